@@ -1,0 +1,87 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Expensive dependencies go only in the targets that need them, so that
+// `swift test --filter MatchHostWireTests` stays cheap on two cores.
+let package = Package(
+    name: "MatchHost",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "MatchHostWire", targets: ["MatchHostWire"]),
+        .library(name: "MatchHostCore", targets: ["MatchHostCore"]),
+        .library(name: "MatchHostGames", targets: ["MatchHostGames"]),
+        .library(name: "MatchHostServer", targets: ["MatchHostServer"]),
+        .executable(name: "matchhost", targets: ["matchhost"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "MatchHostWire",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+        ),
+        .target(
+            name: "MatchHostCore",
+            dependencies: [
+                "MatchHostWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "MatchHostGames",
+            dependencies: ["MatchHostCore", "MatchHostWire", .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics")]
+        ),
+        .target(
+            name: "MatchHostServer",
+            dependencies: [
+                "MatchHostCore", "MatchHostGames", "MatchHostWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "matchhost",
+            dependencies: [
+                "MatchHostServer", "MatchHostWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "MatchHostWireTests",
+            dependencies: [
+                "MatchHostWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "MatchHostGamesTests",
+            dependencies: ["MatchHostGames", "MatchHostCore", "MatchHostWire"]
+        ),
+        .testTarget(
+            name: "MatchHostServerTests",
+            dependencies: [
+                "MatchHostServer", "MatchHostGames", "MatchHostWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,296 @@
+import Logging
+import NIOCore
+
+/// Identifies a match on this server.
+public typealias MatchID = UInt64
+
+/// Who a match event is for, by seat index.
+public enum Audience: Sendable, Hashable {
+    /// Every connected player.
+    case all
+    /// Every connected player but the one at this seat.
+    case allExcept(seat: Int)
+    /// Only the player at this seat, if connected.
+    case only(seat: Int)
+}
+
+/// Whether a seat's player is here.
+public enum Presence: Sendable, Hashable {
+    /// Connected; events reach it.
+    case connected
+    /// Its connection dropped; its grace timer runs.
+    case away
+    /// Seat held for a player who has not arrived yet; its grace timer runs.
+    case reserved
+    /// Gone for good; the seat keeps its index so other seats' indices never shift.
+    case left
+}
+
+/// One running game: its players' seats, presence and the game's handler, confined to
+/// one event loop.
+///
+/// The transport side calls ``join(_:link:)``, ``connect(seat:link:)``,
+/// ``disconnect(seat:link:)``, ``leave(seat:)`` and ``receive(_:fromSeat:)``; the
+/// game's handler calls ``send(_:to:)`` and ``end(_:)``. Every call must be made on the
+/// match's event loop (or, in tests, on the thread that owns its ``ManualClock``).
+///
+/// A broadcast is encoded once per wire format among its recipients, and the same
+/// buffer is handed to every recipient's ``PlayerLink``: no per-recipient encoding and
+/// no per-recipient allocation.
+public final class Match<Handler: GameHandler> {
+    /// One player's place in the match.
+    public struct Seat {
+        /// The player in this seat.
+        public let player: PlayerID
+        /// Whether the player is here.
+        public internal(set) var presence: Presence
+        /// The player's connection while connected.
+        public internal(set) var link: (any PlayerLink)?
+        var graceTimer: MatchTimer?
+    }
+
+    /// This match's id.
+    public let id: MatchID
+    /// The game's rules and state.
+    public let handler: Handler
+    /// Time and timers for this match.
+    public let clock: any MatchClock
+    /// How long an absent player keeps its seat.
+    public let gracePeriod: TimeAmount
+    /// The most seats this match may have.
+    public let capacity: Int
+    /// A logger carrying the match id.
+    public var logger: Logger
+
+    /// The seats, in join order; indices are stable for the match's life.
+    public private(set) var seats: [Seat] = []
+    /// Whether ``end(_:)`` has run; an ended match ignores every call.
+    public private(set) var isEnded = false
+    /// Called once when the match ends, so that its owner can unbind players.
+    public var onEnd: ((Match<Handler>, MatchOutcome<Handler.Result>) -> Void)?
+
+    private let encoders: [EventEncoder<Handler.Event>?]
+    private let allocator: ByteBufferAllocator
+    private var encodedScratch: [ByteBuffer?]
+    private var tickTimer: MatchTimer?
+    private var nextTickDeadline: NIODeadline?
+
+    /// Creates a match. Call ``start()`` once the initial seats are placed.
+    /// - Parameters:
+    ///   - id: the match's id.
+    ///   - handler: the game.
+    ///   - encoders: one per wire format the match's players may speak.
+    ///   - clock: time and timers; an ``EventLoopClock`` in production.
+    ///   - gracePeriod: how long an absent or not-yet-arrived player keeps its seat.
+    ///   - capacity: the most seats, at most 255 (seat indices go on the wire as a byte).
+    ///   - logger: the base logger; the match adds its id.
+    public init(
+        id: MatchID,
+        handler: Handler,
+        encoders: [EventEncoder<Handler.Event>],
+        clock: any MatchClock,
+        gracePeriod: TimeAmount,
+        capacity: Int,
+        logger: Logger,
+        allocator: ByteBufferAllocator = ByteBufferAllocator()
+    ) {
+        precondition((1...255).contains(capacity), "a match holds 1 to 255 seats")
+        self.id = id
+        self.handler = handler
+        self.clock = clock
+        self.gracePeriod = gracePeriod
+        self.capacity = capacity
+        var table = [EventEncoder<Handler.Event>?](repeating: nil, count: WireEncoding.count)
+        for encoder in encoders { table[encoder.encoding.rawValue] = encoder }
+        self.encoders = table
+        self.encodedScratch = [ByteBuffer?](repeating: nil, count: WireEncoding.count)
+        self.allocator = allocator
+        self.logger = logger
+        self.logger[metadataKey: "match"] = "\(id)"
+    }
+
+    /// Starts the game's tick, if it has one. Ticks run at fixed deadlines
+    /// (start + n × interval), so a late tick does not push the later ones back.
+    public func start() {
+        guard let interval = self.handler.tickInterval, !self.isEnded, self.tickTimer == nil else { return }
+        self.scheduleTick(at: self.clock.now + interval, interval: interval)
+    }
+
+    private func scheduleTick(at deadline: NIODeadline, interval: TimeAmount) {
+        self.nextTickDeadline = deadline
+        self.tickTimer = self.clock.schedule(at: deadline) { [unowned self] in
+            guard !self.isEnded else { return }
+            self.handler.tick(in: self)
+            guard !self.isEnded else { return }
+            // Skip ticks that are already overdue rather than running a burst of them.
+            var next = deadline + interval
+            let now = self.clock.now
+            while next <= now { next = next + interval }
+            self.scheduleTick(at: next, interval: interval)
+        }
+    }
+
+    // MARK: - Seats
+
+    /// The seat index of `player`, if it has one.
+    public func seatIndex(of player: PlayerID) -> Int? {
+        self.seats.firstIndex { $0.player == player }
+    }
+
+    /// How many seats are not ``Presence/left``.
+    public var activeSeatCount: Int {
+        self.seats.reduce(0) { $0 + ($1.presence == .left ? 0 : 1) }
+    }
+
+    /// Seats `player`. With a `link` the player is connected at once; without one the seat
+    /// is reserved and its grace timer starts now.
+    /// - Returns: the seat index, or the refusal (match ended or full, already seated, or the game said no).
+    public func join(_ player: PlayerID, link: (any PlayerLink)?) -> Result<Int, JoinRefusal> {
+        guard !self.isEnded else { return .failure(.matchEnded) }
+        guard self.seatIndex(of: player) == nil else { return .failure(.alreadySeated) }
+        guard self.activeSeatCount < self.capacity else { return .failure(.full(capacity: self.capacity)) }
+        if case .refuse(let reason) = self.handler.joinAttempt(player, in: self) {
+            return .failure(.refusedByGame(reason))
+        }
+        let seat = self.seats.count
+        self.seats.append(Seat(player: player, presence: link == nil ? .reserved : .connected, link: link))
+        if link == nil { self.startGrace(seat: seat) }
+        self.handler.playerJoined(player, seat: seat, present: link != nil, in: self)
+        return .success(seat)
+    }
+
+    /// The player at `seat` is here on `link`: it arrives at a reserved seat, comes back
+    /// within its grace period, or (already connected) moves to a newer connection.
+    public func connect(seat: Int, link: any PlayerLink) {
+        guard !self.isEnded, self.seats.indices.contains(seat) else { return }
+        let previous = self.seats[seat].presence
+        switch previous {
+        case .left:
+            return
+        case .connected:
+            self.seats[seat].link = link
+            self.handler.playerRejoined(seat: seat, firstArrival: false, in: self)
+        case .away, .reserved:
+            self.seats[seat].graceTimer?.cancel()
+            self.seats[seat].graceTimer = nil
+            self.seats[seat].presence = .connected
+            self.seats[seat].link = link
+            self.handler.playerRejoined(seat: seat, firstArrival: previous == .reserved, in: self)
+        }
+    }
+
+    /// The connection `link` of the player at `seat` dropped. Ignored if the seat has
+    /// moved to another connection since.
+    public func disconnect(seat: Int, link: any PlayerLink) {
+        guard !self.isEnded, self.seats.indices.contains(seat),
+            self.seats[seat].presence == .connected, self.seats[seat].link === link
+        else { return }
+        self.seats[seat].presence = .away
+        self.seats[seat].link = nil
+        self.startGrace(seat: seat)
+        self.handler.playerDisconnected(seat: seat, in: self)
+    }
+
+    /// The player at `seat` leaves for good.
+    public func leave(seat: Int) {
+        self.removeSeat(seat, reason: .left)
+    }
+
+    private func startGrace(seat: Int) {
+        self.seats[seat].graceTimer = self.clock.schedule(after: self.gracePeriod) { [unowned self] in
+            guard !self.isEnded, self.seats[seat].presence == .away || self.seats[seat].presence == .reserved else {
+                return
+            }
+            self.logger.info("grace period expired", metadata: ["player": "\(self.seats[seat].player)"])
+            self.removeSeat(seat, reason: .graceExpired)
+        }
+    }
+
+    private func removeSeat(_ seat: Int, reason: LeaveReason) {
+        guard !self.isEnded, self.seats.indices.contains(seat), self.seats[seat].presence != .left else { return }
+        self.seats[seat].graceTimer?.cancel()
+        self.seats[seat].graceTimer = nil
+        self.seats[seat].presence = .left
+        self.seats[seat].link = nil
+        self.handler.playerLeft(seat: seat, reason: reason, in: self)
+    }
+
+    // MARK: - Inputs and events
+
+    /// Hands an input from the player at `seat` to the game. Inputs from seats that are
+    /// not connected, or to an ended match, are dropped.
+    public func receive(_ input: Handler.Input, fromSeat seat: Int) {
+        guard !self.isEnded, self.seats.indices.contains(seat), self.seats[seat].presence == .connected else { return }
+        self.handler.receive(input, fromSeat: seat, in: self)
+    }
+
+    /// Sends `event` to `audience`: encoded once per wire format in use, the same buffer
+    /// written to every recipient.
+    public func send(_ event: Handler.Event, to audience: Audience) {
+        switch audience {
+        case .only(let seat):
+            guard self.seats.indices.contains(seat), let link = self.seats[seat].link else { return }
+            link.deliver(self.encode(event, as: link.encoding))
+        case .all, .allExcept:
+            var excluded = -1
+            if case .allExcept(let seat) = audience { excluded = seat }
+            for index in self.encodedScratch.indices { self.encodedScratch[index] = nil }
+            for index in self.seats.indices where index != excluded {
+                guard let link = self.seats[index].link else { continue }
+                let slot = link.encoding.rawValue
+                if self.encodedScratch[slot] == nil {
+                    self.encodedScratch[slot] = self.encode(event, as: link.encoding)
+                }
+                link.deliver(self.encodedScratch[slot]!)
+            }
+            for index in self.encodedScratch.indices { self.encodedScratch[index] = nil }
+        }
+    }
+
+    private func encode(_ event: Handler.Event, as encoding: WireEncoding) -> ByteBuffer {
+        guard let encoder = self.encoders[encoding.rawValue] else {
+            preconditionFailure("match \(self.id) has no encoder for wire encoding \(encoding.rawValue)")
+        }
+        var buffer = self.allocator.buffer(capacity: 64)
+        encoder.encode(event, &buffer)
+        return buffer
+    }
+
+    /// Ends the match: stops its tick and every grace timer, then tells the owner.
+    /// Send any final events before calling this; later calls on the match do nothing.
+    public func end(_ outcome: MatchOutcome<Handler.Result>) {
+        guard !self.isEnded else { return }
+        self.isEnded = true
+        self.tickTimer?.cancel()
+        self.tickTimer = nil
+        for index in self.seats.indices {
+            self.seats[index].graceTimer?.cancel()
+            self.seats[index].graceTimer = nil
+        }
+        self.logger.info("match ended", metadata: ["outcome": "\(outcome)"])
+        self.onEnd?(self, outcome)
+        self.onEnd = nil
+    }
+}
+
+/// Why ``Match/join(_:link:)`` did not seat a player.
+public enum JoinRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The match has ended.
+    case matchEnded
+    /// The player already has a seat.
+    case alreadySeated
+    /// Every seat is taken.
+    case full(capacity: Int)
+    /// The game refused, for this reason.
+    case refusedByGame(String)
+
+    /// A short text for logs and error replies.
+    public var description: String {
+        switch self {
+        case .matchEnded: return "the match has ended"
+        case .alreadySeated: return "the player is already in this match"
+        case .full(let capacity): return "the match is full (\(capacity) players)"
+        case .refusedByGame(let reason): return reason
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Logging
+import MatchHostCore
+import MatchHostWire
+import NIOCore
+
+/// What a racer can do.
+public enum CatRaceInput: Sendable, Hashable {
+    /// MOVED_SELF: the racer claims this absolute x.
+    case move(toX: UInt32)
+    /// RESTART_MATCH: race again after a win.
+    case restart
+}
+
+/// Why the server did not apply a racer's input. Refusals are silent on the wire (the
+/// protocol has no error message); they are logged and counted.
+public enum CatRaceRefusal: String, Sendable, Hashable, CaseIterable {
+    /// A move while the race is over.
+    case raceOver = "race_over"
+    /// A move to the racer's own position or behind it.
+    case notForward = "not_forward"
+    /// A move that is not a whole number of 10-point steps.
+    case notWholeSteps = "not_whole_steps"
+    /// More steps than the racer's bucket holds (tapping faster than the limit, or a jump).
+    case tooFast = "too_fast"
+    /// RESTART_MATCH while the race is still running.
+    case raceNotOver = "race_not_over"
+}
+
+/// Options of a Cat Race match.
+public struct CatRaceOptions: Sendable, Hashable {
+    /// Steps per second refilled into each racer's bucket (`--max-tap-rate`, default 20).
+    public var maxTapRate: Double
+    /// Steps a racer's bucket holds when full (5).
+    public var bucketCapacity: Int
+
+    /// Creates options.
+    public init(maxTapRate: Double = 20, bucketCapacity: Int = 5) {
+        precondition(maxTapRate > 0 && bucketCapacity > 0, "tap rate and bucket must be positive")
+        self.maxTapRate = maxTapRate
+        self.bucketCapacity = bucketCapacity
+    }
+}
+
+/// The Cat Race rules on the match runtime: the server, not the client, decides where a
+/// racer is and who won.
+///
+/// Each racer has a bucket of at most ``CatRaceOptions/bucketCapacity`` steps, refilled
+/// continuously at ``CatRaceOptions/maxTapRate`` steps per second and full at every start
+/// and restart. MOVED_SELF(x) is applied only when x is k whole steps of 10 ahead (k ≥ 1)
+/// and the bucket holds k; everything else is refused, logged and counted. The first
+/// racer at or past x = 445 wins.
+public final class CatRaceGame: GameHandler {
+    /// Cat Race events are its wire messages; the native protocol will wrap them.
+    public typealias Event = CatRaceServerMessage
+    /// See ``CatRaceInput``.
+    public typealias Input = CatRaceInput
+    /// The winning seat of a race. Cat Race matches restart, so a match has many of these;
+    /// the match itself only ever ends abandoned.
+    public typealias Result = Int
+
+    struct Racer {
+        var alias: String
+        var x: UInt32 = CatRaceTrack.startX
+        /// Bucket content in nano-steps, so refill arithmetic stays exact in integers.
+        var tokens: Int64
+        var refilledAt: NIODeadline
+    }
+
+    /// The options this match was created with.
+    public let options: CatRaceOptions
+    /// The race's state as MATCH_STARTED reports it.
+    public private(set) var state: MatchStarted.State = .active
+    /// Winners of finished races in this match, oldest first.
+    public private(set) var results: [Int] = []
+    /// Called for every refused input, for logs and metrics.
+    public var onRefusal: ((CatRaceRefusal, Int) -> Void)?
+
+    private var racers: [Racer] = []
+    private let capacityNanos: Int64
+
+    /// Creates a race.
+    public init(options: CatRaceOptions) {
+        self.options = options
+        self.capacityNanos = Int64(options.bucketCapacity) * 1_000_000_000
+    }
+
+    /// The x position of the racer at `seat`.
+    public func position(ofSeat seat: Int) -> UInt32 { self.racers[seat].x }
+
+    /// Sets the alias MATCH_STARTED shows for the racer at `seat` (a returning player may
+    /// have a new one).
+    public func setAlias(_ alias: String, seat: Int) {
+        self.racers[seat].alias = alias
+    }
+
+    /// The MATCH_STARTED snapshot of the race.
+    public func snapshot(in match: Match<CatRaceGame>) -> MatchStarted {
+        MatchStarted(
+            state: self.state,
+            racers: match.seats.indices.map { seat in
+                MatchStarted.Racer(
+                    playerID: match.seats[seat].player, alias: self.racers[seat].alias, posX: self.racers[seat].x)
+            })
+    }
+
+    // MARK: GameHandler
+
+    /// Room for 2 to 16 racers is enforced by the match's capacity; any player may join.
+    public func joinAttempt(_ player: PlayerID, in match: Match<CatRaceGame>) -> JoinDecision { .accept }
+
+    /// A new racer starts at the line with a full bucket.
+    public func playerJoined(_ player: PlayerID, seat: Int, present: Bool, in match: Match<CatRaceGame>) {
+        self.racers.append(Racer(alias: "", tokens: self.capacityNanos, refilledAt: match.clock.now))
+    }
+
+    /// A racer taking a reserved seat: everyone gets a fresh MATCH_STARTED so the new alias
+    /// shows. A racer coming back: only it gets the race as it is now.
+    public func playerRejoined(seat: Int, firstArrival: Bool, in match: Match<CatRaceGame>) {
+        let snapshot = CatRaceServerMessage.matchStarted(self.snapshot(in: match))
+        match.send(snapshot, to: firstArrival ? .all : .only(seat: seat))
+    }
+
+    /// A racer who stays away a whole grace period ends the match for everyone.
+    public func playerLeft(seat: Int, reason: LeaveReason, in match: Match<CatRaceGame>) {
+        self.quit(reason: "racer \(match.seats[seat].player) left (\(reason))", in: match)
+    }
+
+    /// Applies a move or a restart, or refuses it.
+    public func receive(_ input: CatRaceInput, fromSeat seat: Int, in match: Match<CatRaceGame>) {
+        switch input {
+        case .move(let x):
+            if let refusal = self.move(seat: seat, to: x, now: match.clock.now) {
+                self.onRefusal?(refusal, seat)
+                return
+            }
+            match.send(.playerMoved(PlayerMoved(playerIndex: UInt8(seat), posX: x)), to: .allExcept(seat: seat))
+            if x >= CatRaceTrack.finishX {
+                self.state = .gameOver
+                self.results.append(seat)
+                match.send(.gameOver(GameOver(winnerIndex: UInt8(seat))), to: .all)
+                match.logger.info("race won", metadata: ["winner": "\(match.seats[seat].player)"])
+            }
+        case .restart:
+            guard self.state == .gameOver else {
+                self.onRefusal?(.raceNotOver, seat)
+                return
+            }
+            self.state = .active
+            let now = match.clock.now
+            for index in self.racers.indices {
+                self.racers[index].x = CatRaceTrack.startX
+                self.racers[index].tokens = self.capacityNanos
+                self.racers[index].refilledAt = now
+            }
+            match.send(.matchStarted(self.snapshot(in: match)), to: .all)
+        }
+    }
+
+    /// Ends the match: NOT_IN_MATCH to every connected racer, then the match is over.
+    /// Used when a racer quits (PLAYER_CONNECTED with continueMatch 0) or stays away.
+    public func quit(reason: String, in match: Match<CatRaceGame>) {
+        match.send(.notInMatch, to: .all)
+        match.end(.abandoned(reason: reason))
+    }
+
+    /// The pure move rule: `nil` when the move is applied.
+    func move(seat: Int, to x: UInt32, now: NIODeadline) -> CatRaceRefusal? {
+        guard self.state == .active else { return .raceOver }
+        var racer = self.racers[seat]
+        guard x > racer.x else { return .notForward }
+        let delta = x - racer.x
+        guard delta % CatRaceTrack.stepX == 0 else { return .notWholeSteps }
+        let steps = Int64(delta / CatRaceTrack.stepX)
+        let elapsed = max(0, (now - racer.refilledAt).nanoseconds)
+        let refill = Double(elapsed) * self.options.maxTapRate
+        racer.tokens = refill >= Double(self.capacityNanos) ? self.capacityNanos : min(self.capacityNanos, racer.tokens + Int64(refill))
+        racer.refilledAt = now
+        guard steps * 1_000_000_000 <= racer.tokens else {
+            self.racers[seat] = racer
+            return .tooFast
+        }
+        racer.tokens -= steps * 1_000_000_000
+        racer.x = x
+        self.racers[seat] = racer
+        return nil
+    }
+}

@@ -1,0 +1,276 @@
+import Logging
+import MatchHostCore
+import MatchHostWire
+import Metrics
+import NIOCore
+
+/// A connection speaking the Cat Race protocol, as the world sees it.
+public protocol CatRaceLink: PlayerLink {
+    /// The player this connection speaks for, set by the world on PLAYER_CONNECTED.
+    var catRacePlayer: CatRacePlayer? { get set }
+}
+
+/// A Cat Race player known to the server: connected, or seated in a match.
+public final class CatRacePlayer {
+    /// The id the client sent (the tutorial uses Game Center ids).
+    public let id: PlayerID
+    /// The latest alias the player sent.
+    public internal(set) var alias: String
+    /// The connection that owns the player now (the newest one to send PLAYER_CONNECTED).
+    public internal(set) var link: (any CatRaceLink)?
+    /// The match the player is seated in, until it ends.
+    public internal(set) var match: Match<CatRaceGame>?
+    /// The player's seat in ``match``.
+    public internal(set) var seat: Int = 0
+
+    init(id: PlayerID, alias: String) {
+        self.id = id
+        self.alias = alias
+    }
+}
+
+/// Why the world refused a START_MATCH or NOTIFY_READY. Silent on the wire; logged and counted.
+public enum CatRaceRequestRefusal: String, Sendable, Hashable, CaseIterable {
+    /// The connection has not sent PLAYER_CONNECTED.
+    case notIdentified = "not_identified"
+    /// Fewer than 2 racers, or more than the maximum.
+    case badRacerCount = "bad_racer_count"
+    /// The same id twice.
+    case duplicateRacer = "duplicate_racer"
+    /// The sender is not one of the racers.
+    case senderNotRacing = "sender_not_racing"
+    /// A listed player is already in a match that has not ended (the second START_MATCH
+    /// of one Game Center match, from the other device, is the normal case).
+    case racerBusy = "racer_busy"
+    /// MOVED_SELF or RESTART_MATCH from a player in no match.
+    case notInMatch = "not_in_match"
+    /// NOTIFY_READY naming a player that is not connected.
+    case inviterAbsent = "inviter_absent"
+}
+
+/// Settings of the Cat Race world.
+public struct CatRaceWorldOptions: Sendable, Hashable {
+    /// How long a racer may be away (or a reserved seat stay empty) before the race ends.
+    public var gracePeriod: TimeAmount
+    /// The most racers in one race (2 to 16).
+    public var maxRacers: Int
+    /// The race rules' options.
+    public var race: CatRaceOptions
+
+    /// Creates options; the defaults are the documented server defaults.
+    public init(gracePeriod: TimeAmount = .seconds(30), maxRacers: Int = 16, race: CatRaceOptions = CatRaceOptions()) {
+        precondition((2...16).contains(maxRacers), "a race holds 2 to 16 racers")
+        self.gracePeriod = gracePeriod
+        self.maxRacers = maxRacers
+        self.race = race
+    }
+}
+
+/// Everything behind the Cat Race port: the players the server knows, by id, and their
+/// races. The tutorial's `factory.players` and match bookkeeping, with its bugs fixed
+/// (see PROTOCOL.md).
+///
+/// The world is confined to one event loop, like the matches it creates (they share its
+/// clock). A transport decodes frames and calls one method per message; the world answers
+/// through the links.
+public final class CatRaceWorld {
+    /// The world's settings.
+    public let options: CatRaceWorldOptions
+    /// Time and timers for the world and every race in it.
+    public let clock: any MatchClock
+    private var logger: Logger
+    private let allocator: ByteBufferAllocator
+    private let notInMatchFrame: ByteBuffer
+    private var players: [PlayerID: CatRacePlayer] = [:]
+    private var matches: [MatchID: Match<CatRaceGame>] = [:]
+    private var nextMatchID: MatchID = 1
+    private let refusalCounters: [String: Counter]
+    private let matchesStarted = Counter(label: "matchhost_catrace_matches_started_total")
+
+    /// Creates an empty world.
+    public init(
+        options: CatRaceWorldOptions, clock: any MatchClock, logger: Logger,
+        allocator: ByteBufferAllocator = ByteBufferAllocator()
+    ) {
+        self.options = options
+        self.clock = clock
+        self.logger = logger
+        self.allocator = allocator
+        // NOT_IN_MATCH never changes: encode it once and share the buffer.
+        self.notInMatchFrame = NotInMatch().encodedFrame(allocator: allocator)
+        var counters: [String: Counter] = [:]
+        for reason in CatRaceRefusal.allCases.map(\.rawValue) + CatRaceRequestRefusal.allCases.map(\.rawValue) {
+            counters[reason] = Counter(label: "matchhost_catrace_refusals_total", dimensions: [("reason", reason)])
+        }
+        self.refusalCounters = counters
+    }
+
+    /// How many players the world holds (connected, or seated in a race).
+    public var playerCount: Int { self.players.count }
+    /// How many races are running.
+    public var matchCount: Int { self.matches.count }
+    /// The player with this id, if the world holds it.
+    public func player(_ id: PlayerID) -> CatRacePlayer? { self.players[id] }
+
+    // MARK: - Messages
+
+    /// PLAYER_CONNECTED: bind the player to this connection, then tell it where it stands.
+    public func playerConnected(_ message: PlayerConnected, on link: any CatRaceLink) {
+        if let previous = link.catRacePlayer, previous.id != message.playerID {
+            // The same connection now speaks for someone else: the old player lost its connection.
+            self.unbind(previous, from: link)
+        }
+        let player: CatRacePlayer
+        if let known = self.players[message.playerID] {
+            player = known
+            player.alias = message.alias
+        } else {
+            player = CatRacePlayer(id: message.playerID, alias: message.alias)
+            self.players[player.id] = player
+        }
+        if let older = player.link, older !== link {
+            // Second login: the newest connection owns the player; the older one speaks for nobody.
+            older.catRacePlayer = nil
+        }
+        player.link = link
+        link.catRacePlayer = player
+        self.logger.info("player connected", metadata: ["player": "\(player.id)", "continue": "\(message.continueMatch)"])
+
+        guard let match = player.match else {
+            link.deliver(self.notInMatchFrame)
+            return
+        }
+        let seat = player.seat
+        match.handler.setAlias(player.alias, seat: seat)
+        if match.seats[seat].presence == .reserved || message.continueMatch {
+            match.connect(seat: seat, link: link)
+        } else {
+            self.logger.info("quitting match", metadata: ["player": "\(player.id)", "match": "\(match.id)"])
+            match.handler.quit(reason: "racer \(player.id) reconnected with continueMatch 0", in: match)
+            // The sender was not connected to the match yet, so it did not get the broadcast.
+            link.deliver(self.notInMatchFrame)
+        }
+    }
+
+    /// START_MATCH: create a race with these racers, in this order. Ids the server has not
+    /// seen get reserved seats.
+    public func startMatch(_ message: StartMatch, on link: any CatRaceLink) {
+        guard let sender = link.catRacePlayer else { return self.refuse(.notIdentified, link: link) }
+        let ids = message.playerIDs
+        guard (2...self.options.maxRacers).contains(ids.count) else { return self.refuse(.badRacerCount, link: link) }
+        guard Set(ids).count == ids.count else { return self.refuse(.duplicateRacer, link: link) }
+        guard ids.contains(sender.id) else { return self.refuse(.senderNotRacing, link: link) }
+        guard ids.allSatisfy({ self.players[$0]?.match == nil }) else { return self.refuse(.racerBusy, link: link) }
+
+        let id = self.nextMatchID
+        self.nextMatchID += 1
+        let match = Match(
+            id: id,
+            handler: CatRaceGame(options: self.options.race),
+            encoders: [EventEncoder(encoding: .catRace) { message, buffer in message.encodeFrame(into: &buffer) }],
+            clock: self.clock,
+            gracePeriod: self.options.gracePeriod,
+            capacity: self.options.maxRacers,
+            logger: self.logger)
+        match.handler.onRefusal = { [unowned self, unowned match] refusal, seat in
+            self.count(refusal.rawValue)
+            self.logger.debug(
+                "move refused",
+                metadata: ["match": "\(match.id)", "player": "\(match.seats[seat].player)", "reason": "\(refusal.rawValue)"])
+        }
+        match.onEnd = { [unowned self] match, _ in self.matchEnded(match) }
+        self.matches[id] = match
+
+        for racerID in ids {
+            let player = self.players[racerID] ?? {
+                let reserved = CatRacePlayer(id: racerID, alias: "")
+                self.players[racerID] = reserved
+                return reserved
+            }()
+            guard case .success(let seat) = match.join(racerID, link: player.link) else {
+                preconditionFailure("a new match refused a validated racer")
+            }
+            player.match = match
+            player.seat = seat
+            match.handler.setAlias(player.alias, seat: seat)
+        }
+        match.start()
+        self.matchesStarted.increment()
+        self.logger.info("match started", metadata: ["match": "\(id)", "racers": "\(ids)"])
+        match.send(.matchStarted(match.handler.snapshot(in: match)), to: .all)
+    }
+
+    /// MOVED_SELF: hand the move to the racer's race.
+    public func movedSelf(_ message: MovedSelf, on link: any CatRaceLink) {
+        guard let player = link.catRacePlayer, let match = player.match else {
+            return self.refuse(.notInMatch, link: link)
+        }
+        match.receive(.move(toX: message.posX), fromSeat: player.seat)
+    }
+
+    /// RESTART_MATCH: hand the restart to the racer's race.
+    public func restartMatch(on link: any CatRaceLink) {
+        guard let player = link.catRacePlayer, let match = player.match else {
+            return self.refuse(.notInMatch, link: link)
+        }
+        match.receive(.restart, fromSeat: player.seat)
+    }
+
+    /// NOTIFY_READY(inviter): tell the inviter, if connected, that this player is ready.
+    public func notifyReady(_ message: NotifyReady, on link: any CatRaceLink) {
+        guard let sender = link.catRacePlayer else { return self.refuse(.notIdentified, link: link) }
+        guard let inviterLink = self.players[message.playerID]?.link else {
+            return self.refuse(.inviterAbsent, link: link)
+        }
+        inviterLink.deliver(NotifyReady(playerID: sender.id).encodedFrame(allocator: self.allocator))
+    }
+
+    /// The connection closed. Its player (if it still owns one) starts its grace period.
+    public func connectionClosed(_ link: any CatRaceLink) {
+        guard let player = link.catRacePlayer else { return }
+        self.unbind(player, from: link)
+    }
+
+    /// Ends every race (NOT_IN_MATCH to the connected racers), for shutdown.
+    public func endAllMatches(reason: String) {
+        for match in Array(self.matches.values) {
+            match.handler.quit(reason: reason, in: match)
+        }
+    }
+
+    // MARK: - Bookkeeping
+
+    private func unbind(_ player: CatRacePlayer, from link: any CatRaceLink) {
+        link.catRacePlayer = nil
+        guard player.link === link else { return }  // a newer connection owns the player
+        player.link = nil
+        self.logger.info("player disconnected", metadata: ["player": "\(player.id)"])
+        if let match = player.match {
+            match.disconnect(seat: player.seat, link: link)
+        } else {
+            // Nothing to remember: the same id connecting again is a new player, exactly as
+            // if it had never left. This keeps the registry bounded by live connections and seats.
+            self.players[player.id] = nil
+        }
+    }
+
+    private func matchEnded(_ match: Match<CatRaceGame>) {
+        self.matches[match.id] = nil
+        for seat in match.seats {
+            guard let player = self.players[seat.player], player.match === match else { continue }
+            player.match = nil
+            if player.link == nil { self.players[player.id] = nil }
+        }
+    }
+
+    private func refuse(_ refusal: CatRaceRequestRefusal, link: any CatRaceLink) {
+        self.count(refusal.rawValue)
+        self.logger.info(
+            "request refused",
+            metadata: ["player": "\(link.catRacePlayer?.id ?? "-")", "reason": "\(refusal.rawValue)"])
+    }
+
+    private func count(_ reason: String) {
+        self.refusalCounters[reason]?.increment()
+    }
+}

@@ -1,0 +1,182 @@
+import Logging
+import MatchHostCore
+import MatchHostGames
+import MatchHostWire
+import NIOCore
+
+/// Limits applied to each connection.
+struct ConnectionLimits {
+    var maxMessageRate: Double
+}
+
+/// One Cat Race connection: frames in, messages to the world, frames out.
+///
+/// The handler is the whole pipeline (no separate decoder handler), so an idle connection
+/// costs one object and no buffer: the cumulation buffer is dropped as soon as it is empty.
+/// It runs on the world's event loop, so calls into the world and writes from matches need
+/// no hop. Any bad input closes this connection only, with a log line saying why.
+final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, CoalescedFlushing {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let encoding = WireEncoding.catRace
+    var catRacePlayer: CatRacePlayer?
+
+    private let world: CatRaceWorld
+    private let decoder: FrameDecoder
+    private let flusher: FlushCoalescer
+    private let connections: ConnectionRegistry
+    private var logger: Logger
+    private var context: ChannelHandlerContext?
+    private var cumulation: ByteBuffer?
+    private var flushPending = false
+    private var isClosing = false
+    /// Message-rate bucket in messages, refilled continuously up to one second's worth.
+    private var messageBudget: Double
+    private var budgetRefilledAt: NIODeadline
+    private let maxMessageRate: Double
+
+    init(
+        world: CatRaceWorld, decoder: FrameDecoder, limits: ConnectionLimits, flusher: FlushCoalescer,
+        connections: ConnectionRegistry, logger: Logger
+    ) {
+        self.world = world
+        self.decoder = decoder
+        self.flusher = flusher
+        self.connections = connections
+        self.logger = logger
+        self.maxMessageRate = limits.maxMessageRate
+        self.messageBudget = max(1, limits.maxMessageRate)
+        self.budgetRefilledAt = .now()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if let remote = context.channel.remoteAddress {
+            self.logger[metadataKey: "peer"] = "\(remote)"
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.connections.opened(context.channel)
+        self.logger.debug("connection opened")
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.connections.closed(context.channel)
+        self.isClosing = true
+        self.cumulation = nil
+        self.world.connectionClosed(self)
+        self.logger.debug("connection closed")
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.isClosing else { return }
+        var incoming = Self.unwrapInboundIn(data)
+        if self.cumulation == nil || self.cumulation!.readableBytes == 0 {
+            self.cumulation = incoming
+        } else {
+            self.cumulation!.writeBuffer(&incoming)
+        }
+        do {
+            while !self.isClosing, let body = try self.decoder.decode(buffer: &self.cumulation!) {
+                try self.handle(frameBody: body)
+            }
+        } catch {
+            self.close(context: context, reason: "\(error)")
+            return
+        }
+        if self.cumulation?.readableBytes == 0 {
+            self.cumulation = nil
+        } else if let readerIndex = self.cumulation?.readerIndex, readerIndex > 4096 {
+            self.cumulation!.discardReadBytes()
+        }
+    }
+
+    private func handle(frameBody: ByteBuffer) throws {
+        try self.spendMessageBudget()
+        switch try CatRaceClientMessage(frameBody: frameBody) {
+        case .playerConnected(let message):
+            self.logger[metadataKey: "player"] = "\(message.playerID)"
+            self.world.playerConnected(message, on: self)
+        case .startMatch(let message): self.world.startMatch(message, on: self)
+        case .movedSelf(let message): self.world.movedSelf(message, on: self)
+        case .restartMatch: self.world.restartMatch(on: self)
+        case .notifyReady(let message): self.world.notifyReady(message, on: self)
+        }
+    }
+
+    private func spendMessageBudget() throws {
+        let now = NIODeadline.now()
+        let elapsed = Double((now - self.budgetRefilledAt).nanoseconds) / 1e9
+        self.budgetRefilledAt = now
+        self.messageBudget = min(max(1, self.maxMessageRate), self.messageBudget + elapsed * self.maxMessageRate)
+        guard self.messageBudget >= 1 else {
+            throw ConnectionLimitError.messageRate(limit: self.maxMessageRate)
+        }
+        self.messageBudget -= 1
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable {
+            self.close(context: context, reason: "\(ConnectionLimitError.outboundBuffer)")
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.close(context: context, reason: "\(error)")
+    }
+
+    private func close(context: ChannelHandlerContext, reason: String) {
+        guard !self.isClosing else { return }
+        self.isClosing = true
+        self.logger.warning("closing connection", metadata: ["reason": "\(reason)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: PlayerLink
+
+    func deliver(_ frame: ByteBuffer) {
+        guard !self.isClosing, let context = self.context else { return }
+        context.write(Self.wrapOutboundOut(frame), promise: nil)
+        if !self.flushPending {
+            self.flushPending = true
+            self.flusher.enqueue(self)
+        }
+    }
+
+    func flushCoalesced() {
+        self.flushPending = false
+        self.context?.flush()
+    }
+}
+
+/// A connection broke one of the server's limits.
+enum ConnectionLimitError: Error, CustomStringConvertible {
+    case messageRate(limit: Double)
+    case outboundBuffer
+
+    var description: String {
+        switch self {
+        case .messageRate(let limit): return "sent more than \(limit) messages per second (--max-message-rate)"
+        case .outboundBuffer: return "not reading: outbound buffer over its limit (--max-outbound)"
+        }
+    }
+}
+
+/// The open connections of a listener, so that shutdown can close them. Loop-confined.
+final class ConnectionRegistry {
+    private var channels: [ObjectIdentifier: any Channel] = [:]
+
+    func opened(_ channel: any Channel) { self.channels[ObjectIdentifier(channel)] = channel }
+    func closed(_ channel: any Channel) { self.channels[ObjectIdentifier(channel)] = nil }
+    var count: Int { self.channels.count }
+    var all: [any Channel] { Array(self.channels.values) }
+}

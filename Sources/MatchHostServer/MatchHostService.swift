@@ -1,0 +1,50 @@
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The whole server as one ServiceLifecycle service: binds every listener, reports each
+/// bound address, runs until graceful shutdown, then closes the listeners.
+///
+/// ```swift
+/// let service = MatchHostService(configuration: config, logger: logger) { name, address in
+///     print("\(name) listening on \(address)")
+/// }
+/// try await ServiceGroup(configuration: .init(services: [service],
+///     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
+/// ```
+public struct MatchHostService: Service {
+    /// Host, ports and limits.
+    public let configuration: ServerConfiguration
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let onListening: @Sendable (String, SocketAddress) -> Void
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - configuration: host, ports and limits.
+    ///   - group: the event loops; by default one per core the process may run on.
+    ///   - logger: the server's logger.
+    ///   - onListening: called once per listener with its name and the address it bound.
+    public init(
+        configuration: ServerConfiguration,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger,
+        onListening: @escaping @Sendable (String, SocketAddress) -> Void = { _, _ in }
+    ) {
+        self.configuration = configuration
+        self.group = group
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Runs until graceful shutdown (SIGINT/SIGTERM through the service group).
+    public func run() async throws {
+        let catRace = try await CatRaceListener.bind(configuration: self.configuration, group: self.group, logger: self.logger)
+        self.onListening("catrace", catRace.localAddress)
+        // Wait for the shutdown signal; cancellation ends the wait the same way.
+        try? await gracefulShutdown()
+        self.logger.info("shutting down")
+        await catRace.close()
+    }
+}

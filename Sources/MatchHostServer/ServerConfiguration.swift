@@ -1,0 +1,29 @@
+import NIOCore
+
+/// Everything `matchhost serve` can be told. Every limit on what a client may do is here,
+/// explicit, with its documented default.
+public struct ServerConfiguration: Sendable, Hashable {
+    /// The address to listen on (`--host`, default `0.0.0.0`: every interface, like the tutorial).
+    public var host: String = "0.0.0.0"
+    /// The Cat Race port (`--catrace-port`, default 1955; 0 picks a free port).
+    public var catRacePort: Int = 1955
+    /// How long an absent racer keeps its seat (`--grace`, default 30 s).
+    public var gracePeriod: TimeAmount = .seconds(30)
+    /// The largest frame body accepted, in bytes (`--max-frame`, default 64 KiB).
+    public var maxFrameBytes: Int = 64 * 1024
+    /// Steps per second a racer's bucket refills (`--max-tap-rate`, default 20).
+    public var maxTapRate: Double = 20
+    /// Messages per second one connection may send, averaged over a one-second burst
+    /// allowance (`--max-message-rate`, default 100); above it the connection is closed.
+    public var maxMessageRate: Double = 100
+    /// Bytes that may wait to be sent to one connection (`--max-outbound`, default 256 KiB);
+    /// a client that reads slower than that is disconnected.
+    public var maxOutboundBytes: Int = 256 * 1024
+    /// The most racers in one race (`--max-racers`, 2 to 16, default 16).
+    public var maxRacers: Int = 16
+    /// The listen backlog (`--backlog`, default 4096; the kernel caps it at `net.core.somaxconn`).
+    public var backlog: Int = 4096
+
+    /// The documented defaults.
+    public init() {}
+}

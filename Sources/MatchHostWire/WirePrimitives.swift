@@ -1,0 +1,77 @@
+import NIOCore
+
+/// Readers and writers for the primitive field types shared by both protocols:
+/// a byte, a 4-byte big-endian integer, and a string (4-byte byte count, then the bytes).
+///
+/// Strings are read with or without one trailing NUL (the tutorial's iOS client
+/// counts and sends a NUL; other clients need not), and always written with one
+/// trailing NUL counted in the length, because the iOS client reads strings with
+/// `stringWithCString` and would otherwise run past the end of the frame.
+extension ByteBuffer {
+    /// The longest string, in bytes and without its NUL, that a protocol field accepts by default.
+    public static let wireStringDefaultMaximum = 255
+
+    /// Reads one unsigned byte named `field` in errors.
+    public mutating func readWireByte(field: String) throws -> UInt8 {
+        guard let value = self.readInteger(as: UInt8.self) else {
+            throw WireError.truncated(field: field, needed: 1, available: self.readableBytes)
+        }
+        return value
+    }
+
+    /// Reads one 4-byte big-endian unsigned integer named `field` in errors.
+    public mutating func readWireInt(field: String) throws -> UInt32 {
+        guard let value = self.readInteger(endianness: .big, as: UInt32.self) else {
+            throw WireError.truncated(field: field, needed: 4, available: self.readableBytes)
+        }
+        return value
+    }
+
+    /// Reads a length-prefixed UTF-8 string, dropping one trailing NUL if present.
+    /// - Parameters:
+    ///   - field: the field's name, for errors.
+    ///   - maximumLength: the longest accepted string in bytes, the trailing NUL not counted.
+    public mutating func readWireString(field: String, maximumLength: Int = wireStringDefaultMaximum) throws -> String {
+        let count = Int(try self.readWireInt(field: "\(field) length"))
+        // A NUL may come on top of the maximum; check before reading so a huge count costs nothing.
+        guard count <= maximumLength + 1 else {
+            throw WireError.stringTooLong(field: field, length: count, maximum: maximumLength)
+        }
+        guard let bytes = self.readSlice(length: count) else {
+            throw WireError.truncated(field: field, needed: count, available: self.readableBytes)
+        }
+        var length = count
+        if length > 0, bytes.getInteger(at: bytes.readerIndex + length - 1, as: UInt8.self) == 0 {
+            length -= 1
+        }
+        guard length <= maximumLength else {
+            throw WireError.stringTooLong(field: field, length: length, maximum: maximumLength)
+        }
+        let raw = bytes.readableBytesView.prefix(length)
+        // String(decoding:) repairs bad sequences with U+FFFD; a repaired string no longer
+        // matches its bytes, which is how invalid UTF-8 is caught without a newer-OS-only API.
+        let string = String(decoding: raw, as: UTF8.self)
+        guard string.utf8.elementsEqual(raw) else {
+            throw WireError.invalidUTF8(field: field)
+        }
+        return string
+    }
+
+    /// Writes one unsigned byte.
+    public mutating func writeWireByte(_ value: UInt8) {
+        self.writeInteger(value)
+    }
+
+    /// Writes one 4-byte big-endian unsigned integer.
+    public mutating func writeWireInt(_ value: UInt32) {
+        self.writeInteger(value, endianness: .big)
+    }
+
+    /// Writes a string as its UTF-8 byte count plus one, the bytes, and a NUL.
+    public mutating func writeWireString(_ value: String) {
+        let utf8 = value.utf8
+        self.writeInteger(UInt32(utf8.count + 1), endianness: .big)
+        self.writeString(value)
+        self.writeInteger(UInt8(0))
+    }
+}

@@ -1,0 +1,7 @@
+import ArgumentParser
+
+/// `matchhost bench`: load generators that measure a running server.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Measure a running server.", subcommands: [])
+}

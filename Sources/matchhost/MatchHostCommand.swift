@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `matchhost`: the MatchHost server and its tools.
+@main
+struct MatchHostCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "matchhost",
+        abstract: "A self-hosted multiplayer game server.",
+        subcommands: [ServeCommand.self, BenchCommand.self],
+        defaultSubcommand: ServeCommand.self)
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Logging
+import MatchHostServer
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `matchhost serve`: run the server with its embedded defaults.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the MatchHost server.")
+
+    @Option(help: "Address to listen on.")
+    var host = "0.0.0.0"
+
+    @Option(name: .customLong("catrace-port"), help: "Port of the Cat Race (tutorial) protocol; 0 picks a free port.")
+    var catRacePort = 1955
+
+    @Option(help: "Seconds a disconnected player keeps its seat (a reserved seat waits as long).")
+    var grace: Double = 30
+
+    @Option(name: .customLong("max-frame"), help: "Largest frame body accepted, in bytes.")
+    var maxFrame = 64 * 1024
+
+    @Option(name: .customLong("max-tap-rate"), help: "Cat Race steps per second a racer's bucket refills.")
+    var maxTapRate: Double = 20
+
+    @Option(name: .customLong("max-message-rate"), help: "Messages per second one connection may send before it is closed.")
+    var maxMessageRate: Double = 100
+
+    @Option(name: .customLong("max-outbound"), help: "Bytes that may wait to be sent to one connection before it is closed.")
+    var maxOutbound = 256 * 1024
+
+    @Option(name: .customLong("max-racers"), help: "Most racers in one Cat Race match (2-16).")
+    var maxRacers = 16
+
+    @Option(help: "Listen backlog (capped by the kernel's net.core.somaxconn).")
+    var backlog = 4096
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: self.logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        guard (0...65535).contains(self.catRacePort) else { throw ValidationError("--catrace-port must be 0-65535") }
+        guard self.grace >= 0 else { throw ValidationError("--grace must not be negative") }
+        guard self.maxFrame >= 1 else { throw ValidationError("--max-frame must be at least 1") }
+        guard self.maxTapRate > 0 else { throw ValidationError("--max-tap-rate must be positive") }
+        guard self.maxMessageRate > 0 else { throw ValidationError("--max-message-rate must be positive") }
+        guard self.maxOutbound >= 1024 else { throw ValidationError("--max-outbound must be at least 1024") }
+        guard (2...16).contains(self.maxRacers) else { throw ValidationError("--max-racers must be 2-16") }
+        guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: self.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "matchhost")
+        raiseOpenFileLimit(logger: logger)
+
+        var configuration = ServerConfiguration()
+        configuration.host = self.host
+        configuration.catRacePort = self.catRacePort
+        configuration.gracePeriod = .nanoseconds(Int64(self.grace * 1e9))
+        configuration.maxFrameBytes = self.maxFrame
+        configuration.maxTapRate = self.maxTapRate
+        configuration.maxMessageRate = self.maxMessageRate
+        configuration.maxOutboundBytes = self.maxOutbound
+        configuration.maxRacers = self.maxRacers
+        configuration.backlog = self.backlog
+
+        let service = MatchHostService(configuration: configuration, logger: logger) { name, address in
+            print("\(name) listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)")
+            fflush(nil)  // stdout may be a pipe: the bound address must not wait in a buffer
+        }
+        let group = ServiceGroup(
+            configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// Thousands of players need thousands of descriptors: lift the soft limit to the hard one.
+private func raiseOpenFileLimit(logger: Logger) {
+    #if canImport(Glibc)
+    let resource = Int32(RLIMIT_NOFILE.rawValue)
+    #else
+    let resource = RLIMIT_NOFILE
+    #endif
+    var limit = rlimit()
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    limit.rlim_cur = limit.rlim_max
+    if setrlimit(resource, &limit) != 0 {
+        logger.warning("could not raise the open file limit")
+    }
+}
