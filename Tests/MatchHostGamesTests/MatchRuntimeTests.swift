@@ -1,0 +1,136 @@
+import Logging
+import MatchHostCore
+import NIOCore
+import Testing
+
+/// A minimal game: counts ticks and echoes inputs to everyone else.
+private final class EchoGame: GameHandler {
+    typealias Options = TimeAmount?
+    typealias Input = UInt8
+    typealias Event = UInt8
+    typealias Result = Void
+
+    let tickInterval: TimeAmount?
+    var ticks = 0
+    var lefts: [(Int, LeaveReason)] = []
+    var rejoins: [(Int, Bool)] = []
+
+    init(options: TimeAmount?) { self.tickInterval = options }
+    func tick(in match: Match<EchoGame>) { self.ticks += 1 }
+    func receive(_ input: UInt8, fromSeat seat: Int, in match: Match<EchoGame>) {
+        match.send(input, to: .allExcept(seat: seat))
+    }
+    func playerLeft(seat: Int, reason: LeaveReason, in match: Match<EchoGame>) { self.lefts.append((seat, reason)) }
+    func playerRejoined(seat: Int, firstArrival: Bool, in match: Match<EchoGame>) {
+        self.rejoins.append((seat, firstArrival))
+    }
+}
+
+private final class CountingLink: PlayerLink {
+    let encoding = WireEncoding.catRace
+    var frames: [ByteBuffer] = []
+    func deliver(_ frame: ByteBuffer) { self.frames.append(frame) }
+}
+
+@Suite struct MatchRuntimeTests {
+    private let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private func makeMatch(tick: TimeAmount?, clock: ManualClock, encodes: Counter) -> Match<EchoGame> {
+        Match(
+            id: 1, handler: EchoGame(options: tick),
+            encoders: [
+                EventEncoder(encoding: .catRace) { event, buffer in
+                    encodes.value += 1
+                    buffer.writeFrame { $0.writeInteger(event) }
+                }
+            ],
+            clock: clock, gracePeriod: .seconds(5), capacity: 16, logger: self.logger)
+    }
+
+    final class Counter { var value = 0 }
+
+    @Test func ticksAtAFixedRateOnTheManualClock() {
+        let clock = ManualClock()
+        let match = self.makeMatch(tick: .milliseconds(100), clock: clock, encodes: Counter())
+        match.start()
+        clock.advance(by: .milliseconds(999))
+        #expect(match.handler.ticks == 9)
+        clock.advance(by: .milliseconds(1))
+        #expect(match.handler.ticks == 10)
+        match.end(.abandoned(reason: "test"))
+        clock.advance(by: .seconds(1))
+        #expect(match.handler.ticks == 10)
+        #expect(clock.pendingCount == 0)
+    }
+
+    @Test func aTurnBasedGameNeverTicks() {
+        let clock = ManualClock()
+        let match = self.makeMatch(tick: nil, clock: clock, encodes: Counter())
+        match.start()
+        #expect(clock.pendingCount == 0)
+    }
+
+    @Test func aBroadcastIsEncodedOnceAndTheSameBufferGoesToEveryRecipient() throws {
+        let clock = ManualClock()
+        let encodes = Counter()
+        let match = self.makeMatch(tick: nil, clock: clock, encodes: encodes)
+        let links = (0..<16).map { _ in CountingLink() }
+        for (index, link) in links.enumerated() { _ = match.join("p\(index)", link: link) }
+        match.receive(42, fromSeat: 3)
+        #expect(encodes.value == 1)
+        #expect(links[3].frames.isEmpty)
+        let delivered = links.enumerated().filter { $0.offset != 3 }.map { $0.element.frames }
+        #expect(delivered.allSatisfy { $0.count == 1 })
+        // Same storage: every recipient got a view of one buffer, not a copy.
+        let first = delivered[0][0]
+        for frames in delivered {
+            frames[0].withUnsafeReadableBytes { a in
+                first.withUnsafeReadableBytes { b in #expect(a.baseAddress == b.baseAddress) }
+            }
+        }
+    }
+
+    @Test func graceRunsFromTheDropAndIsCancelledByReturn() {
+        let clock = ManualClock()
+        let match = self.makeMatch(tick: nil, clock: clock, encodes: Counter())
+        let a = CountingLink()
+        let b = CountingLink()
+        _ = match.join("a", link: a)
+        _ = match.join("b", link: b)
+        match.disconnect(seat: 1, link: b)
+        clock.advance(by: .seconds(4))
+        match.connect(seat: 1, link: b)
+        clock.advance(by: .seconds(10))
+        #expect(match.handler.lefts.isEmpty)
+        #expect(match.handler.rejoins.count == 1)
+        match.disconnect(seat: 1, link: b)
+        clock.advance(by: .milliseconds(4999))
+        #expect(match.handler.lefts.isEmpty)
+        clock.advance(by: .milliseconds(1))
+        #expect(match.handler.lefts.count == 1)
+        #expect(match.handler.lefts.first?.1 == .graceExpired)
+    }
+
+    @Test func aStaleConnectionClosingDoesNotUnseatTheNewerOne() {
+        let clock = ManualClock()
+        let match = self.makeMatch(tick: nil, clock: clock, encodes: Counter())
+        let old = CountingLink()
+        let new = CountingLink()
+        _ = match.join("a", link: old)
+        match.connect(seat: 0, link: new)
+        match.disconnect(seat: 0, link: old)
+        #expect(match.seats[0].presence == .connected)
+        #expect(match.seats[0].link === new)
+    }
+
+    @Test func capacityIsEnforced() {
+        let clock = ManualClock()
+        let match = Match(
+            id: 2, handler: EchoGame(options: nil), encoders: [], clock: clock, gracePeriod: .seconds(1), capacity: 2,
+            logger: self.logger)
+        #expect((try? match.join("a", link: nil).get()) == 0)
+        #expect((try? match.join("b", link: nil).get()) == 1)
+        #expect(match.join("c", link: nil) == .failure(.full(capacity: 2)))
+        #expect(match.join("a", link: nil) == .failure(.alreadySeated))
+    }
+}
