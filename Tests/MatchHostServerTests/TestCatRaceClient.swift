@@ -1,0 +1,149 @@
+import MatchHostWire
+import NIOCore
+import NIOPosix
+
+/// What a test client saw.
+enum ClientEvent: Equatable {
+    case message(CatRaceServerMessage)
+    case closed
+}
+
+/// Keeps what arrives on one connection until the test asks for it. Loop-confined.
+final class Inbox: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private var queue: [ClientEvent] = []
+    private var waiter: EventLoopPromise<ClientEvent>?
+    private var closed = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let body = Self.unwrapInboundIn(data)
+        let event = (try? CatRaceServerMessage(frameBody: body)).map(ClientEvent.message) ?? .closed
+        self.push(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.closed = true
+        self.push(.closed)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    private func push(_ event: ClientEvent) {
+        if let waiter = self.waiter {
+            self.waiter = nil
+            waiter.succeed(event)
+        } else {
+            self.queue.append(event)
+        }
+    }
+
+    func next(on loop: any EventLoop, timeout: TimeAmount) -> EventLoopFuture<ClientEvent> {
+        if !self.queue.isEmpty {
+            let event = self.queue.removeFirst()
+            if event == .closed { self.queue.insert(.closed, at: 0) }  // stays closed
+            return loop.makeSucceededFuture(event)
+        }
+        let promise = loop.makePromise(of: ClientEvent.self)
+        self.waiter = promise
+        loop.assumeIsolated().scheduleTask(in: timeout) {
+            if self.waiter?.futureResult === promise.futureResult {
+                self.waiter = nil
+                promise.fail(TestClientError.timeout)
+            }
+        }
+        return promise.futureResult
+    }
+}
+
+enum TestClientError: Error {
+    case timeout
+    case unexpected(ClientEvent)
+}
+
+/// A Cat Race client over a real socket, for end-to-end tests.
+final class TestCatRaceClient: Sendable {
+    let channel: any Channel
+    let id: String
+    private let inbox: NIOLoopBound<Inbox>
+
+    private init(channel: any Channel, inbox: NIOLoopBound<Inbox>, id: String) {
+        self.channel = channel
+        self.inbox = inbox
+        self.id = id
+    }
+
+    /// Connects; with `id`, also sends PLAYER_CONNECTED.
+    static func connect(
+        port: Int, group: any EventLoopGroup, id: String = "", alias: String? = nil, continueMatch: Bool = true,
+        autoRead: Bool = true, receiveBuffer: Int? = nil
+    ) async throws -> TestCatRaceClient {
+        var bootstrap = ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.autoRead, value: autoRead)
+        if let receiveBuffer {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+        }
+        let channel = try await bootstrap
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(maximumBodySize: 1 << 20)))
+                    try channel.pipeline.syncOperations.addHandler(Inbox())
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        let inbox = try await channel.pipeline.handler(type: Inbox.self).map { NIOLoopBound($0, eventLoop: channel.eventLoop) }.get()
+        let client = TestCatRaceClient(channel: channel, inbox: inbox, id: id)
+        if !id.isEmpty {
+            try await client.send(.playerConnected(PlayerConnected(playerID: id, alias: alias ?? "alias-\(id)", continueMatch: continueMatch)))
+        }
+        return client
+    }
+
+    func send(_ message: CatRaceClientMessage) async throws {
+        var buffer = self.channel.allocator.buffer(capacity: 32)
+        message.encodeFrame(into: &buffer)
+        try await self.channel.writeAndFlush(buffer)
+    }
+
+    func sendRaw(_ bytes: [UInt8]) async throws {
+        try await self.channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    func nextEvent(timeout: TimeAmount = .seconds(5)) async throws -> ClientEvent {
+        let inbox = self.inbox
+        let loop = self.channel.eventLoop
+        return try await loop.flatSubmit { inbox.value.next(on: loop, timeout: timeout) }.get()
+    }
+
+    /// The next message; throws if the connection closed or nothing came in time.
+    func next(timeout: TimeAmount = .seconds(5)) async throws -> CatRaceServerMessage {
+        switch try await self.nextEvent(timeout: timeout) {
+        case .message(let message): return message
+        case .closed: throw TestClientError.unexpected(.closed)
+        }
+    }
+
+    /// Proves nothing arrived: a NOTIFY_READY naming ourselves comes back through the server's
+    /// single Cat Race loop, after anything it sent us before. Needs a PLAYER_CONNECTED id.
+    func expectNothingPending() async throws -> [CatRaceServerMessage] {
+        try await self.send(.notifyReady(NotifyReady(playerID: self.id)))
+        var extra: [CatRaceServerMessage] = []
+        while true {
+            let message = try await self.next()
+            if message == .notifyReady(NotifyReady(playerID: self.id)) { return extra }
+            extra.append(message)
+        }
+    }
+
+    /// Waits for the server to close this connection, skipping messages that came first.
+    func waitUntilClosed(timeout: TimeAmount = .seconds(10)) async throws {
+        while try await self.nextEvent(timeout: timeout) != .closed {}
+    }
+
+    func close() async {
+        try? await self.channel.close()
+    }
+}
