@@ -47,6 +47,10 @@ public final class Match<Handler: GameHandler> {
         /// The player's connection while connected.
         public internal(set) var link: (any PlayerLink)?
         var graceTimer: MatchTimer?
+        /// Bumped whenever the grace timer is started or stopped. An event loop may already
+        /// have dequeued a timer when it is cancelled, so a firing timer checks that it is
+        /// still the current one.
+        var graceGeneration = 0
     }
 
     /// This match's id.
@@ -118,8 +122,9 @@ public final class Match<Handler: GameHandler> {
 
     private func scheduleTick(at deadline: NIODeadline, interval: TimeAmount) {
         self.nextTickDeadline = deadline
-        self.tickTimer = self.clock.schedule(at: deadline) { [unowned self] in
-            guard !self.isEnded else { return }
+        // Weak: a cancelled timer may still run once if the loop had already dequeued it.
+        self.tickTimer = self.clock.schedule(at: deadline) { [weak self] in
+            guard let self, !self.isEnded else { return }
             self.handler.tick(in: self)
             guard !self.isEnded else { return }
             // Skip ticks that are already overdue rather than running a burst of them.
@@ -171,8 +176,7 @@ public final class Match<Handler: GameHandler> {
             self.seats[seat].link = link
             self.handler.playerRejoined(seat: seat, firstArrival: false, in: self)
         case .away, .reserved:
-            self.seats[seat].graceTimer?.cancel()
-            self.seats[seat].graceTimer = nil
+            self.stopGrace(seat: seat)
             self.seats[seat].presence = .connected
             self.seats[seat].link = link
             self.handler.playerRejoined(seat: seat, firstArrival: previous == .reserved, in: self)
@@ -197,19 +201,24 @@ public final class Match<Handler: GameHandler> {
     }
 
     private func startGrace(seat: Int) {
-        self.seats[seat].graceTimer = self.clock.schedule(after: self.gracePeriod) { [unowned self] in
-            guard !self.isEnded, self.seats[seat].presence == .away || self.seats[seat].presence == .reserved else {
-                return
-            }
+        self.seats[seat].graceGeneration += 1
+        let generation = self.seats[seat].graceGeneration
+        self.seats[seat].graceTimer = self.clock.schedule(after: self.gracePeriod) { [weak self] in
+            guard let self, !self.isEnded, self.seats[seat].graceGeneration == generation else { return }
             self.logger.info("grace period expired", metadata: ["player": "\(self.seats[seat].player)"])
             self.removeSeat(seat, reason: .graceExpired)
         }
     }
 
-    private func removeSeat(_ seat: Int, reason: LeaveReason) {
-        guard !self.isEnded, self.seats.indices.contains(seat), self.seats[seat].presence != .left else { return }
+    private func stopGrace(seat: Int) {
+        self.seats[seat].graceGeneration += 1
         self.seats[seat].graceTimer?.cancel()
         self.seats[seat].graceTimer = nil
+    }
+
+    private func removeSeat(_ seat: Int, reason: LeaveReason) {
+        guard !self.isEnded, self.seats.indices.contains(seat), self.seats[seat].presence != .left else { return }
+        self.stopGrace(seat: seat)
         self.seats[seat].presence = .left
         self.seats[seat].link = nil
         self.handler.playerLeft(seat: seat, reason: reason, in: self)
@@ -264,8 +273,7 @@ public final class Match<Handler: GameHandler> {
         self.tickTimer?.cancel()
         self.tickTimer = nil
         for index in self.seats.indices {
-            self.seats[index].graceTimer?.cancel()
-            self.seats[index].graceTimer = nil
+            self.stopGrace(seat: index)
         }
         self.logger.info("match ended", metadata: ["outcome": "\(outcome)"])
         self.onEnd?(self, outcome)

@@ -3,5 +3,6 @@ import ArgumentParser
 /// `matchhost bench`: load generators that measure a running server.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Measure a running server.", subcommands: [])
+        commandName: "bench", abstract: "Measure a running server.",
+        subcommands: [BenchCatRaceCommand.self, BenchConnectionsCommand.self])
 }

@@ -111,6 +111,25 @@ private final class CountingLink: PlayerLink {
         #expect(match.handler.lefts.first?.1 == .graceExpired)
     }
 
+    @Test func aTimerThatFiresAfterCancellationDoesNothing() {
+        // An event loop may already have dequeued a timer when it is cancelled. Model that
+        // with a clock whose cancel does nothing: the match must still ignore stale timers.
+        let clock = LeakyClock()
+        let match = Match(
+            id: 3, handler: EchoGame(options: nil), encoders: [], clock: clock, gracePeriod: .seconds(5), capacity: 4,
+            logger: self.logger)
+        let link = CountingLink()
+        _ = match.join("a", link: link)
+        match.disconnect(seat: 0, link: link)  // timer 1, due at 5 s
+        clock.advance(by: .seconds(3))
+        match.connect(seat: 0, link: link)  // cancels timer 1 (but it still fires)
+        match.disconnect(seat: 0, link: link)  // timer 2, due at 8 s
+        clock.advance(by: .seconds(2))  // timer 1 fires at 5 s: must not expire the seat
+        #expect(match.handler.lefts.isEmpty)
+        clock.advance(by: .seconds(3))  // timer 2, the live one
+        #expect(match.handler.lefts.count == 1)
+    }
+
     @Test func aStaleConnectionClosingDoesNotUnseatTheNewerOne() {
         let clock = ManualClock()
         let match = self.makeMatch(tick: nil, clock: clock, encodes: Counter())
@@ -133,4 +152,15 @@ private final class CountingLink: PlayerLink {
         #expect(match.join("c", link: nil) == .failure(.full(capacity: 2)))
         #expect(match.join("a", link: nil) == .failure(.alreadySeated))
     }
+}
+
+/// A manual clock whose timers cannot be cancelled, like a timer an event loop already dequeued.
+private final class LeakyClock: MatchClock {
+    let inner = ManualClock()
+    var now: NIODeadline { self.inner.now }
+    func schedule(at deadline: NIODeadline, _ body: @escaping () -> Void) -> MatchTimer {
+        _ = self.inner.schedule(at: deadline, body)
+        return MatchTimer {}
+    }
+    func advance(by amount: TimeAmount) { self.inner.advance(by: amount) }
 }

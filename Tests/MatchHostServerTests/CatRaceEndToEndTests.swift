@@ -191,6 +191,33 @@ extension CatRaceServerMessage {
         try await server.stop()
     }
 
+    @Test func racersWhoVanishTogetherEndTheirRaceOnceAndTheServerLivesOn() async throws {
+        // Their grace timers fall due in the same event-loop pass: the first ends the race,
+        // and the others, already dequeued by the loop, must find it gone without harm.
+        let server = try await RunningServer.start { $0.gracePeriod = .milliseconds(50) }
+        let ids = (0..<4).map { "G:Gone\($0)" }
+        var racers: [TestCatRaceClient] = []
+        for id in ids {
+            let racer = try await server.client(id)
+            #expect(try await racer.next() == .notInMatch)
+            racers.append(racer)
+        }
+        try await racers[0].send(.startMatch(StartMatch(playerIDs: ids)))
+        for racer in racers { #expect(try await racer.next().matchStarted != nil) }
+        for racer in racers { await racer.close() }
+        // Wait on the server's own grace timers (real time: this is the production clock).
+        let deadline = NIODeadline.now() + .seconds(5)
+        while try await server.listener.counts().matches > 0, NIODeadline.now() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await server.listener.counts().matches == 0)
+        try await Task.sleep(for: .milliseconds(100))
+        let probe = try await server.client("G:Probe")
+        #expect(try await probe.next() == .notInMatch)
+        #expect(try await server.listener.counts().players == 1)
+        try await server.stop()
+    }
+
     @Test func shutdownTellsRacersAndClosesConnections() async throws {
         let server = try await RunningServer.start()
         let (a, b) = try await startRace(server, "G:A", "G:B")

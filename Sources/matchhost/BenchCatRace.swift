@@ -1,0 +1,854 @@
+import ArgumentParser
+import MatchHostWire
+import NIOCore
+import NIOPosix
+
+/// `matchhost bench catrace`: K races of P racers tapping R times a second against a running
+/// server; prints delivered PLAYER_MOVED per second, tap-to-delivery latency, and CPU/RSS.
+struct BenchCatRaceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catrace",
+        abstract: "Drive Cat Races against a running server and measure relay throughput and latency.")
+
+    @Option(help: "Server address.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Server Cat Race port.")
+    var port = 1955
+
+    @Option(help: "Number of races (K).")
+    var races = 100
+
+    @Option(help: "Racers per race (P, 2-16).")
+    var racers = 16
+
+    @Option(help: "Taps per second per racer (R).")
+    var rate: Double = 5
+
+    @Option(help: "Seconds measured, after the warmup.")
+    var duration: Double = 20
+
+    @Option(help: "Seconds of tapping before the measured window.")
+    var warmup: Double = 3
+
+    @Option(name: .customLong("server-pid"), help: "Server process id, to report its CPU use and RSS (Linux /proc).")
+    var serverPID: Int32?
+
+    @Option(help: "Client event loop threads.")
+    var threads = 1
+
+    @Option(name: .customLong("connect-batch"), help: "Connections opened in parallel during setup.")
+    var connectBatch = 200
+
+    @Flag(help: "Also print one JSON line with all numbers.")
+    var json = false
+
+    func validate() throws {
+        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
+        guard self.races >= 1 else { throw ValidationError("--races must be at least 1") }
+        guard (2...16).contains(self.racers) else { throw ValidationError("--racers must be 2-16") }
+        guard self.rate > 0, self.rate.isFinite else { throw ValidationError("--rate must be positive") }
+        guard self.duration > 0, self.duration.isFinite else { throw ValidationError("--duration must be positive") }
+        guard self.warmup >= 0, self.warmup.isFinite else { throw ValidationError("--warmup must not be negative") }
+        guard self.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard self.connectBatch >= 1 else { throw ValidationError("--connect-batch must be at least 1") }
+    }
+
+    func run() async throws {
+        let fileLimit = benchRaiseOpenFileLimit()
+        let connectionCount = self.races * self.racers
+        if fileLimit > 0, UInt64(connectionCount) + 64 > fileLimit {
+            benchPrintError("warning: \(connectionCount) connections but the open file limit is \(fileLimit)")
+        }
+        let address: SocketAddress
+        do {
+            address = try SocketAddress.makeAddressResolvingHost(self.host, port: self.port)
+        } catch {
+            benchPrintError("error: cannot resolve \(self.host): \(error)")
+            throw ExitCode.failure
+        }
+        let serverPID = self.serverPID.map { String($0) }
+        if let serverPID, BenchProc.cpuTicks(pid: serverPID) == nil {
+            benchPrintError("error: cannot read /proc/\(serverPID)/stat: no such process?")
+            throw ExitCode.failure
+        }
+        let settings = CatRaceBenchSettings(
+            host: self.host, port: self.port, address: address, races: self.races, racers: self.racers,
+            rate: self.rate, duration: self.duration, warmup: self.warmup, serverPID: serverPID,
+            threads: self.threads, connectBatch: self.connectBatch, runID: benchRunID())
+
+        benchPrint(
+            "races=\(settings.races) racers=\(settings.racers) rate=\(benchFormat(settings.rate))/s "
+                + "duration=\(benchFormatCompact(settings.duration))s warmup=\(benchFormatCompact(settings.warmup))s "
+                + "threads=\(settings.threads) connections=\(connectionCount) server=\(settings.host):\(settings.port)")
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.threads)
+        let outcome: Result<CatRaceBenchReport, any Error>
+        do {
+            outcome = .success(try await CatRaceBenchRun(settings: settings, group: group).run())
+        } catch {
+            outcome = .failure(error)
+        }
+        try? await group.shutdownGracefully()
+
+        switch outcome {
+        case .success(let report):
+            report.print(json: self.json)
+        case .failure(let error):
+            benchPrintError("error: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Everything a run needs, copied out of the command so tasks and loops can share it.
+struct CatRaceBenchSettings: Sendable {
+    var host: String
+    var port: Int
+    var address: SocketAddress
+    var races: Int
+    var racers: Int
+    var rate: Double
+    var duration: Double
+    var warmup: Double
+    var serverPID: String?
+    var threads: Int
+    var connectBatch: Int
+    var runID: String
+
+    func playerID(race: Int, seat: Int) -> String { "bench-\(self.runID)-\(race)-\(seat)" }
+}
+
+// MARK: - Run
+
+/// One run: setup, tapping, measurement, teardown.
+struct CatRaceBenchRun: Sendable {
+    let settings: CatRaceBenchSettings
+    let loops: [any EventLoop]
+
+    init(settings: CatRaceBenchSettings, group: MultiThreadedEventLoopGroup) {
+        self.settings = settings
+        self.loops = Array(group.makeIterator())
+    }
+
+    func run() async throws -> CatRaceBenchReport {
+        let settings = self.settings
+        let loopCount = self.loops.count
+
+        // One state object per loop, holding the races placed on it (race r -> loop r % threads).
+        var states: [NIOLoopBound<CatRaceBenchLoop>] = []
+        var startedFutures: [EventLoopFuture<Void>] = []
+        for (loopIndex, loop) in self.loops.enumerated() {
+            let raceNumbers = Array(stride(from: loopIndex, to: settings.races, by: loopCount))
+            let (state, started) = try await loop.submit {
+                let benchLoop = CatRaceBenchLoop(eventLoop: loop)
+                for race in raceNumbers {
+                    let ids = (0..<settings.racers).map { settings.playerID(race: race, seat: $0) }
+                    benchLoop.races.append(CatRaceBenchRace(ids: ids, started: loop.makePromise(of: Void.self)))
+                }
+                return (NIOLoopBound(benchLoop, eventLoop: loop), benchLoop.races.map { $0.started.futureResult })
+            }.get()
+            states.append(state)
+            startedFutures.append(contentsOf: started)
+        }
+
+        var channels: [any Channel] = []
+        do {
+            let setupStart = benchNow()
+            channels = try await self.connectAll(states: states)
+            let connected = benchNow()
+            // START_MATCH goes out as soon as a race's last racer got NOT_IN_MATCH; wait for every
+            // racer's first MATCH_STARTED.
+            for (loop, state) in zip(self.loops, states) {
+                loop.scheduleTask(in: .seconds(30)) {
+                    state.value.failUnstartedRaces(BenchError("race not started within 30 s of connecting"))
+                }
+            }
+            for future in startedFutures {
+                try await future.get()
+            }
+            let started = benchNow()
+            benchPrint(
+                "setup: \(channels.count) racers connected in \(benchFormat(Double(connected - setupStart) / 1e9, 2))s, "
+                    + "\(settings.races) races started in \(benchFormat(Double(started - connected) / 1e9, 2))s")
+
+            // Tapping starts together on every loop; the window opens after the warmup.
+            let period = UInt64((1e9 / settings.rate).rounded())
+            let epoch = benchNow() + 20_000_000
+            let windowStart = epoch + UInt64((settings.warmup * 1e9).rounded())
+            let windowEnd = windowStart + UInt64((settings.duration * 1e9).rounded())
+            for (loop, state) in zip(self.loops, states) {
+                try await loop.submit {
+                    state.value.startTapping(epoch: epoch, period: period, windowStart: windowStart, windowEnd: windowEnd)
+                }.get()
+            }
+
+            try await benchSleep(until: windowStart)
+            let serverCPUStart = settings.serverPID.flatMap { BenchCPUSample(pid: $0) }
+            let clientCPUStart = BenchCPUSample(pid: "self")
+            try await benchSleep(until: windowEnd)
+            let serverCPUEnd = settings.serverPID.flatMap { BenchCPUSample(pid: $0) }
+            let clientCPUEnd = BenchCPUSample(pid: "self")
+            let serverRSS = settings.serverPID.flatMap { BenchProc.residentKiB(pid: $0) }
+
+            // Tapping stopped at the window's end; let deliveries of the last taps arrive.
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+
+            var results: [CatRaceBenchLoopResult] = []
+            for (loop, state) in zip(self.loops, states) {
+                results.append(try await loop.submit { state.value.finish() }.get())
+            }
+            // Give the quits (sent by finish()) time to reach the server before the connections close.
+            try await Task.sleep(nanoseconds: 200_000_000)
+            await Self.close(channels)
+            await self.failPending(states: states)
+
+            var serverCPU: Double?
+            if let serverCPUStart, let serverCPUEnd { serverCPU = serverCPUStart.percent(until: serverCPUEnd) }
+            var clientCPU: Double?
+            if let clientCPUStart, let clientCPUEnd { clientCPU = clientCPUStart.percent(until: clientCPUEnd) }
+            return CatRaceBenchReport(
+                settings: settings, connections: channels.count, results: results, serverCPU: serverCPU,
+                serverRSSKiB: serverRSS, clientCPU: clientCPU)
+        } catch {
+            for (loop, state) in zip(self.loops, states) {
+                _ = try? await loop.submit { _ = state.value.finish() }.get()
+            }
+            await Self.close(channels)
+            await self.failPending(states: states)
+            throw error
+        }
+    }
+
+    /// Opens every racer's connection, `connectBatch` at a time, each up to its NOT_IN_MATCH.
+    private func connectAll(states: [NIOLoopBound<CatRaceBenchLoop>]) async throws -> [any Channel] {
+        let total = self.settings.races * self.settings.racers
+        let inFlight = min(total, self.settings.connectBatch)
+        var channels: [any Channel] = []
+        channels.reserveCapacity(total)
+        try await withThrowingTaskGroup(of: (any Channel).self) { group in
+            var next = 0
+            while next < inFlight {
+                let index = next
+                group.addTask { try await self.connectRacer(index: index, states: states) }
+                next += 1
+            }
+            while let channel = try await group.next() {
+                channels.append(channel)
+                if next < total {
+                    let index = next
+                    group.addTask { try await self.connectRacer(index: index, states: states) }
+                    next += 1
+                }
+            }
+        }
+        return channels
+    }
+
+    /// Connects racer number `index` (race index / P, seat index % P) and waits for NOT_IN_MATCH.
+    private func connectRacer(index: Int, states: [NIOLoopBound<CatRaceBenchLoop>]) async throws -> any Channel {
+        let settings = self.settings
+        let race = index / settings.racers
+        let seat = index % settings.racers
+        let loopIndex = race % self.loops.count
+        let localRace = race / self.loops.count
+        let loop = self.loops[loopIndex]
+        let state = states[loopIndex]
+        let hello = loop.makePromise(of: Void.self)
+        let connect = ClientBootstrap(group: loop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let benchLoop = state.value
+                    let handler = CatRaceBenchRacer(
+                        loop: benchLoop, race: benchLoop.races[localRace], seat: seat, hello: hello)
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .connect(to: settings.address)
+        connect.whenFailure { hello.fail($0) }
+        let channel: any Channel
+        do {
+            channel = try await connect.get()
+        } catch {
+            throw BenchError("cannot connect to \(settings.host):\(settings.port): \(benchErrorKind(error))")
+        }
+        channel.eventLoop.scheduleTask(in: .seconds(20)) {
+            hello.fail(BenchError("no NOT_IN_MATCH within 20 s"))
+        }
+        do {
+            try await hello.futureResult.get()
+        } catch {
+            channel.close(promise: nil)
+            throw BenchError("racer \(seat) of race \(race) (\(settings.playerID(race: race, seat: seat))): \(error)")
+        }
+        return channel
+    }
+
+    private static func close(_ channels: [any Channel]) async {
+        let closes = channels.map { $0.close() }
+        for close in closes {
+            try? await close.get()
+        }
+    }
+
+    /// Completes every promise still open, so nothing is left waiting when the loops stop.
+    private func failPending(states: [NIOLoopBound<CatRaceBenchLoop>]) async {
+        for (loop, state) in zip(self.loops, states) {
+            _ = try? await loop.submit { state.value.failUnstartedRaces(BenchError("bench stopped")) }.get()
+        }
+    }
+}
+
+// MARK: - Loop-confined state
+
+/// Counters of one event loop. "In window" means the event happened inside the measured window.
+struct CatRaceBenchCounters: Sendable {
+    /// MOVED_SELF sent in the window.
+    var tapsSent: UInt64 = 0
+    /// Taps due in the window but skipped because the racer's race was over.
+    var tapsSkipped: UInt64 = 0
+    /// PLAYER_MOVED frames that arrived in the window.
+    var delivered: UInt64 = 0
+    /// PLAYER_MOVED frames (arriving any time until the end) for taps sent in the window.
+    var deliveredOfWindowTaps: UInt64 = 0
+    /// Steps skipped in the PLAYER_MOVED sequence of a racer (refused taps), seen in the window.
+    var refusedStepsSeen: UInt64 = 0
+    /// Races won in the window (GAME_OVER seen by its winner).
+    var racesWon: UInt64 = 0
+    /// Over races whose GAME_OVER arrived in the window: steps each racer tapped in the race...
+    var stepsTappedInFinishedRaces: UInt64 = 0
+    /// ...and steps of each racer the server accepted (its last PLAYER_MOVED x, seen by its observer).
+    /// The difference is the taps the server refused, most of them sent while GAME_OVER was on its way.
+    var stepsAcceptedInFinishedRaces: UInt64 = 0
+    /// PLAYER_MOVED with no matching send time (or one later than the arrival).
+    var unmatchedDeliveries: UInt64 = 0
+    /// PLAYER_MOVED with a bad index or position.
+    var badDeliveries: UInt64 = 0
+    /// NOT_IN_MATCH after the start: the server ended a race.
+    var racesEndedByServer: UInt64 = 0
+    /// MATCH_STARTED listing someone else at the racer's seat.
+    var seatMismatches: UInt64 = 0
+    /// Connections closed while the bench was still running.
+    var connectionsLost: UInt64 = 0
+    /// Frames that did not decode, and other errors, by kind.
+    var errors: [String: UInt64] = [:]
+
+    mutating func add(_ other: CatRaceBenchCounters) {
+        self.tapsSent += other.tapsSent
+        self.tapsSkipped += other.tapsSkipped
+        self.delivered += other.delivered
+        self.deliveredOfWindowTaps += other.deliveredOfWindowTaps
+        self.refusedStepsSeen += other.refusedStepsSeen
+        self.racesWon += other.racesWon
+        self.stepsTappedInFinishedRaces += other.stepsTappedInFinishedRaces
+        self.stepsAcceptedInFinishedRaces += other.stepsAcceptedInFinishedRaces
+        self.unmatchedDeliveries += other.unmatchedDeliveries
+        self.badDeliveries += other.badDeliveries
+        self.racesEndedByServer += other.racesEndedByServer
+        self.seatMismatches += other.seatMismatches
+        self.connectionsLost += other.connectionsLost
+        self.errors.merge(other.errors, uniquingKeysWith: +)
+    }
+}
+
+/// What one loop measured.
+struct CatRaceBenchLoopResult: Sendable {
+    var counters: CatRaceBenchCounters
+    var histogram: BenchLatencyHistogram
+}
+
+/// The racers, races, tap schedule and measurements of one event loop. Loop-confined.
+final class CatRaceBenchLoop {
+    let eventLoop: any EventLoop
+    var races: [CatRaceBenchRace] = []
+    var counters = CatRaceBenchCounters()
+    var histogram = BenchLatencyHistogram()
+    /// The measured window, monotonic nanoseconds; empty until tapping starts.
+    private(set) var windowStart = UInt64.max
+    private(set) var windowEnd = UInt64.max
+    /// Set once the bench closes its connections on purpose.
+    private(set) var finished = false
+
+    /// Racers in the order their taps fall due. Every racer has the same period, so the order
+    /// never changes: a cursor walks round the ring and each tick sends what is due.
+    private var tappers: [CatRaceBenchRacer] = []
+    private var cursor = 0
+    private var period: UInt64 = 0
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    @inline(__always)
+    func inWindow(_ time: UInt64) -> Bool {
+        time >= self.windowStart && time < self.windowEnd
+    }
+
+    /// Starts every racer's taps at `epoch` plus a random phase; phases are spread evenly
+    /// over one period (one random slot each), so the loop's taps are evenly spaced.
+    func startTapping(epoch: UInt64, period: UInt64, windowStart: UInt64, windowEnd: UInt64) {
+        self.period = period
+        self.windowStart = windowStart
+        self.windowEnd = windowEnd
+        var racers = self.races.flatMap { race in race.racers.compactMap { $0 } }
+        racers.shuffle()
+        let slot = Double(period) / Double(max(1, racers.count))
+        for (index, racer) in racers.enumerated() {
+            racer.nextDue = epoch + UInt64((Double(index) + Double.random(in: 0..<1)) * slot)
+        }
+        self.tappers = racers
+        self.cursor = 0
+        self.scheduleTick()
+    }
+
+    private func scheduleTick() {
+        guard !self.tappers.isEmpty, !self.finished else { return }
+        let due = self.tappers[self.cursor].nextDue
+        self.eventLoop.assumeIsolated().scheduleTask(deadline: .uptimeNanoseconds(due)) { self.tick() }
+    }
+
+    /// Sends every tap that is due (or due within 100 µs), then sleeps until the next one.
+    /// Due times are absolute, so a late tick does not lower the rate.
+    private func tick() {
+        guard !self.finished else { return }
+        var now = benchNow()
+        if now >= self.windowEnd {
+            self.tappers.removeAll()
+            return
+        }
+        let count = self.tappers.count
+        var sent = 0
+        // At most one round per tick, so an overloaded client still reads its sockets.
+        while sent < count {
+            let racer = self.tappers[self.cursor]
+            guard racer.nextDue <= now + 100_000 else { break }
+            now = benchNow()
+            let tapped = racer.tap(now: now)
+            if self.inWindow(now) {
+                if tapped { self.counters.tapsSent += 1 } else { self.counters.tapsSkipped += 1 }
+            }
+            racer.nextDue += self.period
+            self.cursor = self.cursor + 1 == count ? 0 : self.cursor + 1
+            sent += 1
+        }
+        self.scheduleTick()
+    }
+
+    /// Stops tapping and hands back the measurements. Connections closing from now on are expected.
+    /// Each started race is then quit (racer 0 says PLAYER_CONNECTED with continueMatch 0), so the
+    /// server ends it at once instead of holding every seat for its grace period after the close.
+    func finish() -> CatRaceBenchLoopResult {
+        let result = CatRaceBenchLoopResult(counters: self.counters, histogram: self.histogram)
+        if !self.finished {
+            self.finished = true
+            self.tappers.removeAll()
+            for race in self.races where race.startedCount > 0 {
+                race.racers.lazy.compactMap { $0 }.first?.quitMatch()
+            }
+        }
+        return result
+    }
+
+    func failUnstartedRaces(_ error: BenchError) {
+        for race in self.races {
+            race.started.fail(error)  // no-op for a race already started
+        }
+    }
+
+    func count(error kind: String) {
+        self.counters.errors[kind, default: 0] += 1
+    }
+}
+
+/// One race: its racers (by seat) and the send time of every step of every racer.
+final class CatRaceBenchRace {
+    /// Steps tracked per racer: 42 win the race, a little room for catch-up moves past the line.
+    static let stepSlots = 48
+
+    let ids: [String]
+    var racers: [CatRaceBenchRacer?]
+    /// `sendTimes[seat * stepSlots + step]`: when that racer sent MOVED_SELF to 25 + 10 × step.
+    var sendTimes: [UInt64]
+    /// The last x of each racer seen by its observer (seat 0 observes everyone else, seat 1 observes seat 0).
+    var lastSeenX: [UInt32]
+    var helloCount = 0
+    var startedCount = 0
+    let started: EventLoopPromise<Void>
+
+    var size: Int { self.ids.count }
+
+    init(ids: [String], started: EventLoopPromise<Void>) {
+        self.ids = ids
+        self.racers = Array(repeating: nil, count: ids.count)
+        self.sendTimes = Array(repeating: 0, count: ids.count * Self.stepSlots)
+        self.lastSeenX = Array(repeating: CatRaceTrack.startX, count: ids.count)
+        self.started = started
+    }
+}
+
+// MARK: - Connection handler
+
+/// One racer's connection. Runs on its race's event loop; all state is loop-confined.
+final class CatRaceBenchRacer: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let loop: CatRaceBenchLoop
+    private let race: CatRaceBenchRace
+    private let seat: Int
+    private let hello: EventLoopPromise<Void>
+    private let decoder = FrameDecoder()
+    private var context: ChannelHandlerContext?
+    private var cumulation: ByteBuffer?
+    private var x = CatRaceTrack.startX
+    private var active = false
+    private var helloDone = false
+    private var startedOnce = false
+    /// When this racer's next tap is due (monotonic ns); owned by the loop's tap schedule.
+    var nextDue: UInt64 = 0
+
+    init(loop: CatRaceBenchLoop, race: CatRaceBenchRace, seat: Int, hello: EventLoopPromise<Void>) {
+        self.loop = loop
+        self.race = race
+        self.seat = seat
+        self.hello = hello
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        self.race.racers[self.seat] = self
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.send(PlayerConnected(playerID: self.race.ids[self.seat], alias: "racer\(self.seat)", continueMatch: true))
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.active = false
+        if !self.loop.finished { self.loop.counters.connectionsLost += 1 }
+        if !self.helloDone {
+            self.helloDone = true
+            self.hello.fail(BenchError("connection closed before NOT_IN_MATCH"))
+        }
+        if !self.startedOnce {
+            self.race.started.fail(BenchError("racer \(self.seat)'s connection closed before MATCH_STARTED"))
+        }
+        self.race.racers[self.seat] = nil
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.loop.count(error: benchErrorKind(error))
+        context.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let now = benchNow()
+        var incoming = Self.unwrapInboundIn(data)
+        if self.cumulation == nil || self.cumulation!.readableBytes == 0 {
+            self.cumulation = incoming
+        } else {
+            self.cumulation!.writeBuffer(&incoming)
+        }
+        do {
+            while let body = try self.decoder.decode(buffer: &self.cumulation!) {
+                try self.handle(CatRaceServerMessage(frameBody: body), now: now)
+            }
+        } catch {
+            self.loop.count(error: "bad frame from server: \(error)")
+            self.cumulation = nil
+            context.close(promise: nil)
+            return
+        }
+        if self.cumulation!.readableBytes == 0 {
+            self.cumulation = nil
+        } else if self.cumulation!.readerIndex > 4096 {
+            self.cumulation!.discardReadBytes()
+        }
+    }
+
+    private func handle(_ message: CatRaceServerMessage, now: UInt64) {
+        switch message {
+        case .playerMoved(let moved):
+            self.received(moved, now: now)
+
+        case .gameOver(let over):
+            if self.active, self.loop.inWindow(now) {
+                // The race's totals: what this racer tapped, and what the server accepted from
+                // the racers it observes (every PLAYER_MOVED of the race precedes GAME_OVER).
+                self.loop.counters.stepsTappedInFinishedRaces += UInt64((self.x - CatRaceTrack.startX) / CatRaceTrack.stepX)
+                for observed in self.observedSeats {
+                    let accepted = self.race.lastSeenX[observed]
+                    self.loop.counters.stepsAcceptedInFinishedRaces += UInt64(
+                        (max(accepted, CatRaceTrack.startX) - CatRaceTrack.startX) / CatRaceTrack.stepX)
+                }
+            }
+            self.active = false
+            if Int(over.winnerIndex) == self.seat {
+                if self.loop.inWindow(now) { self.loop.counters.racesWon += 1 }
+                self.send(RestartMatch())
+            }
+
+        case .matchStarted(let started):
+            if !self.startedOnce {
+                let listed = self.seat < started.racers.count ? started.racers[self.seat].playerID : nil
+                if listed != self.race.ids[self.seat] { self.loop.counters.seatMismatches += 1 }
+            }
+            guard started.state == .active else {
+                self.active = false
+                return
+            }
+            self.x = CatRaceTrack.startX
+            self.active = true
+            // The observer's view of its racers starts again from the snapshot.
+            for observed in self.observedSeats where observed < started.racers.count {
+                self.race.lastSeenX[observed] = started.racers[observed].posX
+            }
+            if !self.startedOnce {
+                self.startedOnce = true
+                self.race.startedCount += 1
+                if self.race.startedCount == self.race.size { self.race.started.succeed() }
+            }
+
+        case .notInMatch:
+            if !self.helloDone {
+                self.helloDone = true
+                self.hello.succeed()
+                self.race.helloCount += 1
+                if self.race.helloCount == self.race.size {
+                    // Everyone is here: racer 0 starts the race with the ids in seat order.
+                    self.race.racers[0]?.send(StartMatch(playerIDs: self.race.ids))
+                }
+            } else {
+                self.active = false
+                self.loop.counters.racesEndedByServer += 1
+            }
+
+        case .notifyReady:
+            break
+        }
+    }
+
+    /// The seats whose PLAYER_MOVED sequence this racer checks for gaps.
+    private var observedSeats: Range<Int> {
+        switch self.seat {
+        case 0: return 1..<self.race.size
+        case 1: return 0..<1
+        default: return 0..<0
+        }
+    }
+
+    @inline(__always)
+    private func received(_ moved: PlayerMoved, now: UInt64) {
+        let loop = self.loop
+        let race = self.race
+        let mover = Int(moved.playerIndex)
+        let posX = moved.posX
+        guard mover < race.size, mover != self.seat, posX > CatRaceTrack.startX,
+            (posX - CatRaceTrack.startX) % CatRaceTrack.stepX == 0
+        else {
+            loop.counters.badDeliveries += 1
+            return
+        }
+        let inWindow = loop.inWindow(now)
+        if inWindow { loop.counters.delivered += 1 }
+        let step = Int((posX - CatRaceTrack.startX) / CatRaceTrack.stepX)
+        if step < CatRaceBenchRace.stepSlots {
+            let sentAt = race.sendTimes[mover * CatRaceBenchRace.stepSlots + step]
+            if sentAt != 0, sentAt <= now {
+                if inWindow { loop.histogram.record(now - sentAt) }
+                if loop.inWindow(sentAt) { loop.counters.deliveredOfWindowTaps += 1 }
+            } else {
+                loop.counters.unmatchedDeliveries += 1
+            }
+        } else {
+            loop.counters.unmatchedDeliveries += 1
+        }
+        // One observer per mover counts refused taps: a move of k steps means k - 1 were refused.
+        if self.seat == (mover == 0 ? 1 : 0) {
+            let previous = race.lastSeenX[mover]
+            if posX > previous {
+                if inWindow, posX - previous > CatRaceTrack.stepX {
+                    loop.counters.refusedStepsSeen += UInt64((posX - previous) / CatRaceTrack.stepX - 1)
+                }
+                race.lastSeenX[mover] = posX
+            }
+        }
+    }
+
+    /// Sends one tap if the race is running: MOVED_SELF(x + 10), recording the send time.
+    func tap(now: UInt64) -> Bool {
+        guard self.active, self.context != nil else { return false }
+        self.x += CatRaceTrack.stepX
+        let step = Int((self.x - CatRaceTrack.startX) / CatRaceTrack.stepX)
+        if step < CatRaceBenchRace.stepSlots {
+            self.race.sendTimes[self.seat * CatRaceBenchRace.stepSlots + step] = now
+        }
+        self.send(MovedSelf(posX: self.x))
+        return true
+    }
+
+    /// Leaves the race for good: PLAYER_CONNECTED with continueMatch 0 ends the match for everyone.
+    func quitMatch() {
+        self.active = false
+        self.send(PlayerConnected(playerID: self.race.ids[self.seat], alias: "racer\(self.seat)", continueMatch: false))
+    }
+
+    private func send(_ message: some CatRaceMessage) {
+        guard let context = self.context else { return }
+        var buffer = context.channel.allocator.buffer(capacity: 16)
+        message.encodeFrame(into: &buffer)
+        context.writeAndFlush(Self.wrapOutboundOut(buffer), promise: nil)
+    }
+}
+
+// MARK: - Report
+
+/// The results of a run, merged over loops, and how they are printed.
+struct CatRaceBenchReport: Sendable {
+    var settings: CatRaceBenchSettings
+    var connections: Int
+    var counters = CatRaceBenchCounters()
+    var histogram = BenchLatencyHistogram()
+    var serverCPU: Double?
+    var serverRSSKiB: UInt64?
+    var clientCPU: Double?
+
+    init(
+        settings: CatRaceBenchSettings, connections: Int, results: [CatRaceBenchLoopResult], serverCPU: Double?,
+        serverRSSKiB: UInt64?, clientCPU: Double?
+    ) {
+        self.settings = settings
+        self.connections = connections
+        for result in results {
+            self.counters.add(result.counters)
+            self.histogram.merge(result.histogram)
+        }
+        self.serverCPU = serverCPU
+        self.serverRSSKiB = serverRSSKiB
+        self.clientCPU = clientCPU
+    }
+
+    func print(json: Bool) {
+        let s = self.settings
+        let c = self.counters
+        let seconds = s.duration
+        let targetTaps = Double(s.races * s.racers) * s.rate
+        let tapsPerSecond = Double(c.tapsSent) / seconds
+        let deliveredPerSecond = Double(c.delivered) / seconds
+        let expected = c.tapsSent * UInt64(s.racers - 1)
+        let ratio = expected > 0 ? Double(c.deliveredOfWindowTaps) / Double(expected) : Double.nan
+        // Refused taps, from the races that finished in the window; scaled to the window's taps.
+        let refusedSteps = c.stepsTappedInFinishedRaces > c.stepsAcceptedInFinishedRaces
+            ? c.stepsTappedInFinishedRaces - c.stepsAcceptedInFinishedRaces : 0
+        let refusedShare = c.stepsTappedInFinishedRaces > 0
+            ? Double(refusedSteps) / Double(c.stepsTappedInFinishedRaces) : 0
+        let acceptedExpected = Double(c.tapsSent) * (1 - refusedShare) * Double(s.racers - 1)
+        let acceptedRatio = acceptedExpected > 0 ? Double(c.deliveredOfWindowTaps) / acceptedExpected : Double.nan
+        let p50 = self.histogram.quantile(0.5)
+        let p99 = self.histogram.quantile(0.99)
+        let p999 = self.histogram.quantile(0.999)
+        let maxLatency = self.histogram.count > 0 ? self.histogram.maxValue : nil
+        let serverRSSMiB = self.serverRSSKiB.map { Double($0) / 1024 }
+
+        benchPrint(
+            "taps sent: \(benchFormat(tapsPerSecond))/s (target \(benchFormat(targetTaps))/s)  "
+                + "PLAYER_MOVED delivered: \(benchFormat(deliveredPerSecond))/s "
+                + "(delivered/expected \(benchFormat(ratio, 4)): \(c.deliveredOfWindowTaps)/\(expected))")
+        benchPrint(
+            "latency tap->delivery ms: p50=\(benchFormatMs(p50)) p99=\(benchFormatMs(p99)) "
+                + "p99.9=\(benchFormatMs(p999)) max=\(benchFormatMs(maxLatency)) "
+                + "mean=\(benchFormatMs(self.histogram.mean.map { UInt64($0) })) (\(self.histogram.count) samples)")
+        benchPrint(
+            "races won: \(c.racesWon) (\(benchFormat(Double(c.racesWon) / seconds))/s)  "
+                + "taps refused by the server: \(benchFormat(refusedShare * 100, 2))% "
+                + "(\(refusedSteps) of \(c.stepsTappedInFinishedRaces) in finished races; \(c.refusedStepsSeen) seen mid-race, "
+                + "the rest crossed GAME_OVER)  delivered/accepted≈\(benchFormat(acceptedRatio, 4))  "
+                + "taps skipped while race over: \(c.tapsSkipped)")
+        if let serverCPU = self.serverCPU {
+            benchPrint(
+                "server: cpu=\(benchFormat(serverCPU))% of one core, rss=\(serverRSSMiB.map { benchFormat($0) } ?? "n/a") MiB")
+        } else {
+            benchPrint("server: cpu/rss not measured (pass --server-pid)")
+        }
+        benchPrint("client: cpu=\(self.clientCPU.map { benchFormat($0) } ?? "n/a")% of one core (\(s.threads) event loop thread\(s.threads == 1 ? "" : "s"))")
+
+        var problems: [String] = []
+        if c.connectionsLost > 0 { problems.append("\(c.connectionsLost) connections closed during the run") }
+        if c.racesEndedByServer > 0 { problems.append("\(c.racesEndedByServer) NOT_IN_MATCH after start (race ended by server)") }
+        if c.seatMismatches > 0 { problems.append("\(c.seatMismatches) MATCH_STARTED with another racer at our seat") }
+        if c.badDeliveries > 0 { problems.append("\(c.badDeliveries) PLAYER_MOVED with bad index/position") }
+        if c.unmatchedDeliveries > 0 { problems.append("\(c.unmatchedDeliveries) PLAYER_MOVED without a matching tap") }
+        for (kind, count) in c.errors.sorted(by: { $0.key < $1.key }) { problems.append("\(count)× \(kind)") }
+        if let serverCPU = self.serverCPU, serverCPU > 90 {
+            problems.append(
+                "the server used \(benchFormat(serverCPU))% of one core; its Cat Race world runs on one event loop, "
+                    + "so it is probably saturated and the latency above is mostly queueing")
+        }
+        if let clientCPU = self.clientCPU, clientCPU > 85 * Double(s.threads) {
+            problems.append("the client used \(benchFormat(clientCPU))% CPU: it may be the bottleneck (try --threads)")
+        }
+        if expected > 0, ratio < 0.95 {
+            problems.append(
+                "only \(benchFormat(ratio * 100))% of the expected PLAYER_MOVED arrived: the server refused taps "
+                    + "(a --rate above its --max-tap-rate leaves a racer more steps ahead than its bucket holds, "
+                    + "and every later move of that race is refused) or lost them")
+        }
+        if tapsPerSecond < targetTaps * 0.97 {
+            problems.append("taps sent below target (client overloaded, or taps skipped between races)")
+        }
+        for problem in problems { benchPrint("warning: \(problem)") }
+
+        guard json else { return }
+        var latency = BenchJSON()
+        latency.add("p50", p50.map { Double($0) / 1e6 })
+        latency.add("p99", p99.map { Double($0) / 1e6 })
+        latency.add("p999", p999.map { Double($0) / 1e6 })
+        latency.add("max", maxLatency.map { Double($0) / 1e6 })
+        latency.add("mean", self.histogram.mean.map { $0 / 1e6 })
+        latency.add("samples", self.histogram.count)
+        var out = BenchJSON()
+        out.add("bench", "catrace")
+        out.add("races", s.races)
+        out.add("racers", s.racers)
+        out.add("rate", s.rate)
+        out.add("duration", s.duration)
+        out.add("warmup", s.warmup)
+        out.add("threads", s.threads)
+        out.add("connections", self.connections)
+        out.add("taps_target_per_s", targetTaps)
+        out.add("taps_sent_per_s", tapsPerSecond)
+        out.add("taps_sent", c.tapsSent)
+        out.add("taps_skipped", c.tapsSkipped)
+        out.add("delivered_per_s", deliveredPerSecond)
+        out.add("delivered", c.delivered)
+        out.add("delivered_of_window_taps", c.deliveredOfWindowTaps)
+        out.add("expected", expected)
+        out.add("delivered_ratio", ratio)
+        out.add("refused_steps_seen", c.refusedStepsSeen)
+        out.add("steps_tapped_in_finished_races", c.stepsTappedInFinishedRaces)
+        out.add("steps_accepted_in_finished_races", c.stepsAcceptedInFinishedRaces)
+        out.add("refused_share", refusedShare)
+        out.add("delivered_accepted_ratio", acceptedRatio)
+        out.add("races_won", c.racesWon)
+        out.add("latency_ms", object: latency)
+        out.add("server_cpu_pct", self.serverCPU)
+        out.add("server_rss_mib", serverRSSMiB)
+        out.add("client_cpu_pct", self.clientCPU)
+        out.add("connections_lost", c.connectionsLost)
+        out.add("races_ended_by_server", c.racesEndedByServer)
+        out.add("seat_mismatches", c.seatMismatches)
+        out.add("bad_deliveries", c.badDeliveries)
+        out.add("unmatched_deliveries", c.unmatchedDeliveries)
+        out.add("errors", UInt64(c.errors.values.reduce(0, +)))
+        benchPrint(out.line)
+    }
+}

@@ -1,0 +1,326 @@
+import ArgumentParser
+import MatchHostWire
+import NIOCore
+import NIOPosix
+
+/// `matchhost bench connections`: opens N Cat Race connections, each saying hello and waiting
+/// for NOT_IN_MATCH; reports successes, failures by kind, time to all accepted, and the
+/// server's memory per idle connection.
+struct BenchConnectionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "connections",
+        abstract: "Open many idle Cat Race connections and measure accept time and memory per connection.")
+
+    @Option(help: "Server address.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Server Cat Race port.")
+    var port = 1955
+
+    @Option(
+        name: .customLong("server-pid"),
+        help: "Server process id, to report its RSS per connection (Linux /proc). Use a freshly started server: memory freed by earlier connections is reused, not returned.")
+    var serverPID: Int32?
+
+    @Option(help: "Number of connections.")
+    var count = 10000
+
+    @Flag(help: "Start every connect at once instead of in batches.")
+    var burst = false
+
+    @Option(help: "Connections in flight at once when not --burst.")
+    var batch = 500
+
+    @Option(help: "Seconds to wait, all connections idle, before measuring the server's RSS.")
+    var settle: Double = 2
+
+    @Option(help: "Seconds to hold the connections open after measuring.")
+    var hold: Double = 0
+
+    @Option(help: "Client event loop threads.")
+    var threads = 1
+
+    @Option(help: "Seconds allowed for one connect, and again for its NOT_IN_MATCH.")
+    var timeout: Double = 30
+
+    @Flag(help: "Also print one JSON line with all numbers.")
+    var json = false
+
+    func validate() throws {
+        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
+        guard self.count >= 1 else { throw ValidationError("--count must be at least 1") }
+        guard self.batch >= 1 else { throw ValidationError("--batch must be at least 1") }
+        guard self.settle >= 0, self.settle.isFinite else { throw ValidationError("--settle must not be negative") }
+        guard self.hold >= 0, self.hold.isFinite else { throw ValidationError("--hold must not be negative") }
+        guard self.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard self.timeout > 0, self.timeout.isFinite else { throw ValidationError("--timeout must be positive") }
+    }
+
+    func run() async throws {
+        let fileLimit = benchRaiseOpenFileLimit()
+        if fileLimit > 0, UInt64(self.count) + 64 > fileLimit {
+            benchPrintError("warning: \(self.count) connections but the open file limit is \(fileLimit)")
+        }
+        let address: SocketAddress
+        do {
+            address = try SocketAddress.makeAddressResolvingHost(self.host, port: self.port)
+        } catch {
+            benchPrintError("error: cannot resolve \(self.host): \(error)")
+            throw ExitCode.failure
+        }
+        let serverPID = self.serverPID.map { String($0) }
+        if let serverPID, BenchProc.residentKiB(pid: serverPID) == nil {
+            benchPrintError("error: cannot read /proc/\(serverPID)/status: no such process?")
+            throw ExitCode.failure
+        }
+        let inFlight = self.burst ? self.count : min(self.batch, self.count)
+        let timeout = TimeAmount.nanoseconds(Int64((self.timeout * 1e9).rounded()))
+        let runID = benchRunID()
+        benchPrint(
+            "connections=\(self.count) mode=\(self.burst ? "burst" : "batched(\(inFlight))") threads=\(self.threads) "
+                + "server=\(self.host):\(self.port)")
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: self.threads)
+        let loops = Array(group.makeIterator())
+        let rssBefore = serverPID.flatMap { BenchProc.residentKiB(pid: $0) }
+        let serverCPUStart = serverPID.flatMap { BenchCPUSample(pid: $0) }
+        let clientCPUStart = BenchCPUSample(pid: "self")
+
+        // Open everything, at most `inFlight` at a time.
+        let start = benchNow()
+        var channels: [any Channel] = []
+        var failures: [String: Int] = [:]
+        var setupTimes: [UInt64] = []
+        var lastAccepted = start
+        channels.reserveCapacity(self.count)
+        setupTimes.reserveCapacity(self.count)
+        let total = self.count
+        await withTaskGroup(of: BenchConnectOutcome.self) { tasks in
+            var next = 0
+            while next < inFlight {
+                let index = next
+                tasks.addTask {
+                    await Self.open(
+                        index: index, loop: loops[index % loops.count], address: address,
+                        playerID: "conn-\(runID)-\(index)", timeout: timeout)
+                }
+                next += 1
+            }
+            while let outcome = await tasks.next() {
+                switch outcome {
+                case .opened(let channel, let took, let at):
+                    channels.append(channel)
+                    setupTimes.append(took)
+                    lastAccepted = max(lastAccepted, at)
+                case .failed(let kind):
+                    failures[kind, default: 0] += 1
+                }
+                if next < total {
+                    let index = next
+                    tasks.addTask {
+                        await Self.open(
+                            index: index, loop: loops[index % loops.count], address: address,
+                            playerID: "conn-\(runID)-\(index)", timeout: timeout)
+                    }
+                    next += 1
+                }
+            }
+        }
+        let finished = benchNow()
+        let serverCPUEnd = serverPID.flatMap { BenchCPUSample(pid: $0) }
+        let clientCPUEnd = BenchCPUSample(pid: "self")
+
+        let succeeded = channels.count
+        let failed = failures.values.reduce(0, +)
+        let acceptSeconds = Double(lastAccepted - start) / 1e9
+        let allSeconds = Double(finished - start) / 1e9
+        setupTimes.sort()
+        func quantile(_ q: Double) -> UInt64? {
+            guard !setupTimes.isEmpty else { return nil }
+            let rank = max(1, Int((q * Double(setupTimes.count)).rounded(.up)))
+            return setupTimes[min(setupTimes.count, rank) - 1]
+        }
+        benchPrint(
+            "opened: \(succeeded) ok, \(failed) failed; all accepted in \(benchFormat(acceptSeconds, 3))s "
+                + "(\(benchFormat(acceptSeconds > 0 ? Double(succeeded) / acceptSeconds : .nan, 0))/s), "
+                + "attempts done in \(benchFormat(allSeconds, 3))s")
+        benchPrint(
+            "connect+NOT_IN_MATCH ms: p50=\(benchFormatMs(quantile(0.5))) p99=\(benchFormatMs(quantile(0.99))) "
+                + "max=\(benchFormatMs(setupTimes.last))")
+        for (kind, number) in failures.sorted(by: { $0.value > $1.value }) {
+            benchPrint("failed: \(number)× \(kind)")
+        }
+        var serverCPU: Double?
+        if let serverCPUStart, let serverCPUEnd { serverCPU = serverCPUStart.percent(until: serverCPUEnd) }
+        var clientCPU: Double?
+        if let clientCPUStart, let clientCPUEnd { clientCPU = clientCPUStart.percent(until: clientCPUEnd) }
+        if let serverCPU {
+            benchPrint("server cpu while connecting: \(benchFormat(serverCPU))% of one core")
+        }
+        benchPrint("client cpu while connecting: \(clientCPU.map { benchFormat($0) } ?? "n/a")% of one core")
+
+        // Let everything go idle, then weigh the server.
+        var rssAfter: UInt64?
+        var perConnectionKiB: Double?
+        if succeeded > 0, self.settle > 0 {
+            try? await Task.sleep(nanoseconds: UInt64(self.settle * 1e9))
+        }
+        if let serverPID, let rssBefore {
+            rssAfter = BenchProc.residentKiB(pid: serverPID)
+            if let rssAfter, succeeded > 0 {
+                perConnectionKiB = (Double(rssAfter) - Double(rssBefore)) / Double(succeeded)
+            }
+            benchPrint(
+                "server rss: before=\(benchFormat(Double(rssBefore) / 1024)) MiB "
+                    + "after=\(rssAfter.map { benchFormat(Double($0) / 1024) } ?? "n/a") MiB "
+                    + "(settle \(benchFormat(self.settle, 1))s) => "
+                    + "\(perConnectionKiB.map { benchFormat($0, 2) } ?? "n/a") KiB per idle connection")
+        }
+
+        if self.hold > 0 {
+            try? await Task.sleep(nanoseconds: UInt64(self.hold * 1e9))
+        }
+        let stillOpen = channels.filter { $0.isActive }.count
+        if stillOpen < succeeded {
+            benchPrint("warning: \(succeeded - stillOpen) connections were closed by the server while idle")
+        }
+        let closes = channels.map { $0.close() }
+        for close in closes { try? await close.get() }
+        benchPrint("closed \(channels.count) connections")
+        try? await group.shutdownGracefully()
+
+        if self.json {
+            var out = BenchJSON()
+            out.add("bench", "connections")
+            out.add("count", self.count)
+            out.add("burst", self.burst)
+            out.add("in_flight", inFlight)
+            out.add("threads", self.threads)
+            out.add("succeeded", succeeded)
+            out.add("failed", failed)
+            var kinds = BenchJSON()
+            for (kind, number) in failures.sorted(by: { $0.key < $1.key }) { kinds.add(kind, number) }
+            out.add("failures", object: kinds)
+            out.add("accept_seconds", acceptSeconds)
+            out.add("accept_per_s", acceptSeconds > 0 ? Double(succeeded) / acceptSeconds : nil)
+            out.add("setup_ms_p50", quantile(0.5).map { Double($0) / 1e6 })
+            out.add("setup_ms_p99", quantile(0.99).map { Double($0) / 1e6 })
+            out.add("setup_ms_max", setupTimes.last.map { Double($0) / 1e6 })
+            out.add("server_cpu_pct_connecting", serverCPU)
+            out.add("client_cpu_pct_connecting", clientCPU)
+            out.add("server_rss_before_kib", rssBefore.map { Double($0) })
+            out.add("server_rss_after_kib", rssAfter.map { Double($0) })
+            out.add("kib_per_idle_connection", perConnectionKiB)
+            out.add("closed_while_idle", succeeded - stillOpen)
+            benchPrint(out.line)
+        }
+
+        if succeeded == 0 {
+            benchPrintError("error: no connection to \(self.host):\(self.port) succeeded")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Connects, sends PLAYER_CONNECTED and waits for NOT_IN_MATCH. Never throws: failures are counted.
+    private static func open(
+        index: Int, loop: any EventLoop, address: SocketAddress, playerID: String, timeout: TimeAmount
+    ) async -> BenchConnectOutcome {
+        let start = benchNow()
+        let hello = loop.makePromise(of: Void.self)
+        let connect = ClientBootstrap(group: loop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(BenchIdleConnection(playerID: playerID, hello: hello))
+                }
+            }
+            .connect(to: address)
+        connect.whenFailure { hello.fail($0) }
+        let channel: any Channel
+        do {
+            channel = try await connect.get()
+        } catch {
+            return .failed(benchErrorKind(error))
+        }
+        channel.eventLoop.scheduleTask(in: timeout) {
+            hello.fail(BenchError("no NOT_IN_MATCH within the timeout"))
+        }
+        do {
+            try await hello.futureResult.get()
+        } catch {
+            channel.close(promise: nil)
+            return .failed(benchErrorKind(error))
+        }
+        let now = benchNow()
+        return .opened(channel, took: now - start, at: now)
+    }
+}
+
+/// How one connection attempt ended.
+enum BenchConnectOutcome: Sendable {
+    case opened(any Channel, took: UInt64, at: UInt64)
+    case failed(String)
+}
+
+/// An idle Cat Race client: hello, wait for NOT_IN_MATCH, then nothing.
+final class BenchIdleConnection: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let playerID: String
+    private let hello: EventLoopPromise<Void>
+    private let decoder = FrameDecoder()
+    private var cumulation: ByteBuffer?
+    private var answered = false
+
+    init(playerID: String, hello: EventLoopPromise<Void>) {
+        self.playerID = playerID
+        self.hello = hello
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var buffer = context.channel.allocator.buffer(capacity: 64)
+        PlayerConnected(playerID: self.playerID, alias: "idle", continueMatch: true).encodeFrame(into: &buffer)
+        context.writeAndFlush(Self.wrapOutboundOut(buffer), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.answered else { return }
+        var incoming = Self.unwrapInboundIn(data)
+        if self.cumulation == nil {
+            self.cumulation = incoming
+        } else {
+            self.cumulation!.writeBuffer(&incoming)
+        }
+        do {
+            while !self.answered, let body = try self.decoder.decode(buffer: &self.cumulation!) {
+                if case .notInMatch = try CatRaceServerMessage(frameBody: body) {
+                    self.answered = true
+                    self.hello.succeed()
+                }
+            }
+        } catch {
+            self.fail(BenchError("bad frame from server: \(error)"))
+            context.close(promise: nil)
+        }
+        if self.answered { self.cumulation = nil }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.fail(BenchError("connection closed before NOT_IN_MATCH"))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.fail(error)
+        context.close(promise: nil)
+    }
+
+    private func fail(_ error: any Error) {
+        guard !self.answered else { return }
+        self.answered = true
+        self.hello.fail(error)
+    }
+}
