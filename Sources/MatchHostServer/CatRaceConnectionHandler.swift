@@ -26,7 +26,9 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private let decoder: FrameDecoder
     private let flusher: FlushCoalescer
     private let connections: ConnectionRegistry
-    private var logger: Logger
+    /// Shared by every connection; per-connection metadata is added only when a line is
+    /// logged, so that an idle connection carries no metadata dictionary of its own.
+    private let logger: Logger
     private var context: ChannelHandlerContext?
     private var cumulation: ByteBuffer?
     private var flushPending = false
@@ -52,9 +54,12 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        if let remote = context.channel.remoteAddress {
-            self.logger[metadataKey: "peer"] = "\(remote)"
-        }
+    }
+
+    private var logMetadata: Logger.Metadata {
+        var metadata: Logger.Metadata = ["peer": "\(self.context?.channel.remoteAddress?.description ?? "-")"]
+        if let player = self.catRacePlayer { metadata["player"] = "\(player.id)" }
+        return metadata
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -63,7 +68,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 
     func channelActive(context: ChannelHandlerContext) {
         self.connections.opened(context.channel)
-        self.logger.debug("connection opened")
+        self.logger.debug("connection opened", metadata: self.logMetadata)
         context.fireChannelActive()
     }
 
@@ -71,8 +76,8 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         self.connections.closed(context.channel)
         self.isClosing = true
         self.cumulation = nil
+        self.logger.debug("connection closed", metadata: self.logMetadata)
         self.world.connectionClosed(self)
-        self.logger.debug("connection closed")
         context.fireChannelInactive()
     }
 
@@ -102,9 +107,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private func handle(frameBody: ByteBuffer) throws {
         try self.spendMessageBudget()
         switch try CatRaceClientMessage(frameBody: frameBody) {
-        case .playerConnected(let message):
-            self.logger[metadataKey: "player"] = "\(message.playerID)"
-            self.world.playerConnected(message, on: self)
+        case .playerConnected(let message): self.world.playerConnected(message, on: self)
         case .startMatch(let message): self.world.startMatch(message, on: self)
         case .movedSelf(let message): self.world.movedSelf(message, on: self)
         case .restartMatch: self.world.restartMatch(on: self)
@@ -137,7 +140,9 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private func close(context: ChannelHandlerContext, reason: String) {
         guard !self.isClosing else { return }
         self.isClosing = true
-        self.logger.warning("closing connection", metadata: ["reason": "\(reason)"])
+        var metadata = self.logMetadata
+        metadata["reason"] = "\(reason)"
+        self.logger.warning("closing connection", metadata: metadata)
         context.close(promise: nil)
     }
 
