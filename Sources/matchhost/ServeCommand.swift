@@ -22,19 +22,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("catrace-port"), help: "Port of the Cat Race (tutorial) protocol; 0 picks a free port.")
     var catRacePort = 1955
 
-    @Option(help: "Seconds a disconnected player keeps its seat (a reserved seat waits as long).")
+    @Option(help: "Seconds (0-86400) a disconnected racer keeps its seat; a reserved seat waits as long. A racer away that long ends the race.")
     var grace: Double = 30
 
     @Option(name: .customLong("max-frame"), help: "Largest frame body accepted, in bytes.")
     var maxFrame = 64 * 1024
 
-    @Option(name: .customLong("max-tap-rate"), help: "Cat Race steps per second a racer's bucket refills.")
+    @Option(name: .customLong("max-tap-rate"), help: "Cat Race steps per second refilled into each racer's bucket of 5 steps; faster moves are refused.")
     var maxTapRate: Double = 20
 
-    @Option(name: .customLong("max-message-rate"), help: "Messages per second one connection may send before it is closed.")
+    @Option(name: .customLong("max-message-rate"), help: "Messages per second one connection may send (burst: one second's worth) before it is closed.")
     var maxMessageRate: Double = 100
 
-    @Option(name: .customLong("max-outbound"), help: "Bytes that may wait to be sent to one connection before it is closed.")
+    @Option(name: .customLong("max-outbound"), help: "Bytes (at least 1024) that may wait to be sent to one connection before it is closed.")
     var maxOutbound = 256 * 1024
 
     @Option(name: .customLong("max-racers"), help: "Most racers in one Cat Race match (2-16).")
@@ -51,10 +51,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard (0...65535).contains(self.catRacePort) else { throw ValidationError("--catrace-port must be 0-65535") }
-        guard self.grace >= 0 else { throw ValidationError("--grace must not be negative") }
+        guard self.grace.isFinite, (0...86_400).contains(self.grace) else {
+            throw ValidationError("--grace must be 0 to 86400 seconds")
+        }
         guard self.maxFrame >= 1 else { throw ValidationError("--max-frame must be at least 1") }
-        guard self.maxTapRate > 0 else { throw ValidationError("--max-tap-rate must be positive") }
-        guard self.maxMessageRate > 0 else { throw ValidationError("--max-message-rate must be positive") }
+        guard self.maxTapRate.isFinite, self.maxTapRate > 0 else { throw ValidationError("--max-tap-rate must be a positive number") }
+        guard self.maxMessageRate.isFinite, self.maxMessageRate > 0 else {
+            throw ValidationError("--max-message-rate must be a positive number")
+        }
         guard self.maxOutbound >= 1024 else { throw ValidationError("--max-outbound must be at least 1024") }
         guard (2...16).contains(self.maxRacers) else { throw ValidationError("--max-racers must be 2-16") }
         guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }

@@ -123,25 +123,32 @@ extension CatRaceServerMessage {
         try await server.stop()
     }
 
-    static let badInputs: [(String, [UInt8])] = {
-        // A fixed pseudo-random sequence (LCG) so the test is the same on every run.
-        var state: UInt32 = 0xC0FF_EE11
-        let noise: [UInt8] = (0..<4096).map { _ in
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return UInt8(truncatingIfNeeded: state >> 24)
-        }
-        return [
-            ("length 0x7fffffff", [0x7F, 0xFF, 0xFF, 0xFF, 0, 1, 2, 3]),
-            ("body over the maximum", [0, 0, 4, 1] + Array(repeating: 4, count: 1025)),
-            ("truncated string", [0, 0, 0, 8, 0, 0, 0, 0, 10, 65, 66, 67]),
-            ("unknown type", [0, 0, 0, 1, 99]),
-            ("server-only type", [0, 0, 0, 2, 6, 0]),
-            ("random bytes", noise),
-        ]
-    }()
+    /// Each kind of bad input, named so the test log says which one ran.
+    enum BadInput: String, CaseIterable, CustomTestStringConvertible {
+        case hugeLength, bodyOverMaximum, truncatedString, unknownType, serverOnlyType, randomBytes
 
-    @Test(arguments: Self.badInputs)
-    func badInputClosesOnlyItsOwnConnection(name: String, bytes: [UInt8]) async throws {
+        var testDescription: String { self.rawValue }
+
+        var bytes: [UInt8] {
+            switch self {
+            case .hugeLength: return [0x7F, 0xFF, 0xFF, 0xFF, 0, 1, 2, 3]
+            case .bodyOverMaximum: return [0, 0, 4, 1] + Array(repeating: 4, count: 1025)  // max is 1024
+            case .truncatedString: return [0, 0, 0, 8, 0, 0, 0, 0, 10, 65, 66, 67]
+            case .unknownType: return [0, 0, 0, 1, 99]
+            case .serverOnlyType: return [0, 0, 0, 2, 6, 0]
+            case .randomBytes:
+                // A fixed pseudo-random sequence (LCG), the same on every run.
+                var state: UInt32 = 0xC0FF_EE11
+                return (0..<4096).map { _ in
+                    state = state &* 1_664_525 &+ 1_013_904_223
+                    return UInt8(truncatingIfNeeded: state >> 24)
+                }
+            }
+        }
+    }
+
+    @Test(arguments: BadInput.allCases)
+    func badInputClosesOnlyItsOwnConnection(_ input: BadInput) async throws {
         let server = try await RunningServer.start { $0.maxFrameBytes = 1024 }
         let (a, b) = try await startRace(server, "G:A", "G:B")
         for x in stride(from: 35 as UInt32, through: 225, by: 10) {
@@ -149,7 +156,7 @@ extension CatRaceServerMessage {
             #expect(try await b.next() == .playerMoved(PlayerMoved(playerIndex: 0, posX: x)))
         }
         let bad = try await server.client()
-        try await bad.sendRaw(bytes)
+        try await bad.sendRaw(input.bytes)
         try await bad.waitUntilClosed()
         // The race on the other connections goes on to its end.
         try await raceToFinish(mover: a, seat: 0, watcher: b, from: 225)
