@@ -12,7 +12,7 @@ struct ConnectionLimits {
 /// One Cat Race connection: frames in, messages to the world, frames out.
 ///
 /// The handler is the whole pipeline (no separate decoder handler), so an idle connection
-/// costs one object and no buffer: the cumulation buffer is dropped as soon as it is empty.
+/// costs one object and no buffer: its ``FrameAccumulator`` drops the buffer once it is empty.
 /// It runs on the world's event loop, so calls into the world and writes from matches need
 /// no hop. Any bad input closes this connection only, with a log line saying why.
 final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, CoalescedFlushing {
@@ -23,14 +23,13 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     var catRacePlayer: CatRacePlayer?
 
     private let world: CatRaceWorld
-    private let decoder: FrameDecoder
+    private var frames: FrameAccumulator
     private let flusher: FlushCoalescer
     private let connections: ConnectionRegistry
     /// Shared by every connection; per-connection metadata is added only when a line is
     /// logged, so that an idle connection carries no metadata dictionary of its own.
     private let logger: Logger
     private var context: ChannelHandlerContext?
-    private var cumulation: ByteBuffer?
     private var flushPending = false
     private var isClosing = false
     /// Message-rate bucket in messages, refilled continuously up to one second's worth.
@@ -39,11 +38,11 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private let maxMessageRate: Double
 
     init(
-        world: CatRaceWorld, decoder: FrameDecoder, limits: ConnectionLimits, flusher: FlushCoalescer,
+        world: CatRaceWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
         connections: ConnectionRegistry, logger: Logger
     ) {
         self.world = world
-        self.decoder = decoder
+        self.frames = FrameAccumulator(maximumBodySize: maximumFrameBody)
         self.flusher = flusher
         self.connections = connections
         self.logger = logger
@@ -75,7 +74,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     func channelInactive(context: ChannelHandlerContext) {
         self.connections.closed(context.channel)
         self.isClosing = true
-        self.cumulation = nil
+        self.frames.reset()
         self.logger.debug("connection closed", metadata: self.logMetadata)
         self.world.connectionClosed(self)
         context.fireChannelInactive()
@@ -84,23 +83,13 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !self.isClosing else { return }
         var incoming = Self.unwrapInboundIn(data)
-        if self.cumulation == nil || self.cumulation!.readableBytes == 0 {
-            self.cumulation = incoming
-        } else {
-            self.cumulation!.writeBuffer(&incoming)
-        }
+        self.frames.append(&incoming)
         do {
-            while !self.isClosing, let body = try self.decoder.decode(buffer: &self.cumulation!) {
+            while !self.isClosing, let body = try self.frames.nextFrame() {
                 try self.handle(frameBody: body)
             }
         } catch {
             self.close(context: context, reason: "\(error)")
-            return
-        }
-        if self.cumulation?.readableBytes == 0 {
-            self.cumulation = nil
-        } else if let readerIndex = self.cumulation?.readerIndex, readerIndex > 4096 {
-            self.cumulation!.discardReadBytes()
         }
     }
 

@@ -53,7 +53,7 @@ public final class CatRaceListener: Sendable {
         }.get()
         let flusher = try await worldLoop.submit { NIOLoopBound(FlushCoalescer(eventLoop: worldLoop), eventLoop: worldLoop) }
             .get()
-        let decoder = FrameDecoder(maximumBodySize: configuration.maxFrameBytes)
+        let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let connectionLogger = logger
 
@@ -70,7 +70,7 @@ public final class CatRaceListener: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = CatRaceConnectionHandler(
-                        world: state.value.world, decoder: decoder, limits: limits, flusher: flusher.value,
+                        world: state.value.world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher.value,
                         connections: state.value.connections, logger: connectionLogger)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }

@@ -55,18 +55,12 @@ struct BenchCatRaceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let fileLimit = benchRaiseOpenFileLimit()
+        let fileLimit = raiseOpenFileLimit()
         let connectionCount = self.races * self.racers
         if fileLimit > 0, UInt64(connectionCount) + 64 > fileLimit {
             benchPrintError("warning: \(connectionCount) connections but the open file limit is \(fileLimit)")
         }
-        let address: SocketAddress
-        do {
-            address = try SocketAddress.makeAddressResolvingHost(self.host, port: self.port)
-        } catch {
-            benchPrintError("error: cannot resolve \(self.host): \(error)")
-            throw ExitCode.failure
-        }
+        let address = try benchResolve(host: self.host, port: self.port)
         let serverPID = self.serverPID.map { String($0) }
         if let serverPID, BenchProc.cpuTicks(pid: serverPID) == nil {
             benchPrintError("error: cannot read /proc/\(serverPID)/stat: no such process?")
@@ -499,9 +493,8 @@ final class CatRaceBenchRacer: ChannelInboundHandler {
     private let race: CatRaceBenchRace
     private let seat: Int
     private let hello: EventLoopPromise<Void>
-    private let decoder = FrameDecoder()
+    private var frames = FrameAccumulator()
     private var context: ChannelHandlerContext?
-    private var cumulation: ByteBuffer?
     private var x = CatRaceTrack.startX
     private var active = false
     private var helloDone = false
@@ -553,25 +546,15 @@ final class CatRaceBenchRacer: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let now = benchNow()
         var incoming = Self.unwrapInboundIn(data)
-        if self.cumulation == nil || self.cumulation!.readableBytes == 0 {
-            self.cumulation = incoming
-        } else {
-            self.cumulation!.writeBuffer(&incoming)
-        }
+        self.frames.append(&incoming)
         do {
-            while let body = try self.decoder.decode(buffer: &self.cumulation!) {
+            while let body = try self.frames.nextFrame() {
                 try self.handle(CatRaceServerMessage(frameBody: body), now: now)
             }
         } catch {
             self.loop.count(error: "bad frame from server: \(error)")
-            self.cumulation = nil
+            self.frames.reset()
             context.close(promise: nil)
-            return
-        }
-        if self.cumulation!.readableBytes == 0 {
-            self.cumulation = nil
-        } else if self.cumulation!.readerIndex > 4096 {
-            self.cumulation!.discardReadBytes()
         }
     }
 

@@ -57,17 +57,11 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let fileLimit = benchRaiseOpenFileLimit()
+        let fileLimit = raiseOpenFileLimit()
         if fileLimit > 0, UInt64(self.count) + 64 > fileLimit {
             benchPrintError("warning: \(self.count) connections but the open file limit is \(fileLimit)")
         }
-        let address: SocketAddress
-        do {
-            address = try SocketAddress.makeAddressResolvingHost(self.host, port: self.port)
-        } catch {
-            benchPrintError("error: cannot resolve \(self.host): \(error)")
-            throw ExitCode.failure
-        }
+        let address = try benchResolve(host: self.host, port: self.port)
         let serverPID = self.serverPID.map { String($0) }
         if let serverPID, BenchProc.residentKiB(pid: serverPID) == nil {
             benchPrintError("error: cannot read /proc/\(serverPID)/status: no such process?")
@@ -97,15 +91,16 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
         let total = self.count
         await withTaskGroup(of: BenchConnectOutcome.self) { tasks in
             var next = 0
-            while next < inFlight {
+            func startNext() {
                 let index = next
+                next += 1
                 tasks.addTask {
                     await Self.open(
                         index: index, loop: loops[index % loops.count], address: address,
                         playerID: "conn-\(runID)-\(index)", timeout: timeout)
                 }
-                next += 1
             }
+            while next < inFlight { startNext() }
             while let outcome = await tasks.next() {
                 switch outcome {
                 case .opened(let channel, let took, let at):
@@ -115,15 +110,7 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
                 case .failed(let kind):
                     failures[kind, default: 0] += 1
                 }
-                if next < total {
-                    let index = next
-                    tasks.addTask {
-                        await Self.open(
-                            index: index, loop: loops[index % loops.count], address: address,
-                            playerID: "conn-\(runID)-\(index)", timeout: timeout)
-                    }
-                    next += 1
-                }
+                if next < total { startNext() }
             }
         }
         let finished = benchNow()
@@ -270,8 +257,7 @@ final class BenchIdleConnection: ChannelInboundHandler {
 
     private let playerID: String
     private let hello: EventLoopPromise<Void>
-    private let decoder = FrameDecoder()
-    private var cumulation: ByteBuffer?
+    private var frames = FrameAccumulator()
     private var answered = false
 
     init(playerID: String, hello: EventLoopPromise<Void>) {
@@ -289,13 +275,9 @@ final class BenchIdleConnection: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !self.answered else { return }
         var incoming = Self.unwrapInboundIn(data)
-        if self.cumulation == nil {
-            self.cumulation = incoming
-        } else {
-            self.cumulation!.writeBuffer(&incoming)
-        }
+        self.frames.append(&incoming)
         do {
-            while !self.answered, let body = try self.decoder.decode(buffer: &self.cumulation!) {
+            while !self.answered, let body = try self.frames.nextFrame() {
                 if case .notInMatch = try CatRaceServerMessage(frameBody: body) {
                     self.answered = true
                     self.hello.succeed()
@@ -305,7 +287,7 @@ final class BenchIdleConnection: ChannelInboundHandler {
             self.fail(BenchError("bad frame from server: \(error)"))
             context.close(promise: nil)
         }
-        if self.answered { self.cumulation = nil }
+        if self.answered { self.frames.reset() }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

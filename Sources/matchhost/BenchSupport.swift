@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
@@ -23,23 +24,14 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Lifts the soft open-file limit to the hard one, so thousands of connections fit.
-/// Returns the soft limit in force afterwards.
-@discardableResult
-func benchRaiseOpenFileLimit() -> UInt64 {
-    #if canImport(Glibc)
-    let resource = Int32(RLIMIT_NOFILE.rawValue)
-    #else
-    let resource = RLIMIT_NOFILE
-    #endif
-    var limit = rlimit()
-    guard getrlimit(resource, &limit) == 0 else { return 0 }
-    if limit.rlim_cur < limit.rlim_max {
-        var raised = limit
-        raised.rlim_cur = limit.rlim_max
-        if setrlimit(resource, &raised) == 0 { return UInt64(raised.rlim_cur) }
+/// Resolves the server's address, or prints why not and fails the command.
+func benchResolve(host: String, port: Int) throws -> SocketAddress {
+    do {
+        return try SocketAddress.makeAddressResolvingHost(host, port: port)
+    } catch {
+        benchPrintError("error: cannot resolve \(host): \(error)")
+        throw ExitCode.failure
     }
-    return UInt64(limit.rlim_cur)
 }
 
 // MARK: - Latency histogram

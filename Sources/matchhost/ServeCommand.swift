@@ -72,7 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "matchhost")
-        raiseOpenFileLimit(logger: logger)
+        // Thousands of players need thousands of descriptors.
+        logger.debug("open file limit", metadata: ["limit": "\(raiseOpenFileLimit())"])
 
         var configuration = ServerConfiguration()
         configuration.host = self.host
@@ -92,20 +93,5 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
-    }
-}
-
-/// Thousands of players need thousands of descriptors: lift the soft limit to the hard one.
-private func raiseOpenFileLimit(logger: Logger) {
-    #if canImport(Glibc)
-    let resource = Int32(RLIMIT_NOFILE.rawValue)
-    #else
-    let resource = RLIMIT_NOFILE
-    #endif
-    var limit = rlimit()
-    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-    limit.rlim_cur = limit.rlim_max
-    if setrlimit(resource, &limit) != 0 {
-        logger.warning("could not raise the open file limit")
     }
 }

@@ -73,3 +73,32 @@ import Testing
         _ = try? channel.finish()
     }
 }
+
+@Suite struct FrameAccumulatorTests {
+    @Test func reassemblesFramesSplitAnywhereAndHoldsNothingWhenDrained() throws {
+        var stream = ByteBuffer()
+        for index in 0..<20 { stream.writeFrame { $0.writeBytes([4, 0, 0, 0, UInt8(index)]) } }
+        var accumulator = FrameAccumulator(maximumBodySize: 64)
+        var bodies: [[UInt8]] = []
+        // Feed in chunks of 7 bytes: frames (9 bytes each) straddle every read.
+        while stream.readableBytes > 0 {
+            var chunk = stream.readSlice(length: min(7, stream.readableBytes))!
+            accumulator.append(&chunk)
+            while let body = try accumulator.nextFrame() { bodies.append(Array(body.readableBytesView)) }
+        }
+        #expect(bodies == (0..<20).map { [4, 0, 0, 0, UInt8($0)] })
+        #expect(accumulator.bufferedBytes == 0)
+    }
+
+    @Test func keepsAPartialFrameAndRefusesAnOversizedOne() throws {
+        var accumulator = FrameAccumulator(maximumBodySize: 8)
+        var partial = ByteBuffer(bytes: [0, 0, 0, 5, 4, 0])
+        accumulator.append(&partial)
+        #expect(try accumulator.nextFrame() == nil)
+        #expect(accumulator.bufferedBytes == 6)
+        var rest = ByteBuffer(bytes: [0, 0, 35, 0, 0, 0, 9])
+        accumulator.append(&rest)
+        #expect(try accumulator.nextFrame().map { Array($0.readableBytesView) } == [4, 0, 0, 0, 35])
+        #expect(throws: WireError.frameTooLarge(length: 9, maximum: 8)) { _ = try accumulator.nextFrame() }
+    }
+}

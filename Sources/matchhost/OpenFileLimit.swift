@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Lifts the soft open-file limit to the hard one, so thousands of connections fit.
+/// Returns the soft limit in force afterwards.
+@discardableResult
+func raiseOpenFileLimit() -> UInt64 {
+    #if canImport(Glibc)
+    let resource = Int32(RLIMIT_NOFILE.rawValue)
+    #else
+    let resource = RLIMIT_NOFILE
+    #endif
+    var limit = rlimit()
+    guard getrlimit(resource, &limit) == 0 else { return 0 }
+    if limit.rlim_cur < limit.rlim_max {
+        var raised = limit
+        raised.rlim_cur = limit.rlim_max
+        if setrlimit(resource, &raised) == 0 { return UInt64(raised.rlim_cur) }
+    }
+    return UInt64(limit.rlim_cur)
+}
