@@ -77,7 +77,6 @@ public final class Match<Handler: GameHandler> {
     private let allocator: ByteBufferAllocator
     private var encodedScratch: [ByteBuffer?]
     private var tickTimer: MatchTimer?
-    private var nextTickDeadline: NIODeadline?
 
     /// Creates a match. Call ``start()`` once the initial seats are placed.
     /// - Parameters:
@@ -121,7 +120,6 @@ public final class Match<Handler: GameHandler> {
     }
 
     private func scheduleTick(at deadline: NIODeadline, interval: TimeAmount) {
-        self.nextTickDeadline = deadline
         // Weak: a cancelled timer may still run once if the loop had already dequeued it.
         self.tickTimer = self.clock.schedule(at: deadline) { [weak self] in
             guard let self, !self.isEnded else { return }
@@ -243,7 +241,6 @@ public final class Match<Handler: GameHandler> {
         case .all, .allExcept:
             var excluded = -1
             if case .allExcept(let seat) = audience { excluded = seat }
-            for index in self.encodedScratch.indices { self.encodedScratch[index] = nil }
             for index in self.seats.indices where index != excluded {
                 guard let link = self.seats[index].link else { continue }
                 let slot = link.encoding.rawValue
@@ -252,6 +249,7 @@ public final class Match<Handler: GameHandler> {
                 }
                 link.deliver(self.encodedScratch[slot]!)
             }
+            // Clear after, not before: the scratch is empty between broadcasts and holds no buffer.
             for index in self.encodedScratch.indices { self.encodedScratch[index] = nil }
         }
     }

@@ -103,9 +103,4 @@ public final class ManualClock: MatchClock {
         }
         self.now = target
     }
-
-    /// Fires timers already due without moving time.
-    public func runDue() {
-        self.advance(by: .zero)
-    }
 }

@@ -190,6 +190,16 @@ import Testing
         #expect(a.take().isEmpty && b.take().isEmpty)
     }
 
+    @Test func theRacerLimitIsConfigurable() {
+        let fixture = WorldFixture(maxRacers: 4)
+        let links = (0..<5).map { fixture.connect("G:\($0)") }
+        fixture.start((0..<5).map { "G:\($0)" }, from: links[0])
+        #expect(fixture.world.matchCount == 0)
+        fixture.start((0..<4).map { "G:\($0)" }, from: links[0])
+        #expect(fixture.world.matchCount == 1)
+        #expect(links[3].take().last?.matchStarted?.racers.count == 4)
+    }
+
     @Test func sixteenRacersRace() {
         let fixture = WorldFixture()
         let links = (0..<16).map { fixture.connect("G:\($0)") }

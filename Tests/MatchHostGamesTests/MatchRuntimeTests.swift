@@ -130,6 +130,27 @@ private final class CountingLink: PlayerLink {
         #expect(match.handler.lefts.count == 1)
     }
 
+    @Test func leavingFreesTheSeatForGoodAndStopsItsGraceTimer() {
+        let clock = ManualClock()
+        let match = self.makeMatch(tick: nil, clock: clock, encodes: Counter())
+        let a = CountingLink()
+        let b = CountingLink()
+        _ = match.join("a", link: a)
+        _ = match.join("b", link: b)
+        match.disconnect(seat: 1, link: b)
+        match.leave(seat: 1)
+        #expect(match.seats[1].presence == .left)
+        #expect(match.handler.lefts.count == 1)
+        #expect(match.handler.lefts.first?.1 == .left)
+        clock.advance(by: .seconds(10))  // the grace timer was stopped: no second leave
+        #expect(match.handler.lefts.count == 1)
+        match.connect(seat: 1, link: b)  // a left seat cannot be taken back
+        #expect(match.seats[1].presence == .left)
+        match.receive(7, fromSeat: 0)
+        #expect(b.frames.isEmpty)
+        #expect(match.activeSeatCount == 1)
+    }
+
     @Test func aStaleConnectionClosingDoesNotUnseatTheNewerOne() {
         let clock = ManualClock()
         let match = self.makeMatch(tick: nil, clock: clock, encodes: Counter())

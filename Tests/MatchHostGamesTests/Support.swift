@@ -30,9 +30,10 @@ final class WorldFixture {
     let clock = ManualClock()
     let world: CatRaceWorld
 
-    init(grace: TimeAmount = .seconds(30), maxTapRate: Double = 20) {
+    init(grace: TimeAmount = .seconds(30), maxTapRate: Double = 20, maxRacers: Int = 16) {
         self.world = CatRaceWorld(
-            options: CatRaceWorldOptions(gracePeriod: grace, race: CatRaceOptions(maxTapRate: maxTapRate)),
+            options: CatRaceWorldOptions(
+                gracePeriod: grace, maxRacers: maxRacers, race: CatRaceOptions(maxTapRate: maxTapRate)),
             clock: self.clock, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 

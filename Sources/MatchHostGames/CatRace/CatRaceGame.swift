@@ -54,8 +54,8 @@ public final class CatRaceGame: GameHandler {
     public typealias Event = CatRaceServerMessage
     /// See ``CatRaceInput``.
     public typealias Input = CatRaceInput
-    /// The winning seat of a race. Cat Race matches restart, so a match has many of these;
-    /// the match itself only ever ends abandoned.
+    /// The winning seat. Cat Race matches restart, so a match has many winners and itself only
+    /// ever ends abandoned; winners are logged, and will be stored with persistence.
     public typealias Result = Int
 
     struct Racer {
@@ -70,8 +70,6 @@ public final class CatRaceGame: GameHandler {
     public let options: CatRaceOptions
     /// The race's state as MATCH_STARTED reports it.
     public private(set) var state: MatchStarted.State = .active
-    /// Winners of finished races in this match, oldest first.
-    public private(set) var results: [Int] = []
     /// Called for every refused input, for logs and metrics.
     public var onRefusal: ((CatRaceRefusal, Int) -> Void)?
 
@@ -83,9 +81,6 @@ public final class CatRaceGame: GameHandler {
         self.options = options
         self.capacityNanos = Int64(options.bucketCapacity) * 1_000_000_000
     }
-
-    /// The x position of the racer at `seat`.
-    public func position(ofSeat seat: Int) -> UInt32 { self.racers[seat].x }
 
     /// Sets the alias MATCH_STARTED shows for the racer at `seat` (a returning player may
     /// have a new one).
@@ -136,7 +131,6 @@ public final class CatRaceGame: GameHandler {
             match.send(.playerMoved(PlayerMoved(playerIndex: UInt8(seat), posX: x)), to: .allExcept(seat: seat))
             if x >= CatRaceTrack.finishX {
                 self.state = .gameOver
-                self.results.append(seat)
                 match.send(.gameOver(GameOver(winnerIndex: UInt8(seat))), to: .all)
                 match.logger.info("race won", metadata: ["winner": "\(match.seats[seat].player)"])
             }

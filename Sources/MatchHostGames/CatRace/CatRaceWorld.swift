@@ -78,7 +78,7 @@ public final class CatRaceWorld {
     public let options: CatRaceWorldOptions
     /// Time and timers for the world and every race in it.
     public let clock: any MatchClock
-    private var logger: Logger
+    private let logger: Logger
     private let allocator: ByteBufferAllocator
     private let notInMatchFrame: ByteBuffer
     private var players: [PlayerID: CatRacePlayer] = [:]
