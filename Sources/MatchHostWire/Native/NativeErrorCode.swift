@@ -1,0 +1,129 @@
+/// An error code of the native protocol, sent in `ERROR` frames (the connection then
+/// closes) and `REQUEST_ERROR` messages (the request failed; the session goes on).
+///
+/// Codes below 100 concern the connection or session; codes from 100 concern one request.
+/// PROTOCOL.md lists them all; a client should show ``NativeError/message`` to a developer
+/// and branch on the code.
+public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The code's value on the wire.
+    public let rawValue: UInt16
+
+    /// Wraps a code read from the wire.
+    public init(rawValue: UInt16) {
+        self.rawValue = rawValue
+    }
+
+    /// The client asked for a protocol version this server does not speak.
+    public static let unsupportedVersion = NativeErrorCode(rawValue: 1)
+    /// The client's game id is not one this server serves.
+    public static let unknownGame = NativeErrorCode(rawValue: 2)
+    /// A frame or message could not be decoded, or came in the wrong state.
+    public static let badMessage = NativeErrorCode(rawValue: 3)
+    /// A session message came before authentication.
+    public static let notAuthenticated = NativeErrorCode(rawValue: 4)
+    /// A device id with the wrong secret.
+    public static let authenticationFailed = NativeErrorCode(rawValue: 5)
+    /// A session token whose signature does not verify (forged or altered) or that is malformed.
+    public static let tokenInvalid = NativeErrorCode(rawValue: 6)
+    /// A session token past its expiry.
+    public static let tokenExpired = NativeErrorCode(rawValue: 7)
+    /// Resume named a session that does not exist (never did, or its grace period ran out).
+    public static let sessionNotFound = NativeErrorCode(rawValue: 8)
+    /// Resume named a live session with the wrong resume token.
+    public static let resumeRefused = NativeErrorCode(rawValue: 9)
+    /// This connection's session was resumed on a newer connection.
+    public static let sessionReplaced = NativeErrorCode(rawValue: 10)
+    /// Nothing arrived within the idle timeout.
+    public static let idleTimeout = NativeErrorCode(rawValue: 11)
+    /// More messages per second than the server allows.
+    public static let rateLimited = NativeErrorCode(rawValue: 12)
+    /// The session's unacknowledged backlog passed its bound; the session ended.
+    public static let backlogExceeded = NativeErrorCode(rawValue: 13)
+    /// A frame longer than the server's maximum.
+    public static let frameTooLarge = NativeErrorCode(rawValue: 14)
+    /// The server is shutting down.
+    public static let shuttingDown = NativeErrorCode(rawValue: 15)
+    /// A sequence number or acknowledgement that cannot be right (a gap, or an ack of
+    /// something never sent).
+    public static let sequenceError = NativeErrorCode(rawValue: 16)
+    /// The client did not read fast enough; its outbound buffer passed the server's limit.
+    public static let slowConsumer = NativeErrorCode(rawValue: 17)
+    /// The handshake or authentication did not finish within the idle timeout.
+    public static let handshakeTimeout = NativeErrorCode(rawValue: 18)
+
+    /// A request kind this server does not know.
+    public static let unknownRequest = NativeErrorCode(rawValue: 100)
+    /// No game mode of that name (create match).
+    public static let unknownMode = NativeErrorCode(rawValue: 101)
+    /// No match with that id.
+    public static let noSuchMatch = NativeErrorCode(rawValue: 102)
+    /// The match has no free seat.
+    public static let matchFull = NativeErrorCode(rawValue: 103)
+    /// The player is already in that match.
+    public static let alreadyInMatch = NativeErrorCode(rawValue: 104)
+    /// The player is not in that match.
+    public static let notInMatch = NativeErrorCode(rawValue: 105)
+    /// The game refused the join; the message says why.
+    public static let joinRefused = NativeErrorCode(rawValue: 106)
+    /// An argument is out of range (a player limit over the maximum, say).
+    public static let badArgument = NativeErrorCode(rawValue: 107)
+    /// The player is in as many matches as the server allows.
+    public static let tooManyMatches = NativeErrorCode(rawValue: 108)
+    /// The match has ended.
+    public static let matchEnded = NativeErrorCode(rawValue: 109)
+
+    /// The code's name as in PROTOCOL.md.
+    public var name: String {
+        switch self {
+        case .unsupportedVersion: return "UNSUPPORTED_VERSION"
+        case .unknownGame: return "UNKNOWN_GAME"
+        case .badMessage: return "BAD_MESSAGE"
+        case .notAuthenticated: return "NOT_AUTHENTICATED"
+        case .authenticationFailed: return "AUTHENTICATION_FAILED"
+        case .tokenInvalid: return "TOKEN_INVALID"
+        case .tokenExpired: return "TOKEN_EXPIRED"
+        case .sessionNotFound: return "SESSION_NOT_FOUND"
+        case .resumeRefused: return "RESUME_REFUSED"
+        case .sessionReplaced: return "SESSION_REPLACED"
+        case .idleTimeout: return "IDLE_TIMEOUT"
+        case .rateLimited: return "RATE_LIMITED"
+        case .backlogExceeded: return "BACKLOG_EXCEEDED"
+        case .frameTooLarge: return "FRAME_TOO_LARGE"
+        case .shuttingDown: return "SHUTTING_DOWN"
+        case .sequenceError: return "SEQUENCE_ERROR"
+        case .slowConsumer: return "SLOW_CONSUMER"
+        case .handshakeTimeout: return "HANDSHAKE_TIMEOUT"
+        case .unknownRequest: return "UNKNOWN_REQUEST"
+        case .unknownMode: return "UNKNOWN_MODE"
+        case .noSuchMatch: return "NO_SUCH_MATCH"
+        case .matchFull: return "MATCH_FULL"
+        case .alreadyInMatch: return "ALREADY_IN_MATCH"
+        case .notInMatch: return "NOT_IN_MATCH"
+        case .joinRefused: return "JOIN_REFUSED"
+        case .badArgument: return "BAD_ARGUMENT"
+        case .tooManyMatches: return "TOO_MANY_MATCHES"
+        case .matchEnded: return "MATCH_ENDED"
+        default: return "ERROR_\(self.rawValue)"
+        }
+    }
+
+    /// The name and number, for logs.
+    public var description: String { "\(self.name) (\(self.rawValue))" }
+}
+
+/// An error as the native protocol carries it: a code and a human-readable message.
+public struct NativeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, for code to branch on.
+    public var code: NativeErrorCode
+    /// What went wrong, for a developer to read.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: NativeErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The code and the message, for logs.
+    public var description: String { "\(self.code): \(self.message)" }
+}
