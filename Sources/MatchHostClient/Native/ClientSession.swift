@@ -1,0 +1,616 @@
+import Logging
+import MatchHostWire
+import NIOCore
+import NIOPosix
+
+/// The state machine behind a ``MatchHostClient``: one protocol session, across as many TCP
+/// connections as it takes.
+///
+/// Confined to one event loop: every method runs there (the public client hops once per call;
+/// the channel handlers call in directly), so there is no lock and no task per message.
+final class ClientSession {
+    typealias State = MatchHostClient.ConnectionState
+
+    private struct PendingRequest {
+        let promise: EventLoopPromise<NativeResponse>
+        let timer: Scheduled<Void>
+    }
+
+    let configuration: MatchHostClient.Configuration
+    let eventLoop: any EventLoop
+    private var logger: Logger
+
+    private(set) var state: State = .disconnected
+    private var stateObservers: [Int: AsyncStream<State>.Continuation] = [:]
+    private var nextObserverID = 0
+    private let events: AsyncThrowingStream<MatchHostClient.Event, any Error>.Continuation
+
+    /// The session the server issued (nil before the first `AUTHENTICATED`).
+    private(set) var authenticated: NativeAuthenticated?
+    private var welcome: NativeWelcome?
+    /// Every reliable message sent and not yet acknowledged (also the bounded send queue).
+    private var outbox: ReliableOutbox
+    /// The reliable messages of the outbox not yet written to the current connection, oldest
+    /// first (references to the outbox's buffers, not copies).
+    private var unwritten = CircularBuffer<(sequence: UInt64, message: ByteBuffer)>()
+    private var inbox = ReliableInbox()
+
+    private var connection: ClientConnection?
+    private var connectionCount = 0
+    private var pendingConnect: EventLoopPromise<NativeAuthenticated>?
+    private var pendingRequests: [UInt32: PendingRequest] = [:]
+    private var nextRequestID: UInt32 = 1
+    private var reconnectAttempt = 0
+    private var reconnectTimer: Scheduled<Void>?
+    /// The latest measured round-trip time.
+    private(set) var roundTripTime: TimeAmount?
+    /// Pings sent by ``ping(timeout:)``, by the value they carry.
+    private var pendingPings: [UInt64: EventLoopPromise<TimeAmount>] = [:]
+
+    init(
+        configuration: MatchHostClient.Configuration, eventLoop: any EventLoop, logger: Logger,
+        events: AsyncThrowingStream<MatchHostClient.Event, any Error>.Continuation
+    ) {
+        self.configuration = configuration
+        self.eventLoop = eventLoop
+        self.logger = logger
+        self.events = events
+        self.outbox = ReliableOutbox(maximumBytes: max(0, configuration.maximumSendQueueBytes))
+    }
+
+    // MARK: - State
+
+    private func setState(_ state: State) {
+        guard state != self.state else { return }
+        self.logger.debug("client state", metadata: ["state": "\(state)"])
+        self.state = state
+        for observer in self.stateObservers.values {
+            observer.yield(state)
+        }
+        if state.isClosed {
+            for observer in self.stateObservers.values { observer.finish() }
+            self.stateObservers.removeAll()
+        }
+    }
+
+    /// Registers `continuation` for every state change, starting with the current state.
+    func addStateObserver(_ continuation: AsyncStream<State>.Continuation, box: NIOLoopBoundBox<ClientSession>) {
+        continuation.yield(self.state)
+        guard !self.state.isClosed else {
+            continuation.finish()
+            return
+        }
+        let id = self.nextObserverID
+        self.nextObserverID += 1
+        self.stateObservers[id] = continuation
+        let eventLoop = self.eventLoop
+        continuation.onTermination = { _ in
+            eventLoop.execute { box.value.stateObservers[id] = nil }
+        }
+    }
+
+    // MARK: - Public operations
+
+    /// Opens the first connection and authenticates.
+    func connect() -> EventLoopFuture<NativeAuthenticated> {
+        switch self.state {
+        case .closed(let reason):
+            return self.eventLoop.makeFailedFuture(MatchHostClientError.closed(reason))
+        case .disconnected:
+            break
+        default:
+            return self.eventLoop.makeFailedFuture(MatchHostClientError.alreadyConnected)
+        }
+        let promise = self.eventLoop.makePromise(of: NativeAuthenticated.self)
+        self.pendingConnect = promise
+        self.setState(.connecting)
+        self.openConnection()
+        return promise.futureResult
+    }
+
+    /// Queues a request and returns its answer.
+    func request(_ request: NativeRequest, timeout: TimeAmount) -> EventLoopFuture<NativeResponse> {
+        let id = self.nextRequestID
+        self.nextRequestID &+= 1
+        if self.nextRequestID == 0 { self.nextRequestID = 1 }
+        let message = NativeClientMessage.request(id: id, request).encoded()
+        do {
+            try self.enqueueReliable(message)
+        } catch {
+            return self.eventLoop.makeFailedFuture(error)
+        }
+        let promise = self.eventLoop.makePromise(of: NativeResponse.self)
+        let timer = self.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            guard let pending = self.pendingRequests.removeValue(forKey: id) else { return }
+            pending.promise.fail(MatchHostClientError.requestTimedOut(requestID: id, after: timeout))
+        }
+        self.pendingRequests[id] = PendingRequest(promise: promise, timer: timer)
+        return promise.futureResult
+    }
+
+    /// Sends an encoded `SEND_DATA` (or any client message) reliably or not.
+    func send(message: ByteBuffer, reliable: Bool) throws {
+        if reliable {
+            try self.enqueueReliable(message)
+            return
+        }
+        try self.checkUsable()
+        try self.checkFrameSize(messageBytes: message.readableBytes, header: 1)
+        // Unreliable: written now if the connection can take it, dropped otherwise (as the server
+        // drops unreliable messages for a player who is away).
+        guard let connection = self.connection, connection.phase == .active, let channel = connection.channel,
+            channel.isWritable
+        else {
+            self.logger.trace("unreliable message dropped: no writable connection")
+            return
+        }
+        var buffer = channel.allocator.buffer(capacity: 5 + message.readableBytes)
+        buffer.writeUnreliableFrame(message: message)
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+
+    /// Sends `GOODBYE` (after everything queued) and closes for good.
+    func close() -> EventLoopFuture<Void> {
+        if self.state.isClosed { return self.eventLoop.makeSucceededVoidFuture() }
+        guard let connection = self.connection, connection.phase == .active, let channel = connection.channel else {
+            let closed = self.connection?.channel?.closeFuture
+            self.finish(.closedByClient)
+            return closed ?? self.eventLoop.makeSucceededVoidFuture()
+        }
+        // Everything queued goes out first, writability notwithstanding: TCP keeps the order,
+        // so the server handles it all before GOODBYE.
+        self.writeUnwritten(on: connection, respectingWritability: false)
+        connection.phase = .finished
+        connection.cancelTimers()
+        self.connection = nil
+        let goodbye = NativeFrame.goodbye.encodedFrame(allocator: channel.allocator)
+        channel.writeAndFlush(goodbye).whenComplete { _ in channel.close(promise: nil) }
+        self.finish(.closedByClient)
+        return channel.closeFuture
+    }
+
+    /// Pings the server now and returns the round-trip time.
+    func ping(timeout: TimeAmount) -> EventLoopFuture<TimeAmount> {
+        do { try self.checkUsable() } catch { return self.eventLoop.makeFailedFuture(error) }
+        guard let connection = self.connection, connection.phase == .active else {
+            return self.eventLoop.makeFailedFuture(MatchHostClientError.connectionFailed("no live connection"))
+        }
+        var value = UInt64(NIODeadline.now().uptimeNanoseconds)
+        while self.pendingPings[value] != nil { value += 1 }
+        let promise = self.eventLoop.makePromise(of: TimeAmount.self)
+        self.pendingPings[value] = promise
+        connection.write(.ping(value))
+        connection.flush()
+        let sent = value
+        self.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            self.pendingPings.removeValue(forKey: sent)?.fail(MatchHostClientError.connectionFailed("no answer to ping"))
+        }
+        return promise.futureResult
+    }
+
+    /// Fails every ping waiting for its answer.
+    private func failPings(_ error: any Error) {
+        let pings = self.pendingPings
+        self.pendingPings.removeAll()
+        for promise in pings.values { promise.fail(error) }
+    }
+
+    /// Drops the current connection without `GOODBYE`, as a network failure would.
+    func dropConnection() -> EventLoopFuture<Void> {
+        guard let channel = self.connection?.channel else { return self.eventLoop.makeSucceededVoidFuture() }
+        channel.close(promise: nil)
+        return channel.closeFuture
+    }
+
+    // MARK: - Sending
+
+    private func checkUsable() throws {
+        if case .closed(let reason) = self.state { throw MatchHostClientError.closed(reason) }
+        guard self.authenticated != nil else { throw MatchHostClientError.notConnected }
+    }
+
+    private func checkFrameSize(messageBytes: Int, header: Int) throws {
+        let limit = self.welcome.map { Int($0.maximumFrameBytes) } ?? self.configuration.maximumFrameBytes
+        let body = header + messageBytes
+        guard body <= limit else { throw MatchHostClientError.messageTooLarge(bytes: body, limit: limit) }
+    }
+
+    private func enqueueReliable(_ message: ByteBuffer) throws {
+        try self.checkUsable()
+        try self.checkFrameSize(messageBytes: message.readableBytes, header: 1 + 8 + 8)
+        let sequence: UInt64
+        do {
+            sequence = try self.outbox.append(message)
+        } catch {
+            switch error {
+            case .backlogExceeded(let bytes, let limit):
+                throw MatchHostClientError.sendQueueFull(bytes: bytes, limit: limit)
+            default:
+                throw MatchHostClientError.sendQueueFull(bytes: message.readableBytes, limit: self.outbox.maximumBytes)
+            }
+        }
+        self.unwritten.append((sequence, message))
+        if let connection = self.connection, connection.phase == .active {
+            self.writeUnwritten(on: connection, respectingWritability: true)
+        }
+    }
+
+    /// Writes queued reliable messages, each with the current acknowledgement piggybacked,
+    /// while the channel is writable (or all of them), then flushes.
+    private func writeUnwritten(on connection: ClientConnection, respectingWritability: Bool) {
+        guard let channel = connection.channel else { return }
+        var wrote = false
+        while !respectingWritability || channel.isWritable, let next = self.unwritten.popFirst() {
+            var buffer = channel.allocator.buffer(capacity: NativeFrame.reliableHeaderSize + next.message.readableBytes)
+            buffer.writeReliableFrame(sequence: next.sequence, ack: self.inbox.lastReceived, message: next.message)
+            self.inbox.acknowledgedByPiggyback()
+            channel.write(buffer, promise: nil)
+            wrote = true
+        }
+        if wrote { channel.flush() }
+    }
+
+    // MARK: - Connections
+
+    private func openConnection() {
+        self.connectionCount += 1
+        let connection = ClientConnection(number: self.connectionCount, maximumFrameBytes: self.configuration.maximumFrameBytes)
+        self.connection = connection
+        connection.handshakeTimer = self.eventLoop.assumeIsolated().scheduleTask(in: self.configuration.connectTimeout) {
+            guard connection.phase != .active else { return }
+            self.connection(connection, didCloseWith: MatchHostClientError.handshakeTimedOut)
+        }
+        let bound = NIOLoopBound((session: self, connection: connection), eventLoop: self.eventLoop)
+        let highWater = max(1024, min(self.configuration.maximumSendQueueBytes, 256 * 1024))
+        ClientBootstrap(group: self.eventLoop)
+            .connectTimeout(self.configuration.connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.writeBufferWaterMark, value: .init(low: highWater / 2, high: highWater))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let (session, connection) = bound.value
+                    connection.channel = channel
+                    try channel.pipeline.syncOperations.addHandler(
+                        ClientConnectionHandler(session: session, connection: connection))
+                }
+            }
+            .connect(host: self.configuration.host, port: self.configuration.port)
+            .hop(to: self.eventLoop)
+            .assumeIsolated()
+            .whenComplete { result in
+                switch result {
+                case .success(let channel):
+                    if connection.phase == .finished || connection !== self.connection {
+                        channel.close(promise: nil)
+                    }
+                case .failure(let error):
+                    self.connection(connection, didCloseWith: MatchHostClientError.connectionFailed("\(error)"))
+                }
+            }
+    }
+
+    func connectionDidBecomeActive(_ connection: ClientConnection) {
+        guard connection === self.connection, connection.phase == .connecting else { return }
+        connection.phase = .awaitingWelcome
+        connection.lastReadAt = .now()
+        self.setState(self.authenticated == nil ? .handshaking : .resuming)
+        connection.write(.hello(version: NativeFrame.protocolVersion, gameID: self.configuration.gameID))
+        connection.flush()
+    }
+
+    func connection(_ connection: ClientConnection, didRead bytes: ByteBuffer) {
+        guard connection === self.connection, connection.isOpen else { return }
+        connection.lastReadAt = .now()
+        var bytes = bytes
+        connection.accumulator.append(&bytes)
+        // Stop as soon as a frame ends this connection.
+        while connection === self.connection {
+            let frame: NativeFrame
+            do {
+                guard let body = try connection.accumulator.nextFrame() else { return }
+                frame = try NativeFrame(frameBody: body)
+            } catch {
+                self.violation("undecodable frame: \(error)")
+                return
+            }
+            self.handle(frame, on: connection)
+        }
+    }
+
+    func connectionDidFinishReadBatch(_ connection: ClientConnection) {
+        guard connection === self.connection, connection.isOpen else { return }
+        if connection.phase == .active, let ack = self.inbox.takeAcknowledgement() {
+            connection.write(.ack(ack))
+        }
+        connection.flush()
+    }
+
+    func connectionWritabilityDidChange(_ connection: ClientConnection) {
+        guard connection === self.connection, connection.phase == .active, connection.channel?.isWritable == true else {
+            return
+        }
+        self.writeUnwritten(on: connection, respectingWritability: true)
+    }
+
+    /// The connection is gone or unusable: reconnect (a live session), or fail `connect()` (none yet).
+    func connection(_ connection: ClientConnection, didCloseWith error: any Error) {
+        guard connection === self.connection else { return }
+        self.connection = nil
+        connection.phase = .finished
+        connection.cancelTimers()
+        connection.channel?.close(promise: nil)
+        self.failPings(MatchHostClientError.connectionFailed("connection lost"))
+        if self.state.isClosed { return }
+        self.logger.debug("connection lost", metadata: ["connection": "\(connection.number)", "error": "\(error)"])
+        guard self.authenticated != nil else {
+            // The first connect failed: no session to resume. connect() may be called again.
+            self.welcome = nil
+            let promise = self.pendingConnect
+            self.pendingConnect = nil
+            self.setState(.disconnected)
+            promise?.fail(error)
+            return
+        }
+        self.scheduleReconnect()
+    }
+
+    private func scheduleReconnect() {
+        self.reconnectAttempt += 1
+        let policy = self.configuration.reconnectPolicy
+        if let maximum = policy.maximumAttempts, self.reconnectAttempt > maximum {
+            self.finish(.reconnectAttemptsExhausted(attempts: maximum))
+            return
+        }
+        self.setState(.reconnecting(attempt: self.reconnectAttempt))
+        let delay = policy.delay(beforeAttempt: self.reconnectAttempt)
+        self.reconnectTimer = self.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+            self.reconnectTimer = nil
+            guard !self.state.isClosed else { return }
+            self.openConnection()
+        }
+    }
+
+    // MARK: - Frames
+
+    private func handle(_ frame: NativeFrame, on connection: ClientConnection) {
+        switch (connection.phase, frame) {
+        case (_, .error(let error)):
+            self.serverError(error, on: connection)
+        case (.awaitingWelcome, .welcome(let welcome)):
+            self.welcomed(welcome, on: connection)
+        case (.awaitingAuthenticated, .authenticated(let authenticated)):
+            self.authenticated(authenticated, on: connection)
+        case (.awaitingResumed, .resumed(let lastReceived)):
+            self.resumed(serverLastReceived: lastReceived, on: connection)
+        case (.active, .reliable(let sequence, let ack, let message)):
+            guard self.acknowledged(through: ack) else { return }
+            let isNew: Bool
+            do {
+                isNew = try self.inbox.accept(sequence)
+            } catch {
+                // A lost frame: this connection cannot be trusted; resuming resends from what we have.
+                self.logger.warning("sequence gap from the server, reconnecting", metadata: ["error": "\(error)"])
+                self.connection(connection, didCloseWith: MatchHostClientError.protocolViolation("\(error)"))
+                return
+            }
+            if isNew { self.deliver(message, reliable: true) }
+        case (.active, .unreliable(let message)):
+            self.deliver(message, reliable: false)
+        case (.active, .ack(let ack)):
+            _ = self.acknowledged(through: ack)
+        case (_, .ping(let value)) where connection.phase != .awaitingWelcome:
+            connection.write(.pong(value))
+        case (_, .pong(let value)):
+            let now = UInt64(NIODeadline.now().uptimeNanoseconds)
+            if value > 0, value <= now {
+                let roundTrip = TimeAmount.nanoseconds(Int64(now - value))
+                self.roundTripTime = roundTrip
+                self.pendingPings.removeValue(forKey: value)?.succeed(roundTrip)
+            }
+        default:
+            self.violation("unexpected \(frame.kind) frame (connection phase \(connection.phase))")
+        }
+    }
+
+    private func welcomed(_ welcome: NativeWelcome, on connection: ClientConnection) {
+        guard welcome.version == NativeFrame.protocolVersion else {
+            self.violation("server speaks version \(welcome.version)")
+            return
+        }
+        self.welcome = welcome
+        // The server's relayed frames carry a little more than what it accepts (sender id, headers).
+        let incomingLimit = max(self.configuration.maximumFrameBytes, Int(welcome.maximumFrameBytes) + 1024)
+        if connection.accumulator.bufferedBytes == 0 {
+            connection.accumulator = FrameAccumulator(maximumBodySize: incomingLimit)
+        }
+        self.startTimers(on: connection, idleTimeout: .milliseconds(Int64(welcome.idleTimeoutMilliseconds)))
+        if let session = self.authenticated {
+            connection.phase = .awaitingResumed
+            connection.write(
+                .resume(sessionID: session.sessionID, resumeToken: session.resumeToken, lastReceived: self.inbox.lastReceived))
+            // RESUME tells the server what arrived; no ACK of it is owed.
+            self.inbox.acknowledgedByPiggyback()
+        } else {
+            connection.phase = .awaitingAuthenticated
+            self.setState(.authenticating)
+            connection.write(.authenticate(self.configuration.credentials))
+        }
+        connection.flush()
+    }
+
+    private func authenticated(_ authenticated: NativeAuthenticated, on connection: ClientConnection) {
+        self.authenticated = authenticated
+        self.logger[metadataKey: "player"] = "\(authenticated.playerID)"
+        connection.phase = .active
+        connection.handshakeTimer?.cancel()
+        connection.handshakeTimer = nil
+        self.reconnectAttempt = 0
+        self.setState(.connected)
+        let promise = self.pendingConnect
+        self.pendingConnect = nil
+        promise?.succeed(authenticated)
+    }
+
+    private func resumed(serverLastReceived: UInt64, on connection: ClientConnection) {
+        do {
+            try self.outbox.acknowledge(through: serverLastReceived)
+        } catch {
+            self.violation("RESUMED: \(error)")
+            return
+        }
+        // Everything the server has not received goes again, in order, with its original number.
+        self.unwritten.removeAll(keepingCapacity: true)
+        self.outbox.forEachUnacknowledged { sequence, message in self.unwritten.append((sequence, message)) }
+        connection.phase = .active
+        connection.handshakeTimer?.cancel()
+        connection.handshakeTimer = nil
+        self.logger.debug(
+            "session resumed",
+            metadata: ["resending": "\(self.unwritten.count)", "serverLastReceived": "\(serverLastReceived)"])
+        self.reconnectAttempt = 0
+        self.setState(.connected)
+        self.writeUnwritten(on: connection, respectingWritability: true)
+    }
+
+    /// Applies an acknowledgement from the server; false (and the client closed) if it is impossible.
+    private func acknowledged(through ack: UInt64) -> Bool {
+        do {
+            try self.outbox.acknowledge(through: ack)
+            return true
+        } catch {
+            self.violation("\(error)")
+            return false
+        }
+    }
+
+    private func deliver(_ message: ByteBuffer, reliable: Bool) {
+        let decoded: NativeServerMessage
+        do {
+            decoded = try NativeServerMessage(message: message)
+        } catch {
+            self.violation("undecodable message: \(error)")
+            return
+        }
+        switch decoded {
+        case .response(let id, let response):
+            guard let pending = self.pendingRequests.removeValue(forKey: id) else {
+                self.logger.debug("response to a request no longer waited for", metadata: ["request": "\(id)"])
+                return
+            }
+            pending.timer.cancel()
+            pending.promise.succeed(response)
+        case .requestError(let id, let error):
+            guard let pending = self.pendingRequests.removeValue(forKey: id) else {
+                self.logger.debug("error for a request no longer waited for", metadata: ["request": "\(id)", "error": "\(error)"])
+                return
+            }
+            pending.timer.cancel()
+            pending.promise.fail(error)
+        case .presence(let matchID, let playerID, let change, let reason):
+            self.events.yield(.presence(matchID: matchID, playerID: playerID, change: change, reason: reason))
+        case .matchData(let matchID, let sender, let payload):
+            self.events.yield(.matchData(matchID: matchID, sender: sender, payload: payload, reliable: reliable))
+        case .matchEnded(let matchID, let reason):
+            self.events.yield(.matchEnded(matchID: matchID, reason: reason))
+        }
+    }
+
+    private func serverError(_ error: NativeError, on connection: ClientConnection) {
+        self.logger.debug("server error", metadata: ["error": "\(error)"])
+        guard self.authenticated != nil else {
+            // connect() throws it.
+            self.connection(connection, didCloseWith: error)
+            return
+        }
+        switch error.code {
+        case .idleTimeout, .rateLimited, .slowConsumer, .handshakeTimeout:
+            // The connection ended; the session waits for a resume.
+            self.connection(connection, didCloseWith: error)
+        default:
+            self.finish(.serverError(error))
+        }
+    }
+
+    private func violation(_ detail: String) {
+        self.logger.error("protocol violation by the server", metadata: ["detail": "\(detail)"])
+        if self.authenticated == nil, let connection = self.connection {
+            self.connection(connection, didCloseWith: MatchHostClientError.protocolViolation(detail))
+        } else {
+            self.finish(.protocolViolation(detail))
+        }
+    }
+
+    // MARK: - Timers
+
+    private func startTimers(on connection: ClientConnection, idleTimeout: TimeAmount) {
+        connection.idleTimeout = idleTimeout
+        connection.lastReadAt = .now()
+        if idleTimeout > .zero {
+            self.scheduleIdleCheck(on: connection, every: max(.milliseconds(10), .nanoseconds(idleTimeout.nanoseconds / 4)))
+        }
+        if let interval = self.configuration.heartbeatInterval, interval > .zero {
+            self.scheduleHeartbeat(on: connection, every: interval)
+        }
+    }
+
+    private func scheduleIdleCheck(on connection: ClientConnection, every interval: TimeAmount) {
+        connection.idleTimer = self.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            guard connection === self.connection, let idleTimeout = connection.idleTimeout else { return }
+            if NIODeadline.now() - connection.lastReadAt >= idleTimeout {
+                self.logger.debug("nothing received for the idle timeout, reconnecting")
+                self.connection(connection, didCloseWith: MatchHostClientError.connectionFailed("idle timeout"))
+            } else {
+                self.scheduleIdleCheck(on: connection, every: interval)
+            }
+        }
+    }
+
+    private func scheduleHeartbeat(on connection: ClientConnection, every interval: TimeAmount) {
+        connection.heartbeatTimer = self.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            guard connection === self.connection, connection.isOpen else { return }
+            connection.write(.ping(UInt64(NIODeadline.now().uptimeNanoseconds)))
+            connection.flush()
+            self.scheduleHeartbeat(on: connection, every: interval)
+        }
+    }
+
+    // MARK: - The end
+
+    /// Ends the client for good: the connection closes, waiters fail, the streams finish.
+    private func finish(_ reason: MatchHostClient.CloseReason) {
+        guard !self.state.isClosed else { return }
+        self.logger.debug("client closing", metadata: ["reason": "\(reason)"])
+        self.reconnectTimer?.cancel()
+        self.reconnectTimer = nil
+        if let connection = self.connection {
+            self.connection = nil
+            connection.phase = .finished
+            connection.cancelTimers()
+            connection.channel?.close(promise: nil)
+        }
+        let error = MatchHostClientError.closed(reason)
+        if reason != .closedByClient, self.outbox.unacknowledgedCount > 0 {
+            self.logger.warning(
+                "client closed with reliable messages the server never acknowledged",
+                metadata: ["count": "\(self.outbox.unacknowledgedCount)", "reason": "\(reason)"])
+        }
+        self.outbox.removeAll()
+        self.unwritten.removeAll()
+        let connect = self.pendingConnect
+        self.pendingConnect = nil
+        let requests = self.pendingRequests
+        self.pendingRequests.removeAll()
+        self.setState(.closed(reason))
+        self.failPings(error)
+        connect?.fail(error)
+        for pending in requests.values {
+            pending.timer.cancel()
+            pending.promise.fail(error)
+        }
+        if reason == .closedByClient {
+            self.events.finish()
+        } else {
+            self.events.finish(throwing: error)
+        }
+    }
+}

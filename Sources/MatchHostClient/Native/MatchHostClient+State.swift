@@ -1,0 +1,130 @@
+import MatchHostWire
+import NIOCore
+
+extension MatchHostClient {
+    /// Where the client is in its life. ``MatchHostClient/stateChanges()`` reports each change.
+    ///
+    /// A first ``MatchHostClient/connect()`` goes `disconnected → connecting → handshaking →
+    /// authenticating → connected`. A dropped connection goes `connected → reconnecting(1) →
+    /// resuming → connected` (or `reconnecting(2)`, and so on, while attempts fail). ``closed(_:)``
+    /// is final.
+    public enum ConnectionState: Hashable, Sendable, CustomStringConvertible {
+        /// No session and no connection: before ``MatchHostClient/connect()``, or after it failed.
+        case disconnected
+        /// Opening the TCP connection for a new session.
+        case connecting
+        /// Connected; `HELLO` sent, waiting for `WELCOME`.
+        case handshaking
+        /// `AUTHENTICATE` sent, waiting for `AUTHENTICATED`.
+        case authenticating
+        /// The session is live: messages flow.
+        case connected
+        /// The connection dropped; waiting before, or opening the connection of, reconnect
+        /// attempt `attempt` (from 1).
+        case reconnecting(attempt: Int)
+        /// Reconnected; `RESUME` sent (after `HELLO`), waiting for `RESUMED`.
+        case resuming
+        /// The client is finished: closed by ``MatchHostClient/close()``, or its session ended.
+        case closed(CloseReason)
+
+        /// A short description for logs.
+        public var description: String {
+            switch self {
+            case .disconnected: return "disconnected"
+            case .connecting: return "connecting"
+            case .handshaking: return "handshaking"
+            case .authenticating: return "authenticating"
+            case .connected: return "connected"
+            case .reconnecting(let attempt): return "reconnecting (attempt \(attempt))"
+            case .resuming: return "resuming"
+            case .closed(let reason): return "closed: \(reason)"
+            }
+        }
+
+        /// Whether this is ``closed(_:)``.
+        public var isClosed: Bool {
+            if case .closed = self { return true }
+            return false
+        }
+    }
+
+    /// Why a client closed for good.
+    public enum CloseReason: Hashable, Sendable, CustomStringConvertible {
+        /// ``MatchHostClient/close()`` was called.
+        case closedByClient
+        /// The server ended the session with an `ERROR` frame: `SESSION_NOT_FOUND` (the grace
+        /// period ran out before the client came back), `RESUME_REFUSED`, `SESSION_REPLACED` (the
+        /// player authenticated elsewhere), `BACKLOG_EXCEEDED`, `SHUTTING_DOWN`, and so on.
+        case serverError(NativeError)
+        /// The connection dropped and this many reconnect attempts in a row failed
+        /// (``ReconnectPolicy/maximumAttempts``).
+        case reconnectAttemptsExhausted(attempts: Int)
+        /// The server sent something this client cannot make sense of.
+        case protocolViolation(String)
+
+        /// A one-line description for logs.
+        public var description: String {
+            switch self {
+            case .closedByClient: return "closed by the client"
+            case .serverError(let error): return "server error \(error)"
+            case .reconnectAttemptsExhausted(let attempts): return "gave up after \(attempts) reconnect attempts"
+            case .protocolViolation(let detail): return "protocol violation: \(detail)"
+            }
+        }
+    }
+
+    /// Something that happened in one of the player's matches, from ``MatchHostClient/events``.
+    public enum Event: Hashable, Sendable {
+        /// `PRESENCE`: `playerID` joined, disconnected from, came back to, or left match `matchID`;
+        /// `reason` says why it left (``NativeLeaveReason/none`` otherwise).
+        case presence(matchID: MatchIdentifier, playerID: String, change: NativePresenceChange, reason: NativeLeaveReason)
+        /// `MATCH_DATA`: bytes another player sent to this one; `reliable` tells whether they
+        /// came in a `RELIABLE` frame (exactly once, in order) or an `UNRELIABLE` one.
+        case matchData(matchID: MatchIdentifier, sender: String, payload: ByteBuffer, reliable: Bool)
+        /// `MATCH_ENDED`: the match is over.
+        case matchEnded(matchID: MatchIdentifier, reason: String)
+    }
+}
+
+/// What a ``MatchHostClient`` operation throws, besides the ``NativeError`` the server sends
+/// (an `ERROR` frame during ``MatchHostClient/connect()``, or a `REQUEST_ERROR`).
+public enum MatchHostClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// There is no session yet: call ``MatchHostClient/connect()`` first.
+    case notConnected
+    /// ``MatchHostClient/connect()`` was called while connecting or connected.
+    case alreadyConnected
+    /// The client is closed, for this reason; also what pending requests fail with when it closes.
+    case closed(MatchHostClient.CloseReason)
+    /// Queuing the message would pass ``MatchHostClient/Configuration/maximumSendQueueBytes``;
+    /// nothing was queued.
+    case sendQueueFull(bytes: Int, limit: Int)
+    /// The message would make a frame over the server's limit; nothing was queued.
+    case messageTooLarge(bytes: Int, limit: Int)
+    /// An argument the protocol cannot carry (a string too long, too many targets).
+    case invalidArgument(String)
+    /// The request got no answer in time. It may still reach the server and take effect.
+    case requestTimedOut(requestID: UInt32, after: TimeAmount)
+    /// The TCP connection could not be opened, or dropped before the session started.
+    case connectionFailed(String)
+    /// The connection opened but the handshake did not finish within
+    /// ``MatchHostClient/Configuration/connectTimeout``.
+    case handshakeTimedOut
+    /// The server sent something this client cannot make sense of.
+    case protocolViolation(String)
+
+    /// A one-line description for logs.
+    public var description: String {
+        switch self {
+        case .notConnected: return "not connected: call connect() first"
+        case .alreadyConnected: return "already connecting or connected"
+        case .closed(let reason): return "client closed (\(reason))"
+        case .sendQueueFull(let bytes, let limit): return "send queue full: \(bytes) bytes would pass the limit of \(limit)"
+        case .messageTooLarge(let bytes, let limit): return "message makes a \(bytes)-byte frame, the limit is \(limit)"
+        case .invalidArgument(let detail): return "invalid argument: \(detail)"
+        case .requestTimedOut(let id, let after): return "request \(id) got no answer within \(after)"
+        case .connectionFailed(let detail): return "connection failed: \(detail)"
+        case .handshakeTimedOut: return "handshake timed out"
+        case .protocolViolation(let detail): return "protocol violation: \(detail)"
+        }
+    }
+}
