@@ -33,8 +33,10 @@ protocol HostedMatch: AnyObject {
     var mode: String { get }
     var label: String { get }
     var isEnded: Bool { get }
-    /// Called once when the match ends, with the sessions still seated.
+    /// Called once when the match ends.
     var onEnd: ((any HostedMatch) -> Void)? { get set }
+    /// The sessions seated in the match and not gone.
+    var seatedSessions: [Session] { get }
     func info() -> NativeMatchInfo
     func join(_ player: PlayerID, link: SessionSeatLink) -> Result<Int, JoinRefusal>
     func leave(seat: Int, reason: LeaveReason)
@@ -79,6 +81,10 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
 
     var id: MatchID { self.match.id }
     var isEnded: Bool { self.match.isEnded }
+
+    var seatedSessions: [Session] {
+        self.match.seats.compactMap { seat in seat.presence == .left ? nil : (seat.link as? SessionSeatLink)?.session }
+    }
 
     func info() -> NativeMatchInfo {
         NativeMatchInfo(

@@ -123,8 +123,8 @@ final class NativeWorld {
         let hosted = NativeMatch.relay(match: match, label: label)
         hosted.onEnd = { [unowned self] ended in
             self.matches[ended.id] = nil
-            for sessionID in Array(self.seats.keys) where self.seats[sessionID]?[ended.id] != nil {
-                self.seats[sessionID]?[ended.id] = nil
+            for session in ended.seatedSessions {
+                self.seats[session.id]?[ended.id] = nil
             }
         }
         self.matches[id] = hosted
