@@ -64,4 +64,27 @@ import Testing
         #expect(process.terminationStatus == 0)
         try await group.shutdownGracefully()
     }
+
+    @Test func aCorruptTokenKeyFileStopsTheServerWithAClearError() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-badkey-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: data) }
+        let key = data.appendingPathComponent("token-signing.key")
+        try Data("not a key\n".utf8).write(to: key)
+
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(stderr.contains(key.path))
+        #expect(stderr.contains("does not hold a key"))
+        // Nothing was overwritten.
+        #expect(try String(contentsOf: key, encoding: .utf8) == "not a key\n")
+    }
 }
