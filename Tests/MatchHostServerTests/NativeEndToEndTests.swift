@@ -378,3 +378,46 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite struct NativeCatRaceTests {
+    private func event(_ message: NativeServerMessage) throws -> CatRaceServerMessage? {
+        guard case .matchEvent(_, let body) = message else { return nil }
+        return try CatRaceServerMessage(frameBody: body)
+    }
+
+    private func input(_ message: CatRaceClientMessage) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        message.encodeFrame(into: &buffer)
+        return buffer.getSlice(at: 4, length: buffer.readableBytes - 4)!
+    }
+
+    @Test func aCatRaceOverTheNativeProtocolRunsToGameOverWithTheServerDecidingMoves() async throws {
+        let server = try await RunningNativeServer.start { $0.maxTapRate = 100_000 }  // tap as fast as the socket allows
+        let (a, pa) = try await server.login("cat-a")
+        let (b, pb) = try await server.login("cat-b")
+        let created = try #require(try await a.response(to: try await a.request(.createMatch(mode: "catrace", maxPlayers: 2, label: "race"))).joined)
+        #expect(created.mode == "catrace")
+        #expect(try event(try await a.nextMessage())?.matchStarted?.racers.map(\.playerID) == [pa.playerID])
+        _ = try #require(try await b.response(to: try await b.request(.joinMatch(created.matchID))).joined)
+        #expect(try await a.nextMessage() == .presence(matchID: created.matchID, playerID: pb.playerID, change: .joined, reason: .none))
+        #expect(try event(try await a.nextMessage())?.matchStarted?.racers.map(\.playerID) == [pa.playerID, pb.playerID])
+        #expect(try event(try await b.nextMessage())?.matchStarted?.racers.map(\.posX) == [25, 25])
+
+        // A jump to the finish is refused by the server: nothing reaches the other racer.
+        try await a.sendReliable(.matchInput(matchID: created.matchID, input: input(.movedSelf(MovedSelf(posX: 445)))))
+        #expect(try await b.drain() == [])
+        var x: UInt32 = 25
+        while x < CatRaceTrack.finishX {
+            x += 10
+            try await a.sendReliable(.matchInput(matchID: created.matchID, input: input(.movedSelf(MovedSelf(posX: x)))))
+            #expect(try event(try await b.nextMessage()) == .playerMoved(PlayerMoved(playerIndex: 0, posX: x)))
+        }
+        #expect(try event(try await b.nextMessage()) == .gameOver(GameOver(winnerIndex: 0)))
+        #expect(try event(try await a.nextMessage()) == .gameOver(GameOver(winnerIndex: 0)))
+
+        // Input the game cannot read closes that connection with BAD_MESSAGE.
+        try await b.sendReliable(.matchInput(matchID: created.matchID, input: ByteBuffer(bytes: [99])))
+        #expect(try await b.closingError().code == .badMessage)
+        try await server.stop()
+    }
+}

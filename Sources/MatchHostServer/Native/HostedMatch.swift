@@ -39,10 +39,15 @@ protocol HostedMatch: AnyObject {
     var seatedSessions: [Session] { get }
     func info() -> NativeMatchInfo
     func join(_ player: PlayerID, link: SessionSeatLink) -> Result<Int, JoinRefusal>
+    /// The player at `seat` has been told it joined (its MATCH_JOINED response went out).
+    func welcomed(seat: Int)
     func leave(seat: Int, reason: LeaveReason)
     func away(seat: Int, link: SessionSeatLink)
     func back(seat: Int, link: SessionSeatLink)
     func sendData(fromSeat seat: Int, targets: [String], payload: ByteBuffer, reliable: Bool)
+    /// Hands a `MATCH_INPUT` to the game.
+    /// - Throws: the game's decoding error for input it cannot read (the connection is closed).
+    func input(fromSeat seat: Int, bytes: ByteBuffer) throws
     func end(reason: String)
 }
 
@@ -50,21 +55,28 @@ protocol HostedMatch: AnyObject {
 /// presence change, and everyone still seated when the match ends.
 final class NativeMatch<Handler: GameHandler>: HostedMatch {
     /// Turns a `SEND_DATA` into the game's input, or `nil` to drop it.
-    typealias InputAdapter = (_ match: Match<Handler>, _ seat: Int, _ targets: [String], _ payload: ByteBuffer, _ reliable: Bool) ->
+    typealias DataAdapter = (_ match: Match<Handler>, _ seat: Int, _ targets: [String], _ payload: ByteBuffer, _ reliable: Bool) ->
         Handler.Input?
+    /// Decodes a `MATCH_INPUT`, or returns `nil` for input the game takes no notice of.
+    typealias InputDecoder = (_ bytes: ByteBuffer) throws -> Handler.Input?
 
     let match: Match<Handler>
     let mode: String
     let label: String
     var onEnd: ((any HostedMatch) -> Void)?
-    private let makeInput: InputAdapter
+    /// Called after each joining player's MATCH_JOINED response (Cat Race shows everyone the
+    /// new line-up), so the response comes before the game's first event.
+    var afterJoin: ((Match<Handler>, Int) -> Void)?
+    private let dataInput: DataAdapter?
+    private let decodeInput: InputDecoder?
     private let allocator = ByteBufferAllocator()
 
-    init(match: Match<Handler>, mode: String, label: String, makeInput: @escaping InputAdapter) {
+    init(match: Match<Handler>, mode: String, label: String, dataInput: DataAdapter?, decodeInput: InputDecoder?) {
         self.match = match
         self.mode = mode
         self.label = label
-        self.makeInput = makeInput
+        self.dataInput = dataInput
+        self.decodeInput = decodeInput
         match.onPresenceChange = { [unowned self] match, seat, change in
             self.announce(change, of: seat, in: match)
         }
@@ -103,6 +115,11 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
         self.match.join(player, link: link)
     }
 
+    func welcomed(seat: Int) {
+        guard !self.match.isEnded else { return }
+        self.afterJoin?(self.match, seat)
+    }
+
     func leave(seat: Int, reason: LeaveReason) {
         self.match.leave(seat: seat, reason: reason)
     }
@@ -116,7 +133,12 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     }
 
     func sendData(fromSeat seat: Int, targets: [String], payload: ByteBuffer, reliable: Bool) {
-        guard let input = self.makeInput(self.match, seat, targets, payload, reliable) else { return }
+        guard let input = self.dataInput?(self.match, seat, targets, payload, reliable) else { return }
+        self.match.receive(input, fromSeat: seat)
+    }
+
+    func input(fromSeat seat: Int, bytes: ByteBuffer) throws {
+        guard let input = try self.decodeInput?(bytes) else { return }
         self.match.receive(input, fromSeat: seat)
     }
 
@@ -148,15 +170,51 @@ extension NativeMatch where Handler == RelayGame {
     /// A relay match: `SEND_DATA` targets are mapped from player ids to seats; ids not in the
     /// match are skipped, and data addressed only to such ids is dropped.
     static func relay(match: Match<RelayGame>, label: String) -> NativeMatch<RelayGame> {
-        NativeMatch(match: match, mode: RelayGame.mode, label: label) { match, _, targets, payload, reliable in
-            var seats: [Int] = []
-            seats.reserveCapacity(targets.count)
-            for target in targets {
-                if let seat = match.seatIndex(of: target) { seats.append(seat) }
-            }
-            if !targets.isEmpty && seats.isEmpty { return nil }
-            return RelayInput(targetSeats: seats, payload: payload, reliable: reliable)
+        NativeMatch(
+            match: match, mode: RelayGame.mode, label: label,
+            dataInput: { match, _, targets, payload, reliable in
+                var seats: [Int] = []
+                seats.reserveCapacity(targets.count)
+                for target in targets {
+                    if let seat = match.seatIndex(of: target) { seats.append(seat) }
+                }
+                if !targets.isEmpty && seats.isEmpty { return nil }
+                return RelayInput(targetSeats: seats, payload: payload, reliable: reliable)
+            },
+            decodeInput: nil)
+    }
+}
+
+extension NativeMatch where Handler == CatRaceGame {
+    /// A Cat Race over the native protocol: MATCH_INPUT carries a Cat Race client message body
+    /// (MOVED_SELF or RESTART_MATCH; the others mean nothing inside a match and are ignored),
+    /// MATCH_EVENT a Cat Race server message body. Every join shows everyone the line-up
+    /// (MATCH_STARTED), as a reserved seat filled late does on port 1955.
+    static func catRace(match: Match<CatRaceGame>, label: String) -> NativeMatch<CatRaceGame> {
+        let hosted = NativeMatch(
+            match: match, mode: CatRaceGame.mode, label: label, dataInput: nil,
+            decodeInput: { bytes in
+                switch try CatRaceClientMessage(frameBody: bytes) {
+                case .movedSelf(let moved): return .move(toX: moved.posX)
+                case .restartMatch: return .restart
+                case .playerConnected, .startMatch, .notifyReady: return nil
+                }
+            })
+        hosted.afterJoin = { match, seat in
+            match.handler.setAlias(String(match.seats[seat].player.prefix(8)), seat: seat)
+            match.send(.matchStarted(match.handler.snapshot(in: match)), to: .all)
         }
+        return hosted
+    }
+}
+
+/// The native encoding of Cat Race events: `MATCH_EVENT` around the Cat Race frame (whose
+/// 4-byte length prefix is exactly the `bytes` field's count).
+func catRaceNativeEncoder(matchID: MatchID) -> EventEncoder<CatRaceServerMessage> {
+    EventEncoder(encoding: .native) { event, buffer in
+        buffer.writeWireByte(NativeMessageType.matchEvent.rawValue)
+        buffer.writeNativeUInt64(matchID)
+        event.encodeFrame(into: &buffer)
     }
 }
 

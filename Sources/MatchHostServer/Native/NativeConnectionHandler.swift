@@ -163,9 +163,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             switch frame {
             case .reliable(let sequence, let ack, let message):
                 guard try session.receiveReliable(sequence: sequence, ack: ack) else { return }
-                self.world.handle(try NativeClientMessage(message: message), from: session, reliable: true)
+                try self.world.handle(try NativeClientMessage(message: message), from: session, reliable: true)
             case .unreliable(let message):
-                self.world.handle(try NativeClientMessage(message: message), from: session, reliable: false)
+                try self.world.handle(try NativeClientMessage(message: message), from: session, reliable: false)
             case .ack(let ack):
                 try session.receiveAcknowledgement(ack)
             case .ping(let value):

@@ -1,5 +1,6 @@
 import Logging
 import MatchHostCore
+import MatchHostGames
 import MatchHostWire
 import NIOCore
 import NIOPosix
@@ -41,6 +42,7 @@ public final class NativeListener: Sendable {
             maxBacklogBytes: configuration.maxBacklogBytes,
             maxPlayersPerMatch: configuration.maxPlayersPerMatch,
             maxMatchesPerPlayer: configuration.maxMatchesPerPlayer,
+            catRace: CatRaceOptions(maxTapRate: configuration.maxTapRate),
             welcome: NativeWelcome(
                 version: NativeFrame.protocolVersion,
                 heartbeatMilliseconds: UInt32(clamping: configuration.heartbeatInterval.nanoseconds / 1_000_000),

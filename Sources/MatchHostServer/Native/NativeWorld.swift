@@ -13,6 +13,7 @@ struct NativeWorldOptions {
     var maxBacklogBytes: Int
     var maxPlayersPerMatch: Int
     var maxMatchesPerPlayer: Int
+    var catRace: CatRaceOptions
     var welcome: NativeWelcome
 }
 
@@ -64,11 +65,13 @@ final class NativeWorld {
     // MARK: - Messages from sessions
 
     /// Handles one message from `session`'s player.
-    func handle(_ message: NativeClientMessage, from session: Session, reliable: Bool) {
+    /// - Throws: a decoding error for game input the game cannot read.
+    func handle(_ message: NativeClientMessage, from session: Session, reliable: Bool) throws {
         switch message {
         case .request(let id, let request):
             let reply: NativeServerMessage
-            switch self.perform(request, for: session) {
+            let result = self.perform(request, for: session)
+            switch result {
             case .success(let response): reply = .response(id: id, response)
             case .failure(let error):
                 self.logger.debug(
@@ -76,6 +79,11 @@ final class NativeWorld {
                 reply = .requestError(id: id, error)
             }
             session.sendReliable(reply.encoded(allocator: self.allocator))
+            if case .success(.matchJoined(let info)) = result, let match = self.matches[info.matchID],
+                let entry = self.seats[session.id]?[info.matchID]
+            {
+                match.welcomed(seat: entry.seat)
+            }
         case .sendData(let matchID, let targets, let payload):
             guard let entry = self.seats[session.id]?[matchID], let match = self.matches[matchID] else {
                 self.droppedData.increment()
@@ -84,6 +92,14 @@ final class NativeWorld {
                 return
             }
             match.sendData(fromSeat: entry.seat, targets: targets, payload: payload, reliable: reliable)
+        case .matchInput(let matchID, let input):
+            guard let entry = self.seats[session.id]?[matchID], let match = self.matches[matchID] else {
+                self.droppedData.increment()
+                self.logger.debug(
+                    "input for a match the player is not in dropped", metadata: ["player": "\(session.playerID)", "match": "\(matchID)"])
+                return
+            }
+            try match.input(fromSeat: entry.seat, bytes: input)
         }
     }
 
@@ -104,8 +120,8 @@ final class NativeWorld {
     }
 
     private func createMatch(mode: String, maxPlayers: Int, label: String, for session: Session) -> Result<NativeMatchInfo, NativeError> {
-        guard mode == RelayGame.mode else {
-            return .failure(NativeError(.unknownMode, "no game mode \"\(mode)\"; this server has: \(RelayGame.mode)"))
+        guard Self.modes.contains(mode) else {
+            return .failure(NativeError(.unknownMode, "no game mode \"\(mode)\"; this server has: \(Self.modes.joined(separator: ", "))"))
         }
         let limit = self.options.maxPlayersPerMatch
         let capacity = maxPlayers == 0 ? limit : maxPlayers
@@ -117,10 +133,19 @@ final class NativeWorld {
         }
         let id = self.nextMatchID
         self.nextMatchID += 1
-        let match = Match(
-            id: id, handler: RelayGame(options: .init()), encoders: [relayEncoder(matchID: id)], clock: self.clock,
-            gracePeriod: self.options.seatGrace, capacity: capacity, logger: self.logger)
-        let hosted = NativeMatch.relay(match: match, label: label)
+        let hosted: any HostedMatch
+        if mode == CatRaceGame.mode {
+            let game = CatRaceGame(options: self.options.catRace)
+            let match = Match(
+                id: id, handler: game, encoders: [catRaceNativeEncoder(matchID: id)], clock: self.clock,
+                gracePeriod: self.options.seatGrace, capacity: capacity, logger: self.logger)
+            hosted = NativeMatch.catRace(match: match, label: label)
+        } else {
+            let match = Match(
+                id: id, handler: RelayGame(options: .init()), encoders: [relayEncoder(matchID: id)], clock: self.clock,
+                gracePeriod: self.options.seatGrace, capacity: capacity, logger: self.logger)
+            hosted = NativeMatch.relay(match: match, label: label)
+        }
         hosted.onEnd = { [unowned self] ended in
             self.matches[ended.id] = nil
             for session in ended.seatedSessions {
@@ -131,6 +156,9 @@ final class NativeWorld {
         self.logger.info("match created", metadata: ["match": "\(id)", "mode": "\(mode)", "player": "\(session.playerID)"])
         return self.join(id, session: session)
     }
+
+    /// The game modes a native client can create.
+    static let modes = [RelayGame.mode, CatRaceGame.mode]
 
     private var tooManyMatches: NativeError {
         NativeError(.tooManyMatches, "already in \(self.options.maxMatchesPerPlayer) matches (--max-matches-per-player)")
