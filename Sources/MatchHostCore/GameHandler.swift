@@ -18,6 +18,20 @@ public enum LeaveReason: Sendable, Hashable {
     case left
     /// The player was away for the whole grace period (or never arrived at a reserved seat).
     case graceExpired
+    /// The player's session ended (it logged out, or its session's grace period ran out).
+    case sessionEnded
+}
+
+/// How a seat's presence changed; reported to ``Match/onPresenceChange`` after the handler heard of it.
+public enum PresenceChange: Sendable, Hashable {
+    /// A seat was created; `present` is false for a reserved seat.
+    case joined(present: Bool)
+    /// The seat's connection dropped.
+    case disconnected
+    /// The seat's player is back, or arrived at its reserved seat.
+    case reconnected(firstArrival: Bool)
+    /// The seat's player is gone for good.
+    case left(LeaveReason)
 }
 
 /// How a match ended.

@@ -72,6 +72,9 @@ public final class Match<Handler: GameHandler> {
     public private(set) var isEnded = false
     /// Called once when the match ends, so that its owner can unbind players.
     public var onEnd: ((Match<Handler>, MatchOutcome<Handler.Result>) -> Void)?
+    /// Called after every presence change of a seat (and after the handler heard of it), so
+    /// that a transport can tell the other players.
+    public var onPresenceChange: ((Match<Handler>, Int, PresenceChange) -> Void)?
 
     private let encoders: [EventEncoder<Handler.Event>?]
     private let allocator: ByteBufferAllocator
@@ -159,6 +162,7 @@ public final class Match<Handler: GameHandler> {
         self.seats.append(Seat(player: player, presence: link == nil ? .reserved : .connected, link: link))
         if link == nil { self.startGrace(seat: seat) }
         self.handler.playerJoined(player, seat: seat, present: link != nil, in: self)
+        self.onPresenceChange?(self, seat, .joined(present: link != nil))
         return .success(seat)
     }
 
@@ -178,24 +182,27 @@ public final class Match<Handler: GameHandler> {
             self.seats[seat].presence = .connected
             self.seats[seat].link = link
             self.handler.playerRejoined(seat: seat, firstArrival: previous == .reserved, in: self)
+            self.onPresenceChange?(self, seat, .reconnected(firstArrival: previous == .reserved))
         }
     }
 
     /// The connection `link` of the player at `seat` dropped. Ignored if the seat has
-    /// moved to another connection since.
+    /// moved to another connection since. A link that ``PlayerLink/keepsDeliveringWhileAway``
+    /// stays attached and goes on taking events for the player's return.
     public func disconnect(seat: Int, link: any PlayerLink) {
         guard !self.isEnded, self.seats.indices.contains(seat),
             self.seats[seat].presence == .connected, self.seats[seat].link === link
         else { return }
         self.seats[seat].presence = .away
-        self.seats[seat].link = nil
+        if !link.keepsDeliveringWhileAway { self.seats[seat].link = nil }
         self.startGrace(seat: seat)
         self.handler.playerDisconnected(seat: seat, in: self)
+        self.onPresenceChange?(self, seat, .disconnected)
     }
 
     /// The player at `seat` leaves for good.
-    public func leave(seat: Int) {
-        self.removeSeat(seat, reason: .left)
+    public func leave(seat: Int, reason: LeaveReason = .left) {
+        self.removeSeat(seat, reason: reason)
     }
 
     private func startGrace(seat: Int) {
@@ -220,6 +227,7 @@ public final class Match<Handler: GameHandler> {
         self.seats[seat].presence = .left
         self.seats[seat].link = nil
         self.handler.playerLeft(seat: seat, reason: reason, in: self)
+        self.onPresenceChange?(self, seat, .left(reason))
     }
 
     // MARK: - Inputs and events
@@ -233,11 +241,14 @@ public final class Match<Handler: GameHandler> {
 
     /// Sends `event` to `audience`: encoded once per wire format in use, the same buffer
     /// written to every recipient.
-    public func send(_ event: Handler.Event, to audience: Audience) {
+    /// - Parameter reliably: false for events a player may miss (positions superseded by the
+    ///   next tick, say); links that can drop them under pressure do.
+    public func send(_ event: Handler.Event, to audience: Audience, reliably: Bool = true) {
         switch audience {
         case .only(let seat):
             guard self.seats.indices.contains(seat), let link = self.seats[seat].link else { return }
-            link.deliver(self.encode(event, as: link.encoding))
+            let frame = self.encode(event, as: link.encoding)
+            if reliably { link.deliver(frame) } else { link.deliverUnreliably(frame) }
         case .all, .allExcept:
             var excluded = -1
             if case .allExcept(let seat) = audience { excluded = seat }
@@ -247,7 +258,11 @@ public final class Match<Handler: GameHandler> {
                 if self.encodedScratch[slot] == nil {
                     self.encodedScratch[slot] = self.encode(event, as: link.encoding)
                 }
-                link.deliver(self.encodedScratch[slot]!)
+                if reliably {
+                    link.deliver(self.encodedScratch[slot]!)
+                } else {
+                    link.deliverUnreliably(self.encodedScratch[slot]!)
+                }
             }
             // Clear after, not before: the scratch is empty between broadcasts and holds no buffer.
             for index in self.encodedScratch.indices { self.encodedScratch[index] = nil }

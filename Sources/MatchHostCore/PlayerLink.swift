@@ -27,15 +27,29 @@ public struct WireEncoding: Hashable, Sendable {
 public protocol PlayerLink: AnyObject {
     /// The wire format this link speaks.
     var encoding: WireEncoding { get }
-    /// Queues one encoded frame for the player. The buffer is shared with other recipients.
+    /// Whether the link still takes events while its player is away: a session link keeps
+    /// them for the player's return, a bare connection cannot.
+    var keepsDeliveringWhileAway: Bool { get }
+    /// Queues one encoded frame for the player, to be delivered for sure (resent after a
+    /// reconnect where the link can). The buffer is shared with other recipients.
     func deliver(_ frame: ByteBuffer)
+    /// Queues one encoded frame that may be dropped if the player cannot take it now.
+    func deliverUnreliably(_ frame: ByteBuffer)
+}
+
+extension PlayerLink {
+    /// A connection's link goes with its connection.
+    public var keepsDeliveringWhileAway: Bool { false }
+    /// A link with no unreliable path delivers everything the one way it has.
+    public func deliverUnreliably(_ frame: ByteBuffer) { self.deliver(frame) }
 }
 
 /// Turns a game's events into one wire format's frames.
 public struct EventEncoder<Event> {
     /// The format this encoder writes.
     public let encoding: WireEncoding
-    /// Writes one whole frame for `event` into the buffer.
+    /// Writes `event` into the buffer: a whole frame for Cat Race, one message (type byte
+    /// first, no frame header) for the native protocol, whose sessions add the header.
     public let encode: (Event, inout ByteBuffer) -> Void
 
     /// Creates an encoder.

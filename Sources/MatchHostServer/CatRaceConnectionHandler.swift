@@ -9,6 +9,31 @@ struct ConnectionLimits {
     var maxMessageRate: Double
 }
 
+/// A connection's message-rate allowance: a bucket of one second's worth of messages,
+/// refilled continuously at the limit.
+struct MessageRateLimiter {
+    let rate: Double
+    private var budget: Double
+    private var refilledAt: NIODeadline
+
+    init(rate: Double) {
+        self.rate = rate
+        self.budget = max(1, rate)
+        self.refilledAt = .now()
+    }
+
+    /// Takes one message from the bucket.
+    /// - Throws: ``ConnectionLimitError/messageRate(limit:)`` when the bucket is empty.
+    mutating func spend() throws(ConnectionLimitError) {
+        let now = NIODeadline.now()
+        let elapsed = Double((now - self.refilledAt).nanoseconds) / 1e9
+        self.refilledAt = now
+        self.budget = min(max(1, self.rate), self.budget + elapsed * self.rate)
+        guard self.budget >= 1 else { throw .messageRate(limit: self.rate) }
+        self.budget -= 1
+    }
+}
+
 /// One Cat Race connection: frames in, messages to the world, frames out.
 ///
 /// The handler is the whole pipeline (no separate decoder handler), so an idle connection
@@ -32,10 +57,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private var context: ChannelHandlerContext?
     private var flushPending = false
     private var isClosing = false
-    /// Message-rate bucket in messages, refilled continuously up to one second's worth.
-    private var messageBudget: Double
-    private var budgetRefilledAt: NIODeadline
-    private let maxMessageRate: Double
+    private var messageRate: MessageRateLimiter
 
     init(
         world: CatRaceWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
@@ -46,9 +68,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         self.flusher = flusher
         self.connections = connections
         self.logger = logger
-        self.maxMessageRate = limits.maxMessageRate
-        self.messageBudget = max(1, limits.maxMessageRate)
-        self.budgetRefilledAt = .now()
+        self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -94,7 +114,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     }
 
     private func handle(frameBody: ByteBuffer) throws {
-        try self.spendMessageBudget()
+        try self.messageRate.spend()
         switch try CatRaceClientMessage(frameBody: frameBody) {
         case .playerConnected(let message): self.world.playerConnected(message, on: self)
         case .startMatch(let message): self.world.startMatch(message, on: self)
@@ -102,17 +122,6 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         case .restartMatch: self.world.restartMatch(on: self)
         case .notifyReady(let message): self.world.notifyReady(message, on: self)
         }
-    }
-
-    private func spendMessageBudget() throws {
-        let now = NIODeadline.now()
-        let elapsed = Double((now - self.budgetRefilledAt).nanoseconds) / 1e9
-        self.budgetRefilledAt = now
-        self.messageBudget = min(max(1, self.maxMessageRate), self.messageBudget + elapsed * self.maxMessageRate)
-        guard self.messageBudget >= 1 else {
-            throw ConnectionLimitError.messageRate(limit: self.maxMessageRate)
-        }
-        self.messageBudget -= 1
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

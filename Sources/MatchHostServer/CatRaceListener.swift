@@ -57,16 +57,7 @@ public final class CatRaceListener: Sendable {
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let connectionLogger = logger
 
-        let channel = try await ServerBootstrap(group: group, childGroup: worldLoop)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelOption(.backlog, value: Int32(clamping: configuration.backlog))
-            // Accept many connections per wake-up so a connect burst drains the backlog fast.
-            .serverChannelOption(.maxMessagesPerRead, value: 256)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(
-                .writeBufferWaterMark,
-                value: .init(low: configuration.maxOutboundBytes / 2, high: max(1, configuration.maxOutboundBytes)))
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65536))
+        let channel = try await ServerBootstrap.gameServer(configuration: configuration, group: group, childLoop: worldLoop)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = CatRaceConnectionHandler(
@@ -103,6 +94,24 @@ public final class CatRaceListener: Sendable {
             channel.flush()
             try? await channel.close()
         }
+    }
+}
+
+extension ServerBootstrap {
+    /// The bootstrap both game listeners use: accepting on `group`, every connection on
+    /// `childLoop` (the world's loop), sized for connect bursts, with the outbound limit as
+    /// the write-buffer high-water mark.
+    static func gameServer(configuration: ServerConfiguration, group: any EventLoopGroup, childLoop: any EventLoop) -> ServerBootstrap {
+        ServerBootstrap(group: group, childGroup: childLoop)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: Int32(clamping: configuration.backlog))
+            // Accept many connections per wake-up so a connect burst drains the backlog fast.
+            .serverChannelOption(.maxMessagesPerRead, value: 256)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(
+                .writeBufferWaterMark,
+                value: .init(low: configuration.maxOutboundBytes / 2, high: max(1, configuration.maxOutboundBytes)))
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65536))
     }
 }
 

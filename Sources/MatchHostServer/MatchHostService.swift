@@ -42,9 +42,18 @@ public struct MatchHostService: Service {
     public func run() async throws {
         let catRace = try await CatRaceListener.bind(configuration: self.configuration, group: self.group, logger: self.logger)
         self.onListening("catrace", catRace.localAddress)
+        let native: NativeListener
+        do {
+            native = try await NativeListener.bind(configuration: self.configuration, group: self.group, logger: self.logger)
+        } catch {
+            await catRace.close()
+            throw error
+        }
+        self.onListening("native", native.localAddress)
         // Wait for the shutdown signal; cancellation ends the wait the same way.
         try? await gracefulShutdown()
         self.logger.info("shutting down")
+        await native.close()
         await catRace.close()
     }
 }

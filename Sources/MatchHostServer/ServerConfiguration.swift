@@ -24,6 +24,28 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The listen backlog (`--backlog`, default 4096; the kernel caps it at `net.core.somaxconn`).
     public var backlog: Int = 4096
 
+    /// The native protocol's port (`--port`, default 7355; 0 picks a free port).
+    public var port: Int = 7355
+    /// The game ids a native client may name in HELLO (`--game-id`, repeatable; default `matchhost`).
+    public var gameIDs: [String] = ["matchhost"]
+    /// How long a native session outlives its connection (`--session-grace`, default 30 s).
+    public var sessionGrace: TimeAmount = .seconds(30)
+    /// How often the server pings native clients (`--heartbeat`, default 5 s).
+    public var heartbeatInterval: TimeAmount = .seconds(5)
+    /// Silence after which a native connection is dropped (`--idle-timeout`, default 15 s).
+    public var idleTimeout: TimeAmount = .seconds(15)
+    /// Unacknowledged bytes a native session may hold for its player (`--max-backlog`, default 1 MiB).
+    public var maxBacklogBytes: Int = 1024 * 1024
+    /// The most players in one native match (`--max-players`, 2 to 16, default 16).
+    public var maxPlayersPerMatch: Int = 16
+    /// The most matches one native player may be in at once (`--max-matches-per-player`, default 8).
+    public var maxMatchesPerPlayer: Int = 8
+    /// How long a session token stays valid (`--token-ttl`, default 7 days).
+    public var tokenLifetime: TimeAmount = .hours(24 * 7)
+    /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;
+    /// the default is random per process (tokens then die with the process).
+    public var tokenSigningKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+
     /// The documented defaults.
     public init() {}
 }

@@ -43,6 +43,36 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Listen backlog (capped by the kernel's net.core.somaxconn).")
     var backlog = 4096
 
+    @Option(help: "Port of the native protocol; 0 picks a free port.")
+    var port = 7355
+
+    @Option(name: .customLong("game-id"), help: "A game id native clients may name in HELLO (repeat for several).")
+    var gameIDs: [String] = ["matchhost"]
+
+    @Option(name: .customLong("session-grace"), help: "Seconds (0-86400) a native session outlives its connection, waiting for a resume.")
+    var sessionGrace: Double = 30
+
+    @Option(help: "Seconds (0.05-3600) between the server's pings to native clients.")
+    var heartbeat: Double = 5
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds (0.1-86400) of silence after which a native connection is dropped.")
+    var idleTimeout: Double = 15
+
+    @Option(name: .customLong("max-backlog"), help: "Unacknowledged bytes (at least 1024) a native session may hold for its player; past it the session ends.")
+    var maxBacklog = 1024 * 1024
+
+    @Option(name: .customLong("max-players"), help: "Most players in one native match (2-16).")
+    var maxPlayers = 16
+
+    @Option(name: .customLong("max-matches-per-player"), help: "Most native matches one player may be in at once.")
+    var maxMatchesPerPlayer = 8
+
+    @Option(name: .customLong("token-ttl"), help: "Seconds a session token stays valid.")
+    var tokenTTL: Double = 7 * 24 * 3600
+
+    @Option(help: "Directory for the server's data (created if missing): the token signing key.")
+    var data = "data"
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -62,6 +92,24 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxOutbound >= 1024 else { throw ValidationError("--max-outbound must be at least 1024") }
         guard (2...16).contains(self.maxRacers) else { throw ValidationError("--max-racers must be 2-16") }
         guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }
+        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
+        guard !self.gameIDs.isEmpty, self.gameIDs.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
+            throw ValidationError("--game-id must be 1 to 255 bytes")
+        }
+        try Self.check(self.sessionGrace, "--session-grace", 0...86_400)
+        try Self.check(self.heartbeat, "--heartbeat", 0.05...3600)
+        try Self.check(self.idleTimeout, "--idle-timeout", 0.1...86_400)
+        guard self.maxBacklog >= 1024 else { throw ValidationError("--max-backlog must be at least 1024") }
+        guard (2...16).contains(self.maxPlayers) else { throw ValidationError("--max-players must be 2-16") }
+        guard self.maxMatchesPerPlayer >= 1 else { throw ValidationError("--max-matches-per-player must be at least 1") }
+        try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
+        guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
+    }
+
+    private static func check(_ seconds: Double, _ flag: String, _ range: ClosedRange<Double>) throws {
+        guard seconds.isFinite, range.contains(seconds) else {
+            throw ValidationError("\(flag) must be \(range.lowerBound) to \(range.upperBound) seconds")
+        }
     }
 
     func run() async throws {
@@ -85,6 +133,21 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxOutboundBytes = self.maxOutbound
         configuration.maxRacers = self.maxRacers
         configuration.backlog = self.backlog
+        configuration.port = self.port
+        configuration.gameIDs = self.gameIDs
+        configuration.sessionGrace = .nanoseconds(Int64(self.sessionGrace * 1e9))
+        configuration.heartbeatInterval = .nanoseconds(Int64(self.heartbeat * 1e9))
+        configuration.idleTimeout = .nanoseconds(Int64(self.idleTimeout * 1e9))
+        configuration.maxBacklogBytes = self.maxBacklog
+        configuration.maxPlayersPerMatch = self.maxPlayers
+        configuration.maxMatchesPerPlayer = self.maxMatchesPerPlayer
+        configuration.tokenLifetime = .nanoseconds(Int64(self.tokenTTL * 1e9))
+        do {
+            configuration.tokenSigningKey = try TokenKeyFile(directory: self.data).loadOrCreate()
+        } catch {
+            logger.critical("cannot use the data directory", metadata: ["error": "\(error)"])
+            throw ExitCode(2)
+        }
 
         let service = MatchHostService(configuration: configuration, logger: logger) { name, address in
             print("\(name) listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)")

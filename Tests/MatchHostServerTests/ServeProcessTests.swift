@@ -22,33 +22,69 @@ import Testing
     func servePrintsItsAddressAndExitsZeroOnSignal(signal: Int32) async throws {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--log-level", "warning"]
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        process.arguments = [
+            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "warning",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        // The first stdout line names the bound address.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
+        // The first stdout lines name the bound addresses, one per listener.
+        var printed = Data()
+        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
-            line.append(chunk)
+            printed.append(chunk)
         }
-        let text = String(decoding: line, as: UTF8.self)
-        #expect(text.hasPrefix("catrace listening on 127.0.0.1:"))
-        let port = try #require(Int(text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
-        #expect(port > 0)
+        let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("catrace listening on 127.0.0.1:") == true)
+        #expect(lines.last?.hasPrefix("native listening on 127.0.0.1:") == true)
+        let port = try #require(Int(lines.first?.split(separator: ":").last ?? ""))
+        let nativePort = try #require(Int(lines.last?.split(separator: ":").last ?? ""))
+        #expect(port > 0 && nativePort > 0)
+        // The token key was created in the data directory, readable by the owner only.
+        let key = data.appendingPathComponent("token-signing.key")
+        let attributes = try FileManager.default.attributesOfItem(atPath: key.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let client = try await TestCatRaceClient.connect(port: port, group: group, id: "G:Proc")
         #expect(try await client.next() == .notInMatch)
+        let (native, _) = try await TestNativeConnection.login(port: nativePort, group: group, device: "proc-device")
 
         kill(process.processIdentifier, signal)
         try await client.waitUntilClosed()
+        #expect(try await native.closingError().code == .shuttingDown)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
         try await group.shutdownGracefully()
+    }
+
+    @Test func aCorruptTokenKeyFileStopsTheServerWithAClearError() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-badkey-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: data) }
+        let key = data.appendingPathComponent("token-signing.key")
+        try Data("not a key\n".utf8).write(to: key)
+
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(stderr.contains(key.path))
+        #expect(stderr.contains("does not hold a key"))
+        // Nothing was overwritten.
+        #expect(try String(contentsOf: key, encoding: .utf8) == "not a key\n")
     }
 }

@@ -3,22 +3,32 @@ import NIOCore
 import NIOPosix
 
 /// What a test client saw.
-enum ClientEvent: Equatable {
-    case message(CatRaceServerMessage)
+enum InboxEvent<Message: Equatable & Sendable>: Equatable, Sendable {
+    case message(Message)
     case closed
 }
 
-/// Keeps what arrives on one connection until the test asks for it. Loop-confined.
-final class Inbox: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+/// What a Cat Race test client saw.
+typealias ClientEvent = InboxEvent<CatRaceServerMessage>
 
-    private var queue: [ClientEvent] = []
-    private var waiter: EventLoopPromise<ClientEvent>?
+/// Keeps what arrives on one connection, decoded, until the test asks for it. Loop-confined.
+/// A frame that does not decode is reported as the connection closing.
+final class Inbox<Message: Equatable & Sendable>: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias Event = InboxEvent<Message>
+
+    private let decode: (ByteBuffer) throws -> Message
+    private var queue: [Event] = []
+    private var waiter: EventLoopPromise<Event>?
     private var closed = false
+
+    init(decode: @escaping (ByteBuffer) throws -> Message) {
+        self.decode = decode
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let body = Self.unwrapInboundIn(data)
-        let event = (try? CatRaceServerMessage(frameBody: body)).map(ClientEvent.message) ?? .closed
+        let event = (try? self.decode(body)).map(Event.message) ?? .closed
         self.push(event)
     }
 
@@ -31,7 +41,7 @@ final class Inbox: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func push(_ event: ClientEvent) {
+    private func push(_ event: Event) {
         if let waiter = self.waiter {
             self.waiter = nil
             waiter.succeed(event)
@@ -40,13 +50,13 @@ final class Inbox: ChannelInboundHandler {
         }
     }
 
-    func next(on loop: any EventLoop, timeout: TimeAmount) -> EventLoopFuture<ClientEvent> {
+    func next(on loop: any EventLoop, timeout: TimeAmount) -> EventLoopFuture<Event> {
         if !self.queue.isEmpty {
             let event = self.queue.removeFirst()
             if event == .closed { self.queue.insert(.closed, at: 0) }  // stays closed
             return loop.makeSucceededFuture(event)
         }
-        let promise = loop.makePromise(of: ClientEvent.self)
+        let promise = loop.makePromise(of: Event.self)
         self.waiter = promise
         loop.assumeIsolated().scheduleTask(in: timeout) {
             if self.waiter?.futureResult === promise.futureResult {
@@ -60,16 +70,16 @@ final class Inbox: ChannelInboundHandler {
 
 enum TestClientError: Error {
     case timeout
-    case unexpected(ClientEvent)
+    case unexpected(String)
 }
 
 /// A Cat Race client over a real socket, for end-to-end tests.
 final class TestCatRaceClient: Sendable {
     let channel: any Channel
     let id: String
-    private let inbox: NIOLoopBound<Inbox>
+    private let inbox: NIOLoopBound<Inbox<CatRaceServerMessage>>
 
-    private init(channel: any Channel, inbox: NIOLoopBound<Inbox>, id: String) {
+    private init(channel: any Channel, inbox: NIOLoopBound<Inbox<CatRaceServerMessage>>, id: String) {
         self.channel = channel
         self.inbox = inbox
         self.id = id
@@ -90,11 +100,11 @@ final class TestCatRaceClient: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(maximumBodySize: 1 << 20)))
-                    try channel.pipeline.syncOperations.addHandler(Inbox())
+                    try channel.pipeline.syncOperations.addHandler(Inbox { try CatRaceServerMessage(frameBody: $0) })
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
-        let inbox = try await channel.pipeline.handler(type: Inbox.self).map { NIOLoopBound($0, eventLoop: channel.eventLoop) }.get()
+        let inbox = try await channel.pipeline.handler(type: Inbox<CatRaceServerMessage>.self).map { NIOLoopBound($0, eventLoop: channel.eventLoop) }.get()
         let client = TestCatRaceClient(channel: channel, inbox: inbox, id: id)
         if !id.isEmpty {
             try await client.send(.playerConnected(PlayerConnected(playerID: id, alias: alias ?? "alias-\(id)", continueMatch: continueMatch)))
@@ -122,7 +132,7 @@ final class TestCatRaceClient: Sendable {
     func next(timeout: TimeAmount = .seconds(5)) async throws -> CatRaceServerMessage {
         switch try await self.nextEvent(timeout: timeout) {
         case .message(let message): return message
-        case .closed: throw TestClientError.unexpected(.closed)
+        case .closed: throw TestClientError.unexpected("connection closed")
         }
     }
 

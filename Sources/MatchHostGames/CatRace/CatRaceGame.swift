@@ -66,6 +66,9 @@ public final class CatRaceGame: GameHandler {
         var refilledAt: NIODeadline
     }
 
+    /// The mode name native clients use to create a Cat Race.
+    public static let mode = "catrace"
+
     /// The options this match was created with.
     public let options: CatRaceOptions
     /// The race's state as MATCH_STARTED reports it.

@@ -7,6 +7,8 @@ public enum NativeMessageType: UInt8, Sendable, CaseIterable {
     case request = 0x20
     /// C→S `SEND_DATA`: relay bytes to the other players of a match.
     case sendData = 0x21
+    /// C→S `MATCH_INPUT`: an input for the game a match runs, in the game's own encoding.
+    case matchInput = 0x22
     /// S→C `RESPONSE`: a request succeeded.
     case response = 0x40
     /// S→C `REQUEST_ERROR`: a request failed.
@@ -17,6 +19,8 @@ public enum NativeMessageType: UInt8, Sendable, CaseIterable {
     case matchData = 0x43
     /// S→C `MATCH_ENDED`: a match the player is in has ended.
     case matchEnded = 0x44
+    /// S→C `MATCH_EVENT`: an event of the game a match runs, in the game's own encoding.
+    case matchEvent = 0x45
 }
 
 /// Something a client asks of the server, answered by a ``NativeResponse`` or an error.
@@ -127,6 +131,8 @@ public enum NativeClientMessage: Hashable, Sendable {
     case request(id: UInt32, NativeRequest)
     /// `SEND_DATA`: bytes for chosen players of a match (all others when `targets` is empty).
     case sendData(matchID: MatchIdentifier, targets: [String], payload: ByteBuffer)
+    /// `MATCH_INPUT`: an input for the match's game (for Cat Race, a Cat Race client message body).
+    case matchInput(matchID: MatchIdentifier, input: ByteBuffer)
 
     /// Decodes a message (type byte first). A payload is a slice of `message`.
     public init(message: ByteBuffer) throws {
@@ -161,7 +167,10 @@ public enum NativeClientMessage: Hashable, Sendable {
                 targets.append(try body.readNativeString(field: "target player id", maximumLength: 255))
             }
             self = .sendData(matchID: matchID, targets: targets, payload: try body.readNativeBytes(field: "payload"))
-        case .response, .requestError, .presence, .matchData, .matchEnded:
+        case .matchInput:
+            self = .matchInput(
+                matchID: try body.readNativeUInt64(field: "match id"), input: try body.readNativeBytes(field: "input"))
+        case .response, .requestError, .presence, .matchData, .matchEnded, .matchEvent:
             throw WireError.wrongDirection(messageType: raw)
         }
     }
@@ -187,6 +196,10 @@ public enum NativeClientMessage: Hashable, Sendable {
             buffer.writeWireByte(UInt8(targets.count))
             for target in targets { buffer.writeNativeString(target) }
             buffer.writeNativeBytes(payload)
+        case .matchInput(let matchID, let input):
+            buffer.writeWireByte(NativeMessageType.matchInput.rawValue)
+            buffer.writeNativeUInt64(matchID)
+            buffer.writeNativeBytes(input)
         }
     }
 
@@ -210,6 +223,8 @@ public enum NativeServerMessage: Hashable, Sendable {
     case matchData(matchID: MatchIdentifier, sender: String, payload: ByteBuffer)
     /// `MATCH_ENDED`: the match is over, for this reason.
     case matchEnded(matchID: MatchIdentifier, reason: String)
+    /// `MATCH_EVENT`: an event of the match's game (for Cat Race, a Cat Race server message body).
+    case matchEvent(matchID: MatchIdentifier, event: ByteBuffer)
 
     /// Decodes a message (type byte first). A payload is a slice of `message`.
     public init(message: ByteBuffer) throws {
@@ -270,7 +285,10 @@ public enum NativeServerMessage: Hashable, Sendable {
             self = .matchEnded(
                 matchID: try body.readNativeUInt64(field: "match id"),
                 reason: try body.readNativeString(field: "reason", maximumLength: 4096))
-        case .request, .sendData:
+        case .matchEvent:
+            self = .matchEvent(
+                matchID: try body.readNativeUInt64(field: "match id"), event: try body.readNativeBytes(field: "event"))
+        case .request, .sendData, .matchInput:
             throw WireError.wrongDirection(messageType: raw)
         }
     }
@@ -317,6 +335,10 @@ public enum NativeServerMessage: Hashable, Sendable {
             buffer.writeWireByte(NativeMessageType.matchEnded.rawValue)
             buffer.writeNativeUInt64(matchID)
             buffer.writeNativeString(reason)
+        case .matchEvent(let matchID, let event):
+            buffer.writeWireByte(NativeMessageType.matchEvent.rawValue)
+            buffer.writeNativeUInt64(matchID)
+            buffer.writeNativeBytes(event)
         }
     }
 

@@ -1,0 +1,226 @@
+import MatchHostCore
+import MatchHostGames
+import MatchHostWire
+import NIOCore
+
+/// A native session's place in one match: the ``PlayerLink`` the match delivers through.
+///
+/// It delivers into the session, not a connection, so events for a player whose connection
+/// dropped are kept (within the backlog bound) and resent on resume.
+final class SessionSeatLink: PlayerLink {
+    let encoding = WireEncoding.native
+    let session: Session
+
+    init(session: Session) {
+        self.session = session
+    }
+
+    var keepsDeliveringWhileAway: Bool { true }
+
+    func deliver(_ frame: ByteBuffer) {
+        self.session.sendReliable(frame)
+    }
+
+    func deliverUnreliably(_ frame: ByteBuffer) {
+        self.session.sendUnreliable(frame)
+    }
+}
+
+/// A match as the native protocol sees it, whatever its game: the same requests (join,
+/// leave, data) reach any game's ``Match`` through this.
+protocol HostedMatch: AnyObject {
+    var id: MatchID { get }
+    var mode: String { get }
+    var label: String { get }
+    var isEnded: Bool { get }
+    /// Called once when the match ends.
+    var onEnd: ((any HostedMatch) -> Void)? { get set }
+    /// The sessions seated in the match and not gone.
+    var seatedSessions: [Session] { get }
+    func info() -> NativeMatchInfo
+    func join(_ player: PlayerID, link: SessionSeatLink) -> Result<Int, JoinRefusal>
+    /// The player at `seat` has been told it joined (its MATCH_JOINED response went out).
+    func welcomed(seat: Int)
+    func leave(seat: Int, reason: LeaveReason)
+    func away(seat: Int, link: SessionSeatLink)
+    func back(seat: Int, link: SessionSeatLink)
+    func sendData(fromSeat seat: Int, targets: [String], payload: ByteBuffer, reliable: Bool)
+    /// Hands a `MATCH_INPUT` to the game.
+    /// - Throws: the game's decoding error for input it cannot read (the connection is closed).
+    func input(fromSeat seat: Int, bytes: ByteBuffer) throws
+    func end(reason: String)
+}
+
+/// Hosts a ``Match`` of any game for native sessions: tells the other players of every
+/// presence change, and everyone still seated when the match ends.
+final class NativeMatch<Handler: GameHandler>: HostedMatch {
+    /// Turns a `SEND_DATA` into the game's input, or `nil` to drop it.
+    typealias DataAdapter = (_ match: Match<Handler>, _ seat: Int, _ targets: [String], _ payload: ByteBuffer, _ reliable: Bool) ->
+        Handler.Input?
+    /// Decodes a `MATCH_INPUT`, or returns `nil` for input the game takes no notice of.
+    typealias InputDecoder = (_ bytes: ByteBuffer) throws -> Handler.Input?
+
+    let match: Match<Handler>
+    let mode: String
+    let label: String
+    var onEnd: ((any HostedMatch) -> Void)?
+    /// Called after each joining player's MATCH_JOINED response (Cat Race shows everyone the
+    /// new line-up), so the response comes before the game's first event.
+    var afterJoin: ((Match<Handler>, Int) -> Void)?
+    private let dataInput: DataAdapter?
+    private let decodeInput: InputDecoder?
+    private let allocator = ByteBufferAllocator()
+
+    init(match: Match<Handler>, mode: String, label: String, dataInput: DataAdapter?, decodeInput: InputDecoder?) {
+        self.match = match
+        self.mode = mode
+        self.label = label
+        self.dataInput = dataInput
+        self.decodeInput = decodeInput
+        match.onPresenceChange = { [unowned self] match, seat, change in
+            self.announce(change, of: seat, in: match)
+        }
+        match.onEnd = { [unowned self] match, outcome in
+            let ended = NativeServerMessage.matchEnded(matchID: match.id, reason: outcome.description)
+                .encoded(allocator: self.allocator)
+            for seat in match.seats where seat.presence != .left {
+                seat.link?.deliver(ended)
+            }
+            self.onEnd?(self)
+        }
+        match.start()
+    }
+
+    var id: MatchID { self.match.id }
+    var isEnded: Bool { self.match.isEnded }
+
+    var seatedSessions: [Session] {
+        self.match.seats.compactMap { seat in seat.presence == .left ? nil : (seat.link as? SessionSeatLink)?.session }
+    }
+
+    func info() -> NativeMatchInfo {
+        NativeMatchInfo(
+            matchID: self.match.id, mode: self.mode, label: self.label, capacity: UInt8(clamping: self.match.capacity),
+            players: self.match.seats.compactMap { seat in
+                switch seat.presence {
+                case .connected: return .init(playerID: seat.player, presence: .connected)
+                case .away: return .init(playerID: seat.player, presence: .away)
+                case .reserved: return .init(playerID: seat.player, presence: .reserved)
+                case .left: return nil
+                }
+            })
+    }
+
+    func join(_ player: PlayerID, link: SessionSeatLink) -> Result<Int, JoinRefusal> {
+        self.match.join(player, link: link)
+    }
+
+    func welcomed(seat: Int) {
+        guard !self.match.isEnded else { return }
+        self.afterJoin?(self.match, seat)
+    }
+
+    func leave(seat: Int, reason: LeaveReason) {
+        self.match.leave(seat: seat, reason: reason)
+    }
+
+    func away(seat: Int, link: SessionSeatLink) {
+        self.match.disconnect(seat: seat, link: link)
+    }
+
+    func back(seat: Int, link: SessionSeatLink) {
+        self.match.connect(seat: seat, link: link)
+    }
+
+    func sendData(fromSeat seat: Int, targets: [String], payload: ByteBuffer, reliable: Bool) {
+        guard let input = self.dataInput?(self.match, seat, targets, payload, reliable) else { return }
+        self.match.receive(input, fromSeat: seat)
+    }
+
+    func input(fromSeat seat: Int, bytes: ByteBuffer) throws {
+        guard let input = try self.decodeInput?(bytes) else { return }
+        self.match.receive(input, fromSeat: seat)
+    }
+
+    func end(reason: String) {
+        self.match.end(.abandoned(reason: reason))
+    }
+
+    /// One PRESENCE message, encoded once, to every other seat that can take it.
+    private func announce(_ change: PresenceChange, of seat: Int, in match: Match<Handler>) {
+        let wire: (NativePresenceChange, NativeLeaveReason)
+        switch change {
+        case .joined: wire = (.joined, .none)
+        case .disconnected: wire = (.disconnected, .none)
+        case .reconnected: wire = (.reconnected, .none)
+        case .left(.left): wire = (.left, .asked)
+        case .left(.graceExpired): wire = (.left, .graceExpired)
+        case .left(.sessionEnded): wire = (.left, .sessionEnded)
+        }
+        let message = NativeServerMessage.presence(
+            matchID: match.id, playerID: match.seats[seat].player, change: wire.0, reason: wire.1
+        ).encoded(allocator: self.allocator)
+        for index in match.seats.indices where index != seat {
+            match.seats[index].link?.deliver(message)
+        }
+    }
+}
+
+extension NativeMatch where Handler == RelayGame {
+    /// A relay match: `SEND_DATA` targets are mapped from player ids to seats; ids not in the
+    /// match are skipped, and data addressed only to such ids is dropped.
+    static func relay(match: Match<RelayGame>, label: String) -> NativeMatch<RelayGame> {
+        NativeMatch(
+            match: match, mode: RelayGame.mode, label: label,
+            dataInput: { match, _, targets, payload, reliable in
+                var seats: [Int] = []
+                seats.reserveCapacity(targets.count)
+                for target in targets {
+                    if let seat = match.seatIndex(of: target) { seats.append(seat) }
+                }
+                if !targets.isEmpty && seats.isEmpty { return nil }
+                return RelayInput(targetSeats: seats, payload: payload, reliable: reliable)
+            },
+            decodeInput: nil)
+    }
+}
+
+extension NativeMatch where Handler == CatRaceGame {
+    /// A Cat Race over the native protocol: MATCH_INPUT carries a Cat Race client message body
+    /// (MOVED_SELF or RESTART_MATCH; the others mean nothing inside a match and are ignored),
+    /// MATCH_EVENT a Cat Race server message body. Every join shows everyone the line-up
+    /// (MATCH_STARTED), as a reserved seat filled late does on port 1955.
+    static func catRace(match: Match<CatRaceGame>, label: String) -> NativeMatch<CatRaceGame> {
+        let hosted = NativeMatch(
+            match: match, mode: CatRaceGame.mode, label: label, dataInput: nil,
+            decodeInput: { bytes in
+                switch try CatRaceClientMessage(frameBody: bytes) {
+                case .movedSelf(let moved): return .move(toX: moved.posX)
+                case .restartMatch: return .restart
+                case .playerConnected, .startMatch, .notifyReady: return nil
+                }
+            })
+        hosted.afterJoin = { match, seat in
+            match.handler.setAlias(String(match.seats[seat].player.prefix(8)), seat: seat)
+            match.send(.matchStarted(match.handler.snapshot(in: match)), to: .all)
+        }
+        return hosted
+    }
+}
+
+/// The native encoding of Cat Race events: `MATCH_EVENT` around the Cat Race frame (whose
+/// 4-byte length prefix is exactly the `bytes` field's count).
+func catRaceNativeEncoder(matchID: MatchID) -> EventEncoder<CatRaceServerMessage> {
+    EventEncoder(encoding: .native) { event, buffer in
+        buffer.writeWireByte(NativeMessageType.matchEvent.rawValue)
+        buffer.writeNativeUInt64(matchID)
+        event.encodeFrame(into: &buffer)
+    }
+}
+
+/// The native encoding of relay events: `MATCH_DATA`.
+func relayEncoder(matchID: MatchID) -> EventEncoder<RelayData> {
+    EventEncoder(encoding: .native) { event, buffer in
+        NativeServerMessage.matchData(matchID: matchID, sender: event.sender, payload: event.payload).encode(into: &buffer)
+    }
+}

@@ -1,0 +1,288 @@
+import Logging
+import MatchHostCore
+import MatchHostWire
+import NIOCore
+
+/// One native-protocol connection: handshake, authentication or resume, then the session's
+/// frames in and out.
+///
+/// Like the Cat Race handler it is the whole pipeline and runs on the world's event loop, so
+/// frames reach sessions and matches with no hop. Everything written in one event-loop pass
+/// is appended to one outbound buffer and written and flushed once (``FlushCoalescer``): a
+/// player receiving many messages in a pass costs one buffer and one syscall. A fatal error
+/// is sent as an `ERROR` frame before the connection closes; only this connection is affected.
+final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, CoalescedFlushing {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private enum State {
+        case awaitingHello
+        case awaitingAuthentication
+        case established(Session)
+    }
+
+    private let world: NativeWorld
+    private var state = State.awaitingHello
+    private var frames: FrameAccumulator
+    private let flusher: FlushCoalescer
+    private let connections: ConnectionRegistry
+    private let logger: Logger
+    private var context: ChannelHandlerContext?
+    private var outbound: ByteBuffer?
+    private var flushPending = false
+    private var isClosing = false
+    private var messageRate: MessageRateLimiter
+    private var lastReceivedAt = NIODeadline.now()
+    private var heartbeat: RepeatedTask?
+    /// The latest round-trip time measured by the server's pings.
+    private(set) var roundTrip: TimeAmount?
+
+    init(
+        world: NativeWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
+        connections: ConnectionRegistry, logger: Logger
+    ) {
+        self.world = world
+        self.frames = FrameAccumulator(maximumBodySize: maximumFrameBody)
+        self.flusher = flusher
+        self.connections = connections
+        self.logger = logger
+        self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
+    }
+
+    private var logMetadata: Logger.Metadata {
+        var metadata: Logger.Metadata = ["peer": "\(self.context?.channel.remoteAddress?.description ?? "-")"]
+        if case .established(let session) = self.state {
+            metadata["player"] = "\(session.playerID)"
+            metadata["session"] = "\(session.id)"
+        }
+        return metadata
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.connections.opened(context.channel)
+        self.lastReceivedAt = .now()
+        let interval = TimeAmount.milliseconds(Int64(self.world.options.welcome.heartbeatMilliseconds))
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        self.heartbeat = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            handler.value.heartbeatDue()
+        }
+        self.logger.debug("connection opened", metadata: self.logMetadata)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.connections.closed(context.channel)
+        self.isClosing = true
+        self.heartbeat?.cancel()
+        self.heartbeat = nil
+        self.frames.reset()
+        self.outbound = nil
+        if case .established(let session) = self.state {
+            self.world.sessions.detach(session, from: self)
+        }
+        self.logger.debug("connection closed", metadata: self.logMetadata)
+        context.fireChannelInactive()
+    }
+
+    // MARK: - Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.isClosing else { return }
+        self.lastReceivedAt = .now()
+        var incoming = Self.unwrapInboundIn(data)
+        self.frames.append(&incoming)
+        do {
+            while !self.isClosing, let body = try self.frames.nextFrame() {
+                try self.messageRate.spend()
+                try self.handle(try NativeFrame(frameBody: body))
+            }
+        } catch {
+            self.close(with: Self.nativeError(for: error))
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if !self.isClosing, case .established(let session) = self.state, session.transport === self,
+            let ack = session.takeAcknowledgement()
+        {
+            self.writeControl(.ack(ack))
+        }
+        context.fireChannelReadComplete()
+    }
+
+    private func handle(_ frame: NativeFrame) throws {
+        switch self.state {
+        case .awaitingHello:
+            guard case .hello(let version, let gameID) = frame else {
+                throw NativeError(.badMessage, "expected HELLO, got frame kind \(frame.kind.rawValue)")
+            }
+            guard version == NativeFrame.protocolVersion else {
+                throw NativeError(.unsupportedVersion, "protocol version \(version) is not supported; this server speaks \(NativeFrame.protocolVersion)")
+            }
+            guard self.world.options.gameIDs.contains(gameID) else {
+                throw NativeError(.unknownGame, "game id \"\(gameID)\" is not served here")
+            }
+            self.state = .awaitingAuthentication
+            self.writeControl(.welcome(self.world.options.welcome))
+
+        case .awaitingAuthentication:
+            switch frame {
+            case .authenticate(let credentials):
+                let (playerID, issuedSecret) = try self.world.authenticator.authenticate(credentials).get()
+                let session = self.world.sessions.open(player: playerID, transport: self)
+                self.state = .established(session)
+                let token = self.world.authenticator.issueToken(for: playerID)
+                self.writeControl(
+                    .authenticated(
+                        NativeAuthenticated(
+                            playerID: playerID, deviceSecret: issuedSecret, sessionToken: token.token,
+                            tokenExpiresAt: token.expiresAt, sessionID: session.id,
+                            resumeToken: self.world.sessions.resumeToken(of: session),
+                            sessionGraceMilliseconds: UInt32(clamping: self.world.options.sessionGrace.nanoseconds / 1_000_000))))
+                self.logger.info("authenticated", metadata: self.logMetadata)
+            case .resume(let sessionID, let resumeToken, let lastReceived):
+                let session = try self.world.sessions.resume(
+                    sessionID: sessionID, resumeToken: resumeToken, lastReceived: lastReceived, transport: self
+                ).get()
+                self.state = .established(session)
+            default:
+                throw NativeError(.notAuthenticated, "expected AUTHENTICATE or RESUME, got frame kind \(frame.kind.rawValue)")
+            }
+
+        case .established(let session):
+            // Replaced by a newer connection or ended: ignore what is still in flight.
+            guard session.transport === self, !session.isEnded else { return }
+            switch frame {
+            case .reliable(let sequence, let ack, let message):
+                guard try session.receiveReliable(sequence: sequence, ack: ack) else { return }
+                try self.world.handle(try NativeClientMessage(message: message), from: session, reliable: true)
+            case .unreliable(let message):
+                try self.world.handle(try NativeClientMessage(message: message), from: session, reliable: false)
+            case .ack(let ack):
+                try session.receiveAcknowledgement(ack)
+            case .ping(let value):
+                self.writeControl(.pong(value))
+            case .pong(let value):
+                let sent = NIODeadline.uptimeNanoseconds(value)
+                let now = NIODeadline.now()
+                if sent <= now { self.roundTrip = now - sent }
+            case .goodbye:
+                self.logger.info("goodbye", metadata: self.logMetadata)
+                self.world.goodbye(session)
+                self.closeQuietly()
+            case .hello, .authenticate, .resume:
+                throw NativeError(.badMessage, "frame kind \(frame.kind.rawValue) is only allowed before the session starts")
+            case .welcome, .authenticated, .resumed, .error:
+                throw NativeError(.badMessage, "frame kind \(frame.kind.rawValue) is sent by servers only")
+            }
+        }
+    }
+
+    private static func nativeError(for error: any Error) -> NativeError {
+        switch error {
+        case let error as NativeError: return error
+        case WireError.frameTooLarge(let length, let maximum):
+            return NativeError(.frameTooLarge, "frame body of \(length) bytes is over the maximum of \(maximum) (--max-frame)")
+        case let error as ConnectionLimitError:
+            return NativeError(.rateLimited, "\(error)")
+        case let error as ReliableStreamError:
+            return NativeError(.sequenceError, "\(error)")
+        default:
+            return NativeError(.badMessage, "\(error)")
+        }
+    }
+
+    private func heartbeatDue() {
+        guard !self.isClosing else { return }
+        let now = NIODeadline.now()
+        let idleLimit = TimeAmount.milliseconds(Int64(self.world.options.welcome.idleTimeoutMilliseconds))
+        if now - self.lastReceivedAt >= idleLimit {
+            if case .established = self.state {
+                self.close(with: NativeError(.idleTimeout, "nothing received for \(idleLimit.nanoseconds / 1_000_000) ms"))
+            } else {
+                self.close(with: NativeError(.handshakeTimeout, "handshake not finished within \(idleLimit.nanoseconds / 1_000_000) ms"))
+            }
+            return
+        }
+        if case .established = self.state {
+            self.writeControl(.ping(now.uptimeNanoseconds))
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable {
+            self.close(with: NativeError(.slowConsumer, "\(ConnectionLimitError.outboundBuffer)"))
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.closeQuietly(reason: "\(error)")
+    }
+
+    // MARK: - Outbound (SessionTransport)
+
+    private func appendOutbound(_ write: (inout ByteBuffer) -> Void) {
+        guard !self.isClosing, let context = self.context else { return }
+        if self.outbound == nil {
+            self.outbound = context.channel.allocator.buffer(capacity: 256)
+        }
+        write(&self.outbound!)
+        if !self.flushPending {
+            self.flushPending = true
+            self.flusher.enqueue(self)
+        }
+    }
+
+    func writeReliable(sequence: UInt64, ack: UInt64, message: ByteBuffer) {
+        self.appendOutbound { $0.writeReliableFrame(sequence: sequence, ack: ack, message: message) }
+    }
+
+    func writeUnreliable(message: ByteBuffer) {
+        // Unreliable data is the first thing to give up when the client falls behind.
+        guard self.context?.channel.isWritable ?? false else { return }
+        self.appendOutbound { $0.writeUnreliableFrame(message: message) }
+    }
+
+    func writeControl(_ frame: NativeFrame) {
+        self.appendOutbound { frame.encodeFrame(into: &$0) }
+    }
+
+    func flushCoalesced() {
+        self.flushPending = false
+        guard let context = self.context, let outbound = self.outbound else { return }
+        self.outbound = nil
+        context.writeAndFlush(Self.wrapOutboundOut(outbound), promise: nil)
+    }
+
+    func close(with error: NativeError) {
+        guard !self.isClosing else { return }
+        self.writeControl(.error(error))
+        var metadata = self.logMetadata
+        metadata["reason"] = "\(error)"
+        self.logger.warning("closing connection", metadata: metadata)
+        self.flushCoalesced()
+        self.isClosing = true
+        self.context?.close(promise: nil)
+    }
+
+    private func closeQuietly(reason: String? = nil) {
+        guard !self.isClosing else { return }
+        if let reason {
+            var metadata = self.logMetadata
+            metadata["reason"] = "\(reason)"
+            self.logger.info("closing connection", metadata: metadata)
+        }
+        self.flushCoalesced()
+        self.isClosing = true
+        self.context?.close(promise: nil)
+    }
+}

@@ -1,0 +1,423 @@
+import Logging
+import MatchHostServer
+import MatchHostWire
+import NIOCore
+import NIOPosix
+import Testing
+
+/// A native listener on 127.0.0.1, port 0, for one test.
+struct RunningNativeServer {
+    let listener: NativeListener
+    let group: MultiThreadedEventLoopGroup
+    let configuration: ServerConfiguration
+    var port: Int { self.listener.localAddress.port! }
+
+    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> RunningNativeServer {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.maxMessageRate = 100_000
+        configure(&configuration)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let listener = try await NativeListener.bind(
+            configuration: configuration, group: group, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return RunningNativeServer(listener: listener, group: group, configuration: configuration)
+    }
+
+    func login(_ device: String, secret: String = "") async throws -> (TestNativeConnection, NativeAuthenticated) {
+        try await TestNativeConnection.login(port: self.port, group: self.group, device: device, secret: secret)
+    }
+
+    func connect() async throws -> TestNativeConnection {
+        try await TestNativeConnection.connect(port: self.port, group: self.group)
+    }
+
+    func handshake(gameID: String = "matchhost") async throws -> TestNativeConnection {
+        try await TestNativeConnection.handshake(port: self.port, group: self.group, gameID: gameID)
+    }
+
+    func stop() async throws {
+        await self.listener.close()
+        try await self.group.shutdownGracefully()
+    }
+}
+
+extension Result where Success == NativeResponse {
+    var joined: NativeMatchInfo? {
+        if case .success(.matchJoined(let info)) = self { return info }
+        return nil
+    }
+}
+
+/// Creates a relay match for `a` and seats `b` in it; both see the other.
+private func relayPair(
+    _ a: TestNativeConnection, _ b: TestNativeConnection, bPlayer: String
+) async throws -> MatchIdentifier {
+    let created = try #require(try await a.response(to: try await a.request(.createMatch(mode: "relay", maxPlayers: 0, label: "pair"))).joined)
+    let joined = try #require(try await b.response(to: try await b.request(.joinMatch(created.matchID))).joined)
+    #expect(joined.players.count == 2)
+    #expect(try await a.nextMessage() == .presence(matchID: created.matchID, playerID: bPlayer, change: .joined, reason: .none))
+    return created.matchID
+}
+
+private func bytes(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+@Suite struct NativeHandshakeTests {
+    @Test func wrongVersionAndWrongGameAreRefusedWithTheirCodes() async throws {
+        let server = try await RunningNativeServer.start()
+        let old = try await server.connect()
+        try await old.send(.hello(version: 2, gameID: "matchhost"))
+        #expect(try await old.closingError().code == .unsupportedVersion)
+
+        let other = try await server.connect()
+        try await other.send(.hello(version: 1, gameID: "someone-elses-game"))
+        #expect(try await other.closingError().code == .unknownGame)
+
+        let early = try await server.connect()
+        try await early.send(.ping(1))
+        #expect(try await early.closingError().code == .badMessage)
+
+        let anonymous = try await server.handshake()
+        try await anonymous.send(.reliable(sequence: 1, ack: 0, message: NativeClientMessage.request(id: 1, .leaveMatch(1)).encoded()))
+        #expect(try await anonymous.closingError().code == .notAuthenticated)
+        try await server.stop()
+    }
+
+    @Test func aDeviceGetsTheSamePlayerBackOnlyWithItsSecret() async throws {
+        let server = try await RunningNativeServer.start()
+        let (first, issued) = try await server.login("device-A")
+        #expect(issued.playerID.count == 32)
+        #expect(issued.deviceSecret.count == 64)
+        await first.close()
+
+        let (_, again) = try await server.login("device-A", secret: issued.deviceSecret)
+        #expect(again.playerID == issued.playerID)
+        #expect(again.deviceSecret.isEmpty)
+        #expect(again.sessionID != issued.sessionID)
+
+        let thief = try await server.handshake()
+        try await thief.send(.authenticate(.device(id: "device-A", secret: String(repeating: "0", count: 64))))
+        #expect(try await thief.closingError().code == .authenticationFailed)
+        let noSecret = try await server.handshake()
+        try await noSecret.send(.authenticate(.device(id: "device-A", secret: "")))
+        #expect(try await noSecret.closingError().code == .authenticationFailed)
+        try await server.stop()
+    }
+
+    @Test func sessionTokensAuthenticateUntilAlteredOrExpired() async throws {
+        let key = [UInt8](repeating: 7, count: 32)
+        let server = try await RunningNativeServer.start { $0.tokenSigningKey = key }
+        let (_, issued) = try await server.login("device-T")
+
+        let withToken = try await server.handshake()
+        try await withToken.send(.authenticate(.token(issued.sessionToken)))
+        guard case .authenticated(let byToken) = try await withToken.next() else { Issue.record("no AUTHENTICATED"); return }
+        #expect(byToken.playerID == issued.playerID)
+
+        // Change one character of the player id: the signature no longer matches.
+        var altered = Array(issued.sessionToken)
+        altered[2] = altered[2] == "a" ? "b" : "a"
+        let tampered = try await server.handshake()
+        try await tampered.send(.authenticate(.token(String(altered))))
+        #expect(try await tampered.closingError().code == .tokenInvalid)
+
+        let forged = try await server.handshake()
+        let otherKey = SessionTokenSigner(key: [UInt8](repeating: 9, count: 32))
+        try await forged.send(.authenticate(.token(otherKey.sign(playerID: issued.playerID, expiresAt: .max))))
+        #expect(try await forged.closingError().code == .tokenInvalid)
+
+        let expired = try await server.handshake()
+        try await expired.send(.authenticate(.token(SessionTokenSigner(key: key).sign(playerID: issued.playerID, expiresAt: 1))))
+        #expect(try await expired.closingError().code == .tokenExpired)
+
+        let garbage = try await server.handshake()
+        try await garbage.send(.authenticate(.token("not a token")))
+        #expect(try await garbage.closingError().code == .tokenInvalid)
+        try await server.stop()
+    }
+
+    @Test func authenticatingAgainReplacesThePlayersOlderSession() async throws {
+        let server = try await RunningNativeServer.start()
+        let (first, issued) = try await server.login("device-R")
+        let (_, second) = try await server.login("device-R", secret: issued.deviceSecret)
+        #expect(second.playerID == issued.playerID)
+        #expect(try await first.closingError().code == .sessionReplaced)
+        try await server.stop()
+    }
+}
+
+@Suite struct NativeRelayTests {
+    @Test func relayDeliversToAllOrChosenPlayersAndAnnouncesPresence() async throws {
+        let server = try await RunningNativeServer.start()
+        let (a, pa) = try await server.login("relay-a")
+        let (b, pb) = try await server.login("relay-b")
+        let (c, pc) = try await server.login("relay-c")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+        #expect(try await c.response(to: try await c.request(.joinMatch(match))).joined?.players.map(\.playerID)
+            == [pa.playerID, pb.playerID, pc.playerID])
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pc.playerID, change: .joined, reason: .none))
+        #expect(try await b.nextMessage() == .presence(matchID: match, playerID: pc.playerID, change: .joined, reason: .none))
+
+        try await a.sendReliable(.sendData(matchID: match, targets: [], payload: bytes("to all")))
+        #expect(try await b.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: bytes("to all")))
+        #expect(try await c.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: bytes("to all")))
+
+        try await a.sendReliable(.sendData(matchID: match, targets: [pc.playerID], payload: bytes("to c")))
+        #expect(try await c.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: bytes("to c")))
+        #expect(try await b.drain() == [])
+
+        // Unreliable data arrives in an UNRELIABLE frame.
+        try await b.send(.unreliable(message: NativeClientMessage.sendData(matchID: match, targets: [pa.playerID], payload: bytes("fast")).encoded()))
+        var frame = try await a.next()
+        while case .ack = frame { frame = try await a.next() }
+        guard case .unreliable(let message) = frame else { Issue.record("expected UNRELIABLE, got \(frame)"); return }
+        #expect(try NativeServerMessage(message: message) == .matchData(matchID: match, sender: pb.playerID, payload: bytes("fast")))
+
+        let left = try await c.request(.leaveMatch(match))
+        #expect(try await c.response(to: left) == .success(.matchLeft(match)))
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pc.playerID, change: .left, reason: .asked))
+        #expect(try await b.nextMessage() == .presence(matchID: match, playerID: pc.playerID, change: .left, reason: .asked))
+        try await server.stop()
+    }
+
+    @Test func requestsThatCannotSucceedGetTheirErrorCodes() async throws {
+        let server = try await RunningNativeServer.start { $0.maxMatchesPerPlayer = 1 }
+        let (a, _) = try await server.login("err-a")
+        let (b, pb) = try await server.login("err-b")
+        let (c, _) = try await server.login("err-c")
+        #expect(try await a.response(to: try await a.request(.createMatch(mode: "chess", maxPlayers: 0, label: ""))).failure?.code == .unknownMode)
+        #expect(try await a.response(to: try await a.request(.createMatch(mode: "relay", maxPlayers: 17, label: ""))).failure?.code == .badArgument)
+        #expect(try await a.response(to: try await a.request(.joinMatch(999))).failure?.code == .noSuchMatch)
+        let two = try #require(try await a.response(to: try await a.request(.createMatch(mode: "relay", maxPlayers: 2, label: ""))).joined)
+        #expect(try await a.response(to: try await a.request(.joinMatch(two.matchID))).failure?.code == .alreadyInMatch)
+        #expect(try await a.response(to: try await a.request(.createMatch(mode: "relay", maxPlayers: 2, label: ""))).failure?.code == .tooManyMatches)
+        #expect(try await b.response(to: try await b.request(.joinMatch(two.matchID))).joined != nil)
+        #expect(try await a.nextMessage() == .presence(matchID: two.matchID, playerID: pb.playerID, change: .joined, reason: .none))
+        #expect(try await c.response(to: try await c.request(.joinMatch(two.matchID))).failure?.code == .matchFull)
+        #expect(try await c.response(to: try await c.request(.leaveMatch(two.matchID))).failure?.code == .notInMatch)
+        try await server.stop()
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+@Suite struct NativeSessionTests {
+    @Test func aResumedSessionGetsWhatItMissedExactlyOnceAndOthersSeeItGoAndCome() async throws {
+        let server = try await RunningNativeServer.start()
+        let (a, pa) = try await server.login("resume-a")
+        let (b, pb) = try await server.login("resume-b")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+        try await a.sendReliable(.sendData(matchID: match, targets: [], payload: bytes("before")))
+        #expect(try await b.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: bytes("before")))
+
+        // b's connection drops without GOODBYE; a sees it go, and keeps sending.
+        await b.close()
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pb.playerID, change: .disconnected, reason: .none))
+        for index in 1...5 {
+            try await a.sendReliable(.sendData(matchID: match, targets: [], payload: bytes("missed \(index)")))
+        }
+        #expect(try await a.drain() == [])
+
+        let back = try await server.handshake()
+        back.continueSequences(from: b)
+        try await back.send(.resume(sessionID: pb.sessionID, resumeToken: pb.resumeToken, lastReceived: b.lastReceived))
+        let frame = try await back.next()
+        guard case .resumed(let serverReceived) = frame else { Issue.record("expected RESUMED, got \(frame)"); return }
+        #expect(serverReceived == 1)  // b sent one reliable message: its JOIN_MATCH
+        for index in 1...5 {
+            #expect(try await back.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: bytes("missed \(index)")))
+        }
+        #expect(try await back.drain() == [])
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pb.playerID, change: .reconnected, reason: .none))
+
+        // The resumed session goes on numbering where it stood.
+        try await back.sendReliable(.sendData(matchID: match, targets: [], payload: bytes("after")))
+        #expect(try await a.nextMessage() == .matchData(matchID: match, sender: pb.playerID, payload: bytes("after")))
+
+        // A resend of a frame the server already handled is dropped, not handled twice.
+        try await back.send(.reliable(sequence: 1, ack: 0, message: NativeClientMessage.sendData(matchID: match, targets: [], payload: bytes("dup")).encoded()))
+        #expect(try await a.drain() == [])
+        try await server.stop()
+    }
+
+    @Test func resumeNeedsTheResumeTokenAndKnowingTheSessionIdIsNotEnough() async throws {
+        let server = try await RunningNativeServer.start()
+        let (a, pa) = try await server.login("victim")
+        let thief = try await server.handshake()
+        try await thief.send(.resume(sessionID: pa.sessionID, resumeToken: String(repeating: "f", count: 64), lastReceived: 0))
+        #expect(try await thief.closingError().code == .resumeRefused)
+        // The victim's session is untouched.
+        #expect(try await a.drain() == [])
+
+        let lost = try await server.handshake()
+        try await lost.send(.resume(sessionID: "0123456789abcdef0123456789abcdef", resumeToken: pa.resumeToken, lastReceived: 0))
+        #expect(try await lost.closingError().code == .sessionNotFound)
+
+        // Resuming while the old connection is still open replaces it.
+        let newer = try await server.handshake()
+        try await newer.send(.resume(sessionID: pa.sessionID, resumeToken: pa.resumeToken, lastReceived: 0))
+        guard case .resumed = try await newer.next() else { Issue.record("expected RESUMED"); return }
+        #expect(try await a.closingError().code == .sessionReplaced)
+        try await server.stop()
+    }
+
+    @Test func afterTheGracePeriodTheSessionIsGoneAndItsMatchesSawTheLeave() async throws {
+        let server = try await RunningNativeServer.start { $0.sessionGrace = .milliseconds(200) }
+        let (a, _) = try await server.login("grace-a")
+        let (b, pb) = try await server.login("grace-b")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+        await b.close()
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pb.playerID, change: .disconnected, reason: .none))
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pb.playerID, change: .left, reason: .sessionEnded))
+        let late = try await server.handshake()
+        try await late.send(.resume(sessionID: pb.sessionID, resumeToken: pb.resumeToken, lastReceived: 0))
+        #expect(try await late.closingError().code == .sessionNotFound)
+        try await server.stop()
+    }
+
+    @Test func goodbyeEndsTheSessionAtOnce() async throws {
+        let server = try await RunningNativeServer.start()
+        let (a, _) = try await server.login("bye-a")
+        let (b, pb) = try await server.login("bye-b")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+        try await b.send(.goodbye)
+        try await b.waitUntilClosed()
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pb.playerID, change: .left, reason: .sessionEnded))
+        try await server.stop()
+    }
+
+    @Test func aPlayerWhoNeverAcknowledgesLosesTheSessionAtTheBacklogBound() async throws {
+        let server = try await RunningNativeServer.start { $0.maxBacklogBytes = 4096 }
+        let (a, _) = try await server.login("backlog-a")
+        let (b, pb) = try await server.login("backlog-b")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+        // b never acknowledges (it sends nothing); a floods it.
+        let payload = ByteBuffer(repeating: 1, count: 500)
+        for _ in 0..<12 {
+            try await a.sendReliable(.sendData(matchID: match, targets: [], payload: payload))
+        }
+        #expect(try await b.closingError().code == .backlogExceeded)
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pb.playerID, change: .left, reason: .sessionEnded))
+        try await server.stop()
+    }
+
+    @Test func sequenceGapsAndAcksOfUnsentMessagesCloseTheConnection() async throws {
+        let server = try await RunningNativeServer.start()
+        let (gap, _) = try await server.login("seq-gap")
+        try await gap.send(.reliable(sequence: 5, ack: 0, message: NativeClientMessage.request(id: 1, .leaveMatch(1)).encoded()))
+        #expect(try await gap.closingError().code == .sequenceError)
+        let (ack, _) = try await server.login("seq-ack")
+        try await ack.send(.ack(10))
+        #expect(try await ack.closingError().code == .sequenceError)
+        try await server.stop()
+    }
+}
+
+@Suite struct NativeBadInputTests {
+    enum BadInput: String, CaseIterable {
+        case hugeLength, overMaximum, truncatedString, unknownFrameKind, serverOnlyFrame, unknownMessageType, randomBytes
+
+        var bytes: [UInt8] {
+            switch self {
+            case .hugeLength: return [0x7f, 0xff, 0xff, 0xff, 0x0b]
+            case .overMaximum: return [0, 1, 0, 1] + [UInt8](repeating: 0x0b, count: 16)
+            case .truncatedString: return [0, 0, 0, 5, 0x01, 0, 1, 0, 200]
+            case .unknownFrameKind: return [0, 0, 0, 1, 0x7e]
+            case .serverOnlyFrame: return [0, 0, 0, 3, 0x06, 0, 0]
+            case .unknownMessageType: return [0, 0, 0, 18, 0x0b] + [UInt8](repeating: 0, count: 7) + [1] + [UInt8](repeating: 0, count: 8) + [0x99]
+            case .randomBytes:
+                var generator = SplitMix(seed: 42)
+                return (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+        }
+
+        var code: NativeErrorCode {
+            switch self {
+            case .hugeLength, .overMaximum: return .frameTooLarge
+            default: return .badMessage
+            }
+        }
+    }
+
+    @Test(arguments: BadInput.allCases)
+    func badInputClosesOnlyItsOwnConnectionWithACode(input: BadInput) async throws {
+        let server = try await RunningNativeServer.start { $0.maxFrameBytes = 1024 }
+        let (a, pa) = try await server.login("bad-a")
+        let (b, pb) = try await server.login("bad-b")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+
+        let (bad, _) = try await server.login("bad-\(input.rawValue)")
+        try await bad.sendRaw(input.bytes)
+        if input == .randomBytes {
+            // Random bytes may announce a long frame and wait for it: whatever they do, the
+            // connection must end with an ERROR or a close, and the others play on.
+            try? await bad.waitUntilClosed(timeout: .seconds(1))
+        } else {
+            #expect(try await bad.closingError().code == input.code)
+        }
+        try await a.sendReliable(.sendData(matchID: match, targets: [], payload: bytes("still here")))
+        #expect(try await b.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: bytes("still here")))
+        try await server.stop()
+    }
+}
+
+/// A small deterministic generator, so random-input tests repeat exactly.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { self.state = seed }
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct NativeCatRaceTests {
+    private func event(_ message: NativeServerMessage) throws -> CatRaceServerMessage? {
+        guard case .matchEvent(_, let body) = message else { return nil }
+        return try CatRaceServerMessage(frameBody: body)
+    }
+
+    private func input(_ message: CatRaceClientMessage) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        message.encodeFrame(into: &buffer)
+        return buffer.getSlice(at: 4, length: buffer.readableBytes - 4)!
+    }
+
+    @Test func aCatRaceOverTheNativeProtocolRunsToGameOverWithTheServerDecidingMoves() async throws {
+        let server = try await RunningNativeServer.start { $0.maxTapRate = 100_000 }  // tap as fast as the socket allows
+        let (a, pa) = try await server.login("cat-a")
+        let (b, pb) = try await server.login("cat-b")
+        let created = try #require(try await a.response(to: try await a.request(.createMatch(mode: "catrace", maxPlayers: 2, label: "race"))).joined)
+        #expect(created.mode == "catrace")
+        #expect(try event(try await a.nextMessage())?.matchStarted?.racers.map(\.playerID) == [pa.playerID])
+        _ = try #require(try await b.response(to: try await b.request(.joinMatch(created.matchID))).joined)
+        #expect(try await a.nextMessage() == .presence(matchID: created.matchID, playerID: pb.playerID, change: .joined, reason: .none))
+        #expect(try event(try await a.nextMessage())?.matchStarted?.racers.map(\.playerID) == [pa.playerID, pb.playerID])
+        #expect(try event(try await b.nextMessage())?.matchStarted?.racers.map(\.posX) == [25, 25])
+
+        // A jump to the finish is refused by the server: nothing reaches the other racer.
+        try await a.sendReliable(.matchInput(matchID: created.matchID, input: input(.movedSelf(MovedSelf(posX: 445)))))
+        #expect(try await b.drain() == [])
+        var x: UInt32 = 25
+        while x < CatRaceTrack.finishX {
+            x += 10
+            try await a.sendReliable(.matchInput(matchID: created.matchID, input: input(.movedSelf(MovedSelf(posX: x)))))
+            #expect(try event(try await b.nextMessage()) == .playerMoved(PlayerMoved(playerIndex: 0, posX: x)))
+        }
+        #expect(try event(try await b.nextMessage()) == .gameOver(GameOver(winnerIndex: 0)))
+        #expect(try event(try await a.nextMessage()) == .gameOver(GameOver(winnerIndex: 0)))
+
+        // Input the game cannot read closes that connection with BAD_MESSAGE.
+        try await b.sendReliable(.matchInput(matchID: created.matchID, input: ByteBuffer(bytes: [99])))
+        #expect(try await b.closingError().code == .badMessage)
+        try await server.stop()
+    }
+}
