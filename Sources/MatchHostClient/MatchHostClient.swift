@@ -196,6 +196,19 @@ public final class MatchHostClient: Sendable {
             throw MatchHostClientError.invalidArgument("at most 255 targets of at most 255 bytes each")
         }
         let message = NativeClientMessage.sendData(matchID: matchID, targets: targets, payload: payload).encoded()
+        try await self.send(message: message, reliable: reliable)
+    }
+
+    /// Sends an input to the game a match runs (`MATCH_INPUT`), in that game's encoding (for
+    /// `catrace`, a Cat Race client message body); the game answers with
+    /// ``Event/matchEvent(matchID:event:reliable:)``. Reliable and unreliable as for
+    /// ``send(_:to:in:reliable:)``.
+    public func sendInput(_ input: ByteBuffer, in matchID: MatchIdentifier, reliable: Bool = true) async throws {
+        let message = NativeClientMessage.matchInput(matchID: matchID, input: input).encoded()
+        try await self.send(message: message, reliable: reliable)
+    }
+
+    private func send(message: ByteBuffer, reliable: Bool) async throws {
         let session = self.session
         if self.eventLoop.inEventLoop {
             try session.value.send(message: message, reliable: reliable)

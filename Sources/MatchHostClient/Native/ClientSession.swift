@@ -128,7 +128,7 @@ final class ClientSession {
         return promise.futureResult
     }
 
-    /// Sends an encoded `SEND_DATA` (or any client message) reliably or not.
+    /// Sends an encoded client message (`SEND_DATA`, `MATCH_INPUT`) reliably or not.
     func send(message: ByteBuffer, reliable: Bool) throws {
         if reliable {
             try self.enqueueReliable(message)
@@ -512,6 +512,8 @@ final class ClientSession {
             self.events.yield(.matchData(matchID: matchID, sender: sender, payload: payload, reliable: reliable))
         case .matchEnded(let matchID, let reason):
             self.events.yield(.matchEnded(matchID: matchID, reason: reason))
+        case .matchEvent(let matchID, let event):
+            self.events.yield(.matchEvent(matchID: matchID, event: event, reliable: reliable))
         }
     }
 

@@ -83,6 +83,9 @@ extension MatchHostClient {
         case matchData(matchID: MatchIdentifier, sender: String, payload: ByteBuffer, reliable: Bool)
         /// `MATCH_ENDED`: the match is over.
         case matchEnded(matchID: MatchIdentifier, reason: String)
+        /// `MATCH_EVENT`: an event of the game the match runs, in that game's encoding (for
+        /// `catrace`, a Cat Race server message body); `reliable` as for ``matchData(matchID:sender:payload:reliable:)``.
+        case matchEvent(matchID: MatchIdentifier, event: ByteBuffer, reliable: Bool)
     }
 }
 

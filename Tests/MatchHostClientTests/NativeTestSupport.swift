@@ -1,0 +1,221 @@
+import Logging
+import MatchHostClient
+import MatchHostServer
+import MatchHostWire
+import NIOCore
+import NIOPosix
+import Testing
+
+/// A condition was not met in time.
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(self.what)" }
+}
+
+/// Runs `body`, failing with ``TimedOut`` after `seconds`.
+func withTimeout<Result: Sendable>(
+    _ seconds: Double = 10, _ what: String = "a result", _ body: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            throw TimedOut(what: what)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+/// Collects what an async sequence produces, so that a test can wait for elements matching a
+/// condition (with a timeout) from any task, in any order.
+actor Recorder<Element: Sendable> {
+    private typealias Waiter = (predicate: @Sendable (Element) -> Bool, continuation: CheckedContinuation<Element, any Error>)
+    private var buffer: [Element] = []
+    private var finished: (any Error)?? = nil
+    private var waiters: [Int: Waiter] = [:]
+    private var nextWaiter = 0
+
+    /// Records `sequence` from a task of its own.
+    init<Sequence: AsyncSequence & Sendable>(_ sequence: Sequence) where Sequence.Element == Element {
+        Task {
+            do {
+                for try await element in sequence { await self.append(element) }
+                await self.finish(nil)
+            } catch {
+                await self.finish(error)
+            }
+        }
+    }
+
+    private func append(_ element: Element) {
+        for id in self.waiters.keys.sorted() where self.waiters[id]!.predicate(element) {
+            self.waiters.removeValue(forKey: id)!.continuation.resume(returning: element)
+            return
+        }
+        self.buffer.append(element)
+    }
+
+    private func finish(_ error: (any Error)?) {
+        self.finished = .some(error)
+        let waiters = self.waiters
+        self.waiters.removeAll()
+        for waiter in waiters.values {
+            waiter.continuation.resume(throwing: error ?? TimedOut(what: "an element (the sequence finished)"))
+        }
+    }
+
+    /// How the sequence ended, if it has: `.some(nil)` normally, `.some(error)` by throwing.
+    var ending: (any Error)?? { self.finished }
+
+    /// Removes and returns every recorded element not yet taken.
+    func takeAll() -> [Element] {
+        defer { self.buffer.removeAll() }
+        return self.buffer
+    }
+
+    /// Removes and returns the first element (recorded or to come) matching `predicate`.
+    func next(
+        _ what: String = "an element", timeout seconds: Double = 10,
+        where predicate: @escaping @Sendable (Element) -> Bool = { _ in true }
+    ) async throws -> Element {
+        if let index = self.buffer.firstIndex(where: predicate) {
+            return self.buffer.remove(at: index)
+        }
+        if case .some(let error) = self.finished {
+            throw error ?? TimedOut(what: "\(what) (the sequence finished)")
+        }
+        let id = self.nextWaiter
+        self.nextWaiter += 1
+        let timer = Task {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            self.expire(id, what)
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            self.waiters[id] = (predicate, continuation)
+        }
+    }
+
+    private func expire(_ id: Int, _ what: String) {
+        self.waiters.removeValue(forKey: id)?.continuation.resume(throwing: TimedOut(what: what))
+    }
+}
+
+/// A native server on 127.0.0.1 with a free port, for one test.
+struct TestServer {
+    let listener: NativeListener
+    let configuration: ServerConfiguration
+    var port: Int { self.listener.localAddress.port! }
+
+    static func start(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.catRacePort = 0
+        // The tests send hundreds of messages as fast as they can.
+        configuration.maxMessageRate = 1_000_000
+        adjust(&configuration)
+        var logger = Logger(label: "test.server")
+        logger.logLevel = .error
+        let listener = try await NativeListener.bind(
+            configuration: configuration, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        return TestServer(listener: listener, configuration: configuration)
+    }
+
+    func stop() async {
+        await self.listener.close()
+    }
+}
+
+/// A fresh device id.
+func newDeviceID() -> String {
+    "device-" + (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
+}
+
+/// A client of `port` with test-friendly timing.
+func makeClient(
+    port: Int, credentials: NativeCredentials = .device(id: newDeviceID(), secret: ""), gameID: String = "matchhost",
+    _ adjust: (inout MatchHostClient.Configuration) -> Void = { _ in }
+) -> MatchHostClient {
+    var configuration = MatchHostClient.Configuration(host: "127.0.0.1", port: port, gameID: gameID, credentials: credentials)
+    configuration.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(100))
+    configuration.requestTimeout = .seconds(10)
+    adjust(&configuration)
+    var logger = Logger(label: "test.client")
+    logger.logLevel = .error
+    return MatchHostClient(configuration: configuration, logger: logger)
+}
+
+/// Expects `body` to throw a ``NativeError`` with `code`.
+func expectNativeError(
+    _ code: NativeErrorCode, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+) async {
+    do {
+        try await body()
+        Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as NativeError {
+        #expect(error.code == code, sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+extension MatchHostClient.Event {
+    /// The payload of a `matchData` event.
+    var payload: ByteBuffer? {
+        if case .matchData(_, _, let payload, _) = self { return payload }
+        return nil
+    }
+
+    /// Whether this is presence `change` of `player`.
+    func isPresence(_ change: NativePresenceChange, of player: String) -> Bool {
+        if case .presence(_, player, change, _) = self { return true }
+        return false
+    }
+
+    /// Whether this is match data.
+    var isMatchData: Bool { self.payload != nil }
+}
+
+/// A numbered payload: a 4-byte number and filler bytes.
+func numbered(_ number: Int, filler: Int = 0) -> ByteBuffer {
+    var buffer = ByteBuffer()
+    buffer.writeInteger(UInt32(number), endianness: .big)
+    buffer.writeRepeatingByte(0x5A, count: filler)
+    return buffer
+}
+
+/// The number of a ``numbered(_:filler:)`` payload.
+func number(of payload: ByteBuffer) -> Int? {
+    payload.getInteger(at: payload.readerIndex, endianness: .big, as: UInt32.self).map(Int.init)
+}
+
+/// A raw TCP connection to a native server, for what the client library will not send.
+enum RawNativeConnection {
+    /// Sends `frames`, then reads frames until the server closes (or `timeout`), and returns them.
+    static func exchange(port: Int, sending frames: [NativeFrame], timeout: Double = 10) async throws -> [NativeFrame] {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await withTimeout(timeout, "the server to close the raw connection") {
+            try await channel.executeThenClose { inbound, outbound in
+                for frame in frames {
+                    try await outbound.write(frame.encodedFrame())
+                }
+                var accumulator = FrameAccumulator()
+                var received: [NativeFrame] = []
+                for try await var bytes in inbound {
+                    accumulator.append(&bytes)
+                    while let body = try accumulator.nextFrame() {
+                        received.append(try NativeFrame(frameBody: body))
+                    }
+                }
+                return received
+            }
+        }
+    }
+}
