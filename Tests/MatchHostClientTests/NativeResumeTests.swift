@@ -51,11 +51,14 @@ struct NativeResumeTests {
             try await alice.send(numbered(number), in: match.matchID)
             try await bob.send(numbered(number), in: match.matchID)
         }
+        // A request made in the gap is answered after the resume.
+        async let secondMatch = bob.createMatch(label: "made while away")
         #expect(try await bobStates.next("resuming") == .resuming)
         #expect(try await bobStates.next("connected") == .connected)
         #expect(
             try await aliceEvents.next("bob reconnected") { $0.isPresence(.reconnected, of: bobID) }
                 == .presence(matchID: match.matchID, playerID: bobID, change: .reconnected, reason: .none))
+        #expect(try await secondMatch.label == "made while away")
         #expect(try await receiveNumbers(50, from: aliceID, in: bobEvents) == Array(1...50))
         #expect(try await receiveNumbers(50, from: bobID, in: aliceEvents) == Array(1...50))
         // Nothing came twice: the next message from each side is the next number.
@@ -159,6 +162,48 @@ struct NativeResumeTests {
         await alice.close()
         await proxy.stop()
         await server.stop()
+    }
+
+    @Test("the client acknowledges what it receives, so the server's backlog for it stays small")
+    func acknowledgements() async throws {
+        let server = try await TestServer.start { $0.maxBacklogBytes = 8 * 1024 }
+        let alice = makeClient(port: server.port)
+        let bob = makeClient(port: server.port)
+        let aliceID = try await alice.connect().playerID
+        try await bob.connect()
+        let bobEvents = Recorder(bob.events)
+        let bobStates = Recorder(bob.stateChanges())
+        let match = try await alice.createMatch()
+        _ = try await bob.joinMatch(match.matchID)
+        // 20 rounds of about 3 KiB, each sent once Bob has the one before: about 60 KiB in
+        // all, seven times the backlog the server allows.
+        for round in 0..<20 {
+            let numbers = Array(round * 25..<(round + 1) * 25)
+            for number in numbers {
+                try await alice.send(numbered(number, filler: 80), in: match.matchID)
+            }
+            #expect(try await receiveNumbers(25, from: aliceID, in: bobEvents) == numbers)
+        }
+        #expect(try await bobStates.next("connected") == .connected)
+        #expect(await bobStates.takeAll() == [])
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
+
+    @Test("a server shutting down closes its clients with SHUTTING_DOWN")
+    func serverShutdown() async throws {
+        let server = try await TestServer.start()
+        let client = makeClient(port: server.port)
+        try await client.connect()
+        let states = Recorder(client.stateChanges())
+        await server.stop()
+        let closed = try await states.next("closed") { $0.isClosed }
+        guard case .closed(.serverError(let error)) = closed else {
+            Issue.record("expected SHUTTING_DOWN, got \(closed)")
+            return
+        }
+        #expect(error.code == .shuttingDown)
     }
 
     @Test("a session id without its resume token is RESUME_REFUSED and the session goes on")
