@@ -121,18 +121,32 @@ struct NativeRelayTests {
         await server.stop()
     }
 
-    @Test("a message too large for the server's frames is refused before sending")
-    func messageTooLarge() async throws {
+    @Test("the largest message the server accepts is relayed; a larger one is refused before sending")
+    func messageSizes() async throws {
         let server = try await TestServer.start { $0.maxFrameBytes = 1024 }
-        let client = makeClient(port: server.port)
-        try await client.connect()
-        let match = try await client.createMatch()
-        await #expect(throws: MatchHostClientError.self) {
-            try await client.send(ByteBuffer(repeating: 1, count: 2000), in: match.matchID)
+        let alice = makeClient(port: server.port)
+        let bob = makeClient(port: server.port)
+        let aliceID = try await alice.connect().playerID
+        try await bob.connect()
+        let bobEvents = Recorder(bob.events)
+        let match = try await alice.createMatch()
+        _ = try await bob.joinMatch(match.matchID)
+        // A RELIABLE frame body: kind, sequence, ack (17), SEND_DATA: type, match, count, length (14).
+        let largest = 1024 - 17 - 14
+        do {
+            try await alice.send(ByteBuffer(repeating: 1, count: largest + 1), in: match.matchID)
+            Issue.record("a message over the server's frame limit was accepted")
+        } catch MatchHostClientError.messageTooLarge(let bytes, let limit) {
+            #expect(bytes == 1025)
+            #expect(limit == 1024)
         }
-        try await client.send(ByteBuffer(repeating: 1, count: 900), in: match.matchID)
-        #expect(await client.state == .connected)
-        await client.close()
+        // Relayed, it makes a MATCH_DATA frame somewhat over the limit (the sender's id is added).
+        try await alice.send(ByteBuffer(repeating: 2, count: largest), in: match.matchID)
+        let event = try await bobEvents.next("the largest message") { $0.isMatchData }
+        #expect(event == .matchData(matchID: match.matchID, sender: aliceID, payload: ByteBuffer(repeating: 2, count: largest), reliable: true))
+        #expect(await alice.state == .connected)
+        await alice.close()
+        await bob.close()
         await server.stop()
     }
 }
