@@ -224,6 +224,22 @@ enum NativeByteExamples {
         73 65 72 76 65 72 20 69 73 20 73 68 75 74 74 69     "server is shutti
         6e 67 20 64 6f 77 6e                                 ng down"
         """#
+    static let matchInput = #"""
+        00 00 00 23  0b                                   length 35, kind RELIABLE
+        00 00 00 00 00 00 00 04                           sequence 4
+        00 00 00 00 00 00 00 03                           ack 3
+        22                                                MATCH_INPUT
+        00 00 00 00 00 00 10 92                           matchId 4242
+        00 00 00 05  04 00 00 00 23                       input, 5 bytes: Cat Race MOVED_SELF, posX 35
+        """#
+    static let matchEvent = #"""
+        00 00 00 24  0b                                   length 36, kind RELIABLE
+        00 00 00 00 00 00 00 09                           sequence 9
+        00 00 00 00 00 00 00 04                           ack 4
+        45                                                MATCH_EVENT
+        00 00 00 00 00 00 10 92                           matchId 4242
+        00 00 00 06  05 01 00 00 00 23                    event, 6 bytes: Cat Race PLAYER_MOVED, index 1, posX 35
+        """#
 }
 
 /// The bytes of an example: on each line, the leading tokens that are two lowercase hex
@@ -360,6 +376,12 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             .reliable(
                 "MATCH_ENDED", E.matchEnded, sequence: 8, ack: 3,
                 .server(.matchEnded(matchID: match, reason: "server is shutting down"))),
+            .reliable(
+                "MATCH_INPUT", E.matchInput, sequence: 4, ack: 3,
+                .client(.matchInput(matchID: match, input: ByteBuffer(bytes: [0x04, 0x00, 0x00, 0x00, 0x23])))),
+            .reliable(
+                "MATCH_EVENT", E.matchEvent, sequence: 9, ack: 4,
+                .server(.matchEvent(matchID: match, event: ByteBuffer(bytes: [0x05, 0x01, 0x00, 0x00, 0x00, 0x23])))),
         ]
     }()
 }
@@ -534,7 +556,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
     }
 
     @Test func unknownMessageTypes() {
-        for type: UInt8 in [0x00, 0x0B, 0x1F, 0x22, 0x3F, 0x45, 0xFF] {
+        for type: UInt8 in [0x00, 0x0B, 0x1F, 0x23, 0x3F, 0x46, 0xFF] {
             #expect(throws: WireError.unknownMessageType(type)) { try self.client([type]) }
             #expect(throws: WireError.unknownMessageType(type)) { try self.server([type]) }
         }
