@@ -107,7 +107,7 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
                 case UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4:  // Q, Ctrl-C, Ctrl-D
                     break loop
                 default:
-                    for message in session.pressed(key) {
+                    for message in session.pressed(key, at: .now) {
                         do {
                             try await client.send(message)
                         } catch {
@@ -171,6 +171,11 @@ struct PlaySession {
     let opponents: [String]
     private(set) var view: CatRaceRaceView
     private var startedOnce = false
+    /// When the last tap was sent. Taps closer together than ``minimumTapInterval`` are
+    /// dropped: a held-down key repeats faster than the server's tap-rate limit, and a client
+    /// that runs far ahead of the server has every later move refused (PROTOCOL.md).
+    private var lastTap: ContinuousClock.Instant?
+    static let minimumTapInterval = Duration.milliseconds(60)
     private var disconnectReason: String?
     private var notice: String?
 
@@ -187,11 +192,14 @@ struct PlaySession {
     }
 
     /// What to send for a key press.
-    mutating func pressed(_ key: UInt8) -> [CatRaceClientMessage] {
+    mutating func pressed(_ key: UInt8, at now: ContinuousClock.Instant) -> [CatRaceClientMessage] {
         guard self.disconnectReason == nil else { return [] }
         switch key {
         case UInt8(ascii: " "):
-            return self.view.tap().map { [.movedSelf($0)] } ?? []
+            if let lastTap = self.lastTap, now - lastTap < Self.minimumTapInterval { return [] }
+            guard let move = self.view.tap() else { return [] }
+            self.lastTap = now
+            return [.movedSelf(move)]
         case UInt8(ascii: "r"), UInt8(ascii: "R"):
             guard self.view.phase == .finished else { return [] }
             self.notice = "Restart requested."
@@ -237,7 +245,15 @@ struct PlaySession {
         case .connecting:
             return "Connecting as \(self.playerID)..."
         case .notInMatch:
-            let ended = self.view.raceEnded ? "The race has ended. " : ""
+            var ended = ""
+            if self.view.raceEnded {
+                ended = "The race has ended. "
+                if self.view.iWon {
+                    ended = "You WON! The race has ended. "
+                } else if let winner = self.view.winner {
+                    ended = "\(winner.displayName) won. The race has ended. "
+                }
+            }
             if self.opponents.isEmpty {
                 return ended + "Waiting for someone to start a race with your id \(self.playerID)."
             }

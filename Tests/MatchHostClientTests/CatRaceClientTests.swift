@@ -218,7 +218,7 @@ import Testing
                 if outcome == .queueFull, !resumed {
                     // The queue is full, so the channel is not writable: let the server read.
                     resumed = true
-                    try await peer.setOption(.autoRead, value: true)
+                    try await peer.setOption(.autoRead, value: true).get()
                     peer.read()
                 }
             }

@@ -3,6 +3,12 @@ import MatchHostWire
 import NIOCore
 import NIOPosix
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A client for the Cat Race protocol (the 2011 tutorial's protocol, MatchHost port 1955).
 ///
 /// ```swift
@@ -246,7 +252,7 @@ public final class CatRaceClient: Sendable {
     }
 
     static func describe(_ error: any Error) -> String {
-        if let io = error as? IOError { return io.description }
+        if let io = error as? IOError { return "\(String(cString: strerror(io.errnoCode))) (errno \(io.errnoCode))" }
         if let connection = error as? NIOConnectionError, let first = connection.connectionErrors.first {
             return self.describe(first.error)
         }

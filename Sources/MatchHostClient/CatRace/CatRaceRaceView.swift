@@ -168,8 +168,8 @@ public struct CatRaceRaceView: Sendable, Hashable {
     /// The cat drawn in each lane.
     public static let catGlyph = "=^.^="
 
-    /// The race as text, one line per racer, each at most `width` characters (ASCII apart
-    /// from the racers' names):
+    /// The race as text, one line per racer, each at most `width` characters when `width`
+    /// is at least 30 (all ASCII apart from the racers' names; long names are cut with `~`):
     ///
     /// ```
     /// > Ann (you) |.........=^.^=             | 125
