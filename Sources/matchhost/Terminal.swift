@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The controlling terminal in raw mode, for `matchhost play`: keys arrive one byte at a time
+/// without echo, and nothing (Ctrl-C included) is interpreted by the line discipline.
+///
+/// ``restore()`` puts back the settings saved by ``enterRawMode()`` and leaves the alternate
+/// screen; callers restore on every way out (quit key, SIGINT/SIGTERM/SIGHUP, errors).
+final class RawTerminal {
+    private let input: Int32 = 0
+    private let output: Int32 = 1
+    private var saved: termios?
+
+    /// Saves the current settings and switches to raw mode and the alternate screen.
+    /// - Throws: when standard input is not a terminal.
+    func enterRawMode() throws {
+        guard isatty(self.input) == 1 else { throw PlayError("standard input is not a terminal") }
+        var settings = termios()
+        guard tcgetattr(self.input, &settings) == 0 else { throw PlayError("cannot read the terminal settings") }
+        self.saved = settings
+        var raw = settings
+        cfmakeraw(&raw)
+        guard tcsetattr(self.input, TCSAFLUSH, &raw) == 0 else { throw PlayError("cannot switch the terminal to raw mode") }
+        // Alternate screen, hidden cursor.
+        self.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
+    }
+
+    /// Leaves the alternate screen, shows the cursor and restores the saved settings. Safe to
+    /// call more than once.
+    func restore() {
+        guard var saved = self.saved else { return }
+        self.saved = nil
+        self.write("\u{1B}[?25h\u{1B}[?1049l")
+        _ = tcsetattr(self.input, TCSAFLUSH, &saved)
+    }
+
+    /// The terminal's size in columns and rows (80 × 24 when unknown).
+    var size: (columns: Int, rows: Int) {
+        var size = winsize()
+        #if canImport(Glibc)
+        let result = ioctl(self.output, UInt(TIOCGWINSZ), &size)
+        #else
+        let result = ioctl(self.output, TIOCGWINSZ, &size)
+        #endif
+        guard result == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// Replaces the screen with `lines` (each cut to the width), without flicker: home, each
+    /// line followed by clear-to-end-of-line, then clear below.
+    func draw(_ lines: [String]) {
+        let (columns, rows) = self.size
+        var frame = "\u{1B}[H"
+        for line in lines.prefix(rows) {
+            frame += String(line.prefix(columns)) + "\u{1B}[K\r\n"
+        }
+        frame += "\u{1B}[J"
+        self.write(frame)
+    }
+
+    /// Writes text to standard output, all of it.
+    func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                posixWrite(self.output, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}
+
+/// POSIX `write`, under a name that does not clash with ``RawTerminal/write(_:)``.
+@inline(__always)
+private func posixWrite(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.write(fd, pointer, count)
+    #else
+    return Darwin.write(fd, pointer, count)
+    #endif
+}
+
+/// Reads standard input on its own thread and hands each byte to `onByte`; calls `onEnd`
+/// when input ends. The thread blocks in `read` and lives until the process exits.
+func startKeyReader(onByte: @escaping @Sendable (UInt8) -> Void, onEnd: @escaping @Sendable () -> Void) {
+    let thread = Thread {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                onEnd()
+                return
+            }
+            for byte in buffer[0..<count] {
+                onByte(byte)
+            }
+        }
+    }
+    thread.name = "matchhost-keys"
+    thread.start()
+}
+
+/// Turns signals into calls of `handler` on a dispatch queue (the default action is
+/// switched off, so the process can restore the terminal first). Keep the returned sources.
+func watchSignals(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+    signals.map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler { handler(number) }
+        source.resume()
+        return source
+    }
+}
+
+/// Why `matchhost play` cannot go on.
+struct PlayError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
