@@ -398,7 +398,7 @@ final class ClientSession {
             self.deliver(message, reliable: false)
         case (.active, .ack(let ack)):
             _ = self.acknowledged(through: ack)
-        case (_, .ping(let value)) where connection.phase != .awaitingWelcome:
+        case (_, .ping(let value)):
             connection.write(.pong(value))
         case (_, .pong(let value)):
             let now = UInt64(NIODeadline.now().uptimeNanoseconds)
