@@ -318,6 +318,33 @@ extension Result {
     }
 }
 
+@Suite struct NativeRateLimitTests {
+    @Test func acknowledgementsAndPingsDoNotUseUpTheMessageAllowanceButAreLimitedToo() async throws {
+        // A one-second burst of 10: HELLO and AUTHENTICATE take 2.
+        let server = try await RunningNativeServer.start { $0.maxMessageRate = 10 }
+        let (client, _) = try await server.login("rate-ok")
+        for _ in 0..<6 { try await client.request(.leaveMatch(7)) }
+        for _ in 0..<4 {
+            try await client.send(.ack(0))
+            try await client.send(.ping(1))
+        }
+        for _ in 0..<6 { #expect(try await client.nextMessage().isRequestError) }
+        #expect(try await client.drain() == [])  // the 9th message of the burst: still open
+
+        let (flooder, _) = try await server.login("rate-flood")
+        for _ in 0..<11 { try await flooder.send(.ping(1)) }
+        #expect(try await flooder.closingError().code == .rateLimited)
+        try await server.stop()
+    }
+}
+
+extension NativeServerMessage {
+    var isRequestError: Bool {
+        if case .requestError = self { return true }
+        return false
+    }
+}
+
 @Suite struct NativeBadInputTests {
     enum BadInput: String, CaseIterable {
         case hugeLength, overMaximum, truncatedString, unknownFrameKind, serverOnlyFrame, unknownMessageType, randomBytes

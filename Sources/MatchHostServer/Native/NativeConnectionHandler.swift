@@ -32,6 +32,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private var flushPending = false
     private var isClosing = false
     private var messageRate: MessageRateLimiter
+    /// ACK, PING and PONG have their own allowance: a client acknowledging each read batch of
+    /// a busy match must not use up what it may send itself.
+    private var controlRate: MessageRateLimiter
     private var lastReceivedAt = NIODeadline.now()
     private var heartbeat: RepeatedTask?
     /// The latest round-trip time measured by the server's pings.
@@ -47,6 +50,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.connections = connections
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
+        self.controlRate = MessageRateLimiter(rate: limits.maxMessageRate)
     }
 
     private var logMetadata: Logger.Metadata {
@@ -101,8 +105,12 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.frames.append(&incoming)
         do {
             while !self.isClosing, let body = try self.frames.nextFrame() {
-                try self.messageRate.spend()
-                try self.handle(try NativeFrame(frameBody: body))
+                let frame = try NativeFrame(frameBody: body)
+                switch frame {
+                case .ack, .ping, .pong: try self.controlRate.spend()
+                default: try self.messageRate.spend()
+                }
+                try self.handle(frame)
             }
         } catch {
             self.close(with: Self.nativeError(for: error))
