@@ -20,15 +20,28 @@ struct BotCatRaceCommand: AsyncParsableCommand {
             rounds are done. Exits 0 when every round of every race finished, 1 on an error or a \
             timeout.
 
+            With --native the races are catrace matches on the native port: each bot is a new \
+            player (a device of its own), the first bot of a race creates a match for the \
+            race's bots, or joins --match, and the others join it; the bots tap once every \
+            seat is taken, and the first bot leaves the match (ending it) after the last round.
+
             To race a bot yourself: `matchhost play catrace --id me` in one terminal, then \
-            `matchhost bot catrace --racers 1 --with me` in another.
+            `matchhost bot catrace --racers 1 --with me` in another; natively, \
+            `matchhost play catrace --native` (it shows a match id), then \
+            `matchhost bot catrace --native --match ID --racers 1`.
             """)
 
     @Option(help: "Server address.")
     var host = "127.0.0.1"
 
-    @Option(help: "Server Cat Race port.")
-    var port = 1955
+    @Option(help: "Server port (default: 1955, the Cat Race port; with --native 7355, the native port).")
+    var port: Int?
+
+    @Flag(help: "Race in catrace matches of the native protocol instead of on the Cat Race port.")
+    var native = false
+
+    @Option(name: .customLong("match"), help: "With --native: the id of the catrace match the bots join (default: create one per race).")
+    var matchID: UInt64?
 
     @Option(help: "Races played at the same time (K).")
     var races = 1
@@ -38,7 +51,7 @@ struct BotCatRaceCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("with"), parsing: .singleValue,
-        help: "Other player ids seated in the race after the bots (comma-separated, or repeat the option); only with --races 1.")
+        help: "Cat Race port only: other player ids seated in the race after the bots (comma-separated, or repeat the option); only with --races 1.")
     var with: [String] = []
 
     @Option(name: .customLong("tap-rate"), help: "Taps per second of each bot (R).")
@@ -56,7 +69,9 @@ struct BotCatRaceCommand: AsyncParsableCommand {
     private var options: CatRaceBot.Options {
         var options = CatRaceBot.Options()
         options.host = self.host
-        options.port = self.port
+        options.port = self.port ?? (self.native ? 7355 : 1955)
+        options.native = self.native
+        options.matchID = self.matchID
         options.races = self.races
         options.botsPerRace = self.racers
         options.extraPlayerIDs = self.with.flatMap { $0.split(separator: ",").map { String($0) } }.filter { !$0.isEmpty }
@@ -80,8 +95,10 @@ struct BotCatRaceCommand: AsyncParsableCommand {
     func run() async throws {
         let options = self.options
         let players = options.botsPerRace + options.extraPlayerIDs.count
+        let racers = options.matchID.map { "\(players) bot(s) joining native match \($0)" }
+            ?? "\(options.races) race(s) of \(players) racers\(options.native ? " (native)" : "")"
         benchPrint(
-            "\(options.races) race(s) of \(players) racers, \(options.rounds) round(s), "
+            "\(racers), \(options.rounds) round(s), "
                 + "\(benchFormatCompact(options.tapRate)) taps/s, server \(options.host):\(options.port)")
         let results: [CatRaceBot.RoundResult]
         do {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import MatchHostClient
 import MatchHostWire
 
@@ -15,41 +16,85 @@ struct PlayCommand: AsyncParsableCommand {
         subcommands: [PlayCatRaceCommand.self])
 }
 
-/// `matchhost play catrace`: the Cat Race in a terminal. SPACE taps, R restarts, Q quits.
+/// `matchhost play catrace`: the Cat Race in a terminal, on the Cat Race port or in a native
+/// `catrace` match. SPACE taps, R restarts, Q quits.
 struct PlayCatRaceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catrace",
         abstract: "Race cats in the terminal against other players or bots.",
         discussion: """
             Draws one lane per racer. SPACE moves your cat one step (MOVED_SELF with x + 10), R \
-            races again after a win (RESTART_MATCH), S starts a race with --opponents again, Q or \
-            Ctrl-C quits. With --opponents you start the race (START_MATCH); without, you wait \
-            until someone starts one with your --id, e.g. `matchhost bot catrace --racers 1 --with ID`.
+            races again after a win (RESTART_MATCH), Q or Ctrl-C quits.
+
+            On the Cat Race port (default): S starts a race with --opponents again. With \
+            --opponents you start the race (START_MATCH); without, you wait until someone \
+            starts one with your --id, e.g. `matchhost bot catrace --racers 1 --with ID`.
+
+            With --native: plays in a catrace match on the native port, as the player of the \
+            device stored in --device-file (created on first contact). Without --match you \
+            create a match for --racers racers and its id is shown, for others to join with \
+            --match ID (e.g. `matchhost bot catrace --native --match ID --racers 1`); the race \
+            starts once every seat is taken.
             """)
 
     @Option(help: "Server address.")
     var host = "127.0.0.1"
 
-    @Option(help: "Server Cat Race port.")
-    var port = 1955
+    @Option(help: "Server port (default: 1955, the Cat Race port; with --native 7355, the native port).")
+    var port: Int?
 
-    @Option(help: "Your player id (default: a random one).")
+    @Flag(help: "Play in a catrace match of the native protocol instead of on the Cat Race port.")
+    var native = false
+
+    @Option(name: .customLong("match"), help: "With --native: the id of the catrace match to join (default: create one).")
+    var matchID: UInt64?
+
+    @Option(help: "With --native, without --match: racers in the match you create (2-16; default 2).")
+    var racers: Int?
+
+    @Option(
+        name: .customLong("device-file"),
+        help: "With --native: the file holding your device id and secret (default: ~/.matchhost/device).")
+    var deviceFile: String?
+
+    @Option(help: "Cat Race port only: your player id (default: a random one).")
     var id: String?
 
-    @Option(help: "Your name on the track (default: your id).")
+    @Option(help: "Cat Race port only: your name on the track (default: your id).")
     var alias: String?
 
     @Option(
         parsing: .singleValue,
-        help: "Player ids to start a race with (comma-separated, or repeat the option); without it, wait to be started.")
+        help: "Cat Race port only: player ids to start a race with (comma-separated, or repeat the option); without it, wait to be started.")
     var opponents: [String] = []
 
     private var opponentIDs: [String] {
         self.opponents.flatMap { $0.split(separator: ",").map { String($0) } }.filter { !$0.isEmpty }
     }
 
+    private var serverPort: Int {
+        self.port ?? (self.native ? 7355 : 1955)
+    }
+
     func validate() throws {
-        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
+        if let port = self.port {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        }
+        if self.native {
+            guard self.id == nil, self.alias == nil, self.opponentIDs.isEmpty else {
+                throw ValidationError(
+                    "--id, --alias and --opponents are for the Cat Race port; natively the server issues your player id")
+            }
+            if let racers = self.racers {
+                guard self.matchID == nil else { throw ValidationError("--racers is for a match you create, not with --match") }
+                guard (2...16).contains(racers) else { throw ValidationError("--racers must be 2-16") }
+            }
+            if let deviceFile = self.deviceFile, deviceFile.isEmpty { throw ValidationError("--device-file must not be empty") }
+            return
+        }
+        guard self.matchID == nil, self.racers == nil, self.deviceFile == nil else {
+            throw ValidationError("--match, --racers and --device-file need --native")
+        }
         if let id = self.id {
             guard !id.isEmpty, id.utf8.count <= 255 else { throw ValidationError("--id must be 1-255 bytes") }
         }
@@ -61,101 +106,178 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let prepared: (connection: any CatRaceConnection, session: PlaySession)
+        do {
+            prepared = self.native ? try await self.joinNativeRace() : try await self.connectCatRacePort()
+        } catch {
+            benchPrintError("error: \(error)")
+            throw ExitCode.failure
+        }
+        try await playInTerminal(prepared.connection, session: prepared.session)
+    }
+
+    /// Port 1955: connects with PLAYER_CONNECTED.
+    private func connectCatRacePort() async throws -> (any CatRaceConnection, PlaySession) {
         let playerID = self.id ?? "player-" + String(UInt16.random(in: 0x1000...0xFFFF), radix: 16)
         let alias = self.alias ?? playerID
-        let client: CatRaceClient
-        do {
-            client = try await CatRaceClient.connect(host: self.host, port: self.port, playerID: playerID, alias: alias)
-        } catch {
-            benchPrintError("error: \(error)")
-            throw ExitCode.failure
-        }
+        let client = try await CatRaceClient.connect(host: self.host, port: self.serverPort, playerID: playerID, alias: alias)
+        let session = PlaySession(
+            playerID: playerID, alias: alias, server: "\(self.host):\(self.serverPort)", mode: .catRacePort(opponents: self.opponentIDs))
+        return (client, session)
+    }
 
-        let terminal = RawTerminal()
+    /// Native: authenticates as the stored device (storing the secret on first contact), then
+    /// creates a catrace match or joins --match.
+    private func joinNativeRace() async throws -> (any CatRaceConnection, PlaySession) {
+        let server = "\(self.host):\(self.serverPort)"
+        let file = DeviceFile(path: self.deviceFile ?? DeviceFile.defaultPath)
+        let stored = try file.load()
+        let deviceID = stored?.id ?? DeviceFile.newDeviceID()
+        let client = MatchHostClient(
+            configuration: .init(
+                host: self.host, port: self.serverPort, credentials: .device(id: deviceID, secret: stored?.secret ?? "")),
+            // Nothing may write to the terminal while it shows the race; errors are thrown.
+            logger: Logger(label: "matchhost.play", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let authenticated: NativeAuthenticated
         do {
-            try terminal.enterRawMode()
+            authenticated = try await client.connect()
+        } catch let error as NativeError where error.code == .authenticationFailed && stored != nil {
+            await client.close()
+            throw PlayError(
+                """
+                the server at \(server) refused the device secret stored in \(file.path) \
+                (AUTHENTICATION_FAILED: \(error.message)). The server does not know this device any more \
+                (it forgets devices when it restarts) or the file is another server's. Remove the file, or \
+                pass --device-file with another path, to play as a new player.
+                """)
         } catch {
             await client.close()
-            benchPrintError("error: \(error)")
-            throw ExitCode.failure
+            throw PlayError("cannot connect to \(server): \(error)")
         }
-        defer { terminal.restore() }
-
-        var session = PlaySession(
-            playerID: playerID, alias: alias, server: "\(self.host):\(self.port)", opponents: self.opponentIDs)
-        let (events, input) = AsyncStream.makeStream(of: PlayEvent.self)
-        startKeyReader(onByte: { input.yield(.key($0)) }, onEnd: { input.yield(.inputEnded) })
-        let signalSources = watchSignals([SIGINT, SIGTERM, SIGHUP]) { input.yield(.signal($0)) }
-        let resizeSources = watchSignals([SIGWINCH]) { _ in input.yield(.resize) }
-        let receiver = Task {
+        if !authenticated.deviceSecret.isEmpty {
             do {
-                for try await message in client.messages {
-                    input.yield(.server(message))
-                }
-                input.yield(.disconnected("the server closed the connection"))
+                try file.save(DeviceFile.Credentials(id: deviceID, secret: authenticated.deviceSecret))
+                benchPrint("New device: its id and secret are in \(file.path).")
             } catch {
-                input.yield(.disconnected("\(error)"))
+                benchPrintError("warning: \(error); you will be a new player next time")
             }
         }
 
-        var exitSignal: Int32?
+        let race: CatRaceNativeClient
+        do {
+            if let matchID = self.matchID {
+                race = try await CatRaceNativeClient.joinMatch(matchID, on: client)
+            } else {
+                race = try await CatRaceNativeClient.createMatch(on: client, racers: self.racers ?? 2)
+            }
+        } catch {
+            await client.close()
+            if let matchID = self.matchID {
+                throw PlayError("cannot join match \(matchID): \(error)")
+            }
+            throw PlayError("cannot create a catrace match: \(error)")
+        }
+        let portFlag = self.port == nil ? "" : " --port \(self.serverPort)"
+        if self.matchID == nil {
+            benchPrint("Created catrace match \(race.matchID) for \(race.capacity) racers.")
+        } else {
+            benchPrint("Joined catrace match \(race.matchID) (\(race.match.players.count) of \(race.capacity) racers).")
+        }
+        if race.match.players.count < race.capacity {
+            benchPrint("Others join with:")
+            benchPrint("  matchhost play catrace --native\(portFlag) --match \(race.matchID)")
+            benchPrint("  matchhost bot catrace --native\(portFlag) --match \(race.matchID) --racers 1")
+        }
+        let session = PlaySession(
+            playerID: race.playerID, alias: String(race.playerID.prefix(8)), server: server,
+            mode: .native(matchID: race.matchID, capacity: race.capacity))
+        return (race, session)
+    }
+}
+
+/// The race in the terminal, whichever protocol `connection` speaks: raw mode, keys and
+/// server events into `session`, its screen redrawn after each. Closes the connection and
+/// restores the terminal on every way out; exits with 128 + the signal after a signal.
+func playInTerminal(_ connection: any CatRaceConnection, session: PlaySession) async throws {
+    var session = session
+    let terminal = RawTerminal()
+    do {
+        try terminal.enterRawMode()
+    } catch {
+        await connection.close()
+        benchPrintError("error: \(error)")
+        throw ExitCode.failure
+    }
+    defer { terminal.restore() }
+
+    let (events, input) = AsyncStream.makeStream(of: PlayEvent.self)
+    startKeyReader(onByte: { input.yield(.key($0)) }, onEnd: { input.yield(.inputEnded) })
+    let signalSources = watchSignals([SIGINT, SIGTERM, SIGHUP]) { input.yield(.signal($0)) }
+    let resizeSources = watchSignals([SIGWINCH]) { _ in input.yield(.resize) }
+    let receiver = Task {
+        do {
+            while let event = try await connection.nextEvent(timeout: nil) {
+                input.yield(.server(event))
+            }
+            input.yield(.disconnected("the server closed the connection"))
+        } catch {
+            input.yield(.disconnected("\(error)"))
+        }
+    }
+
+    var exitSignal: Int32?
+    terminal.draw(session.screen(width: terminal.size.columns))
+    loop: for await event in events {
+        var toSend: [CatRaceClientMessage] = []
+        switch event {
+        case .key(let key):
+            switch key {
+            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4:  // Q, Ctrl-C, Ctrl-D
+                break loop
+            default:
+                toSend = session.pressed(key, at: .now)
+            }
+        case .server(let event):
+            toSend = session.received(event)
+        case .disconnected(let reason):
+            session.disconnected(reason)
+        case .resize:
+            break
+        case .inputEnded:
+            break loop
+        case .signal(let number):
+            exitSignal = number
+            break loop
+        }
+        for message in toSend {
+            do {
+                try await connection.send(message)
+            } catch {
+                session.disconnected("\(error)")
+            }
+        }
         terminal.draw(session.screen(width: terminal.size.columns))
-        loop: for await event in events {
-            switch event {
-            case .key(let key):
-                switch key {
-                case UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4:  // Q, Ctrl-C, Ctrl-D
-                    break loop
-                default:
-                    for message in session.pressed(key, at: .now) {
-                        do {
-                            try await client.send(message)
-                        } catch {
-                            session.disconnected("\(error)")
-                        }
-                    }
-                }
-            case .server(let message):
-                for reply in session.received(message) {
-                    do {
-                        try await client.send(reply)
-                    } catch {
-                        session.disconnected("\(error)")
-                    }
-                }
-            case .disconnected(let reason):
-                session.disconnected(reason)
-            case .resize:
-                break
-            case .inputEnded:
-                break loop
-            case .signal(let number):
-                exitSignal = number
-                break loop
-            }
-            terminal.draw(session.screen(width: terminal.size.columns))
-        }
+    }
 
-        receiver.cancel()
-        input.finish()
-        for source in signalSources + resizeSources {
-            source.cancel()
-        }
-        await client.close()
-        terminal.restore()
-        if let summary = session.summary {
-            print(summary)
-        }
-        if let exitSignal {
-            throw ExitCode(128 + exitSignal)
-        }
+    receiver.cancel()
+    input.finish()
+    for source in signalSources + resizeSources {
+        source.cancel()
+    }
+    await connection.close()
+    terminal.restore()
+    if let summary = session.summary {
+        print(summary)
+    }
+    if let exitSignal {
+        throw ExitCode(128 + exitSignal)
     }
 }
 
 /// Something the play loop reacts to.
 enum PlayEvent: Sendable {
     case key(UInt8)
-    case server(CatRaceServerMessage)
+    case server(CatRaceConnectionEvent)
     case disconnected(String)
     case resize
     case inputEnded
@@ -165,10 +287,19 @@ enum PlayEvent: Sendable {
 /// The terminal client's state: the race view, what to send for a key or a message, and
 /// what to draw. No I/O.
 struct PlaySession {
+    /// Where the race is held.
+    enum Mode {
+        /// The Cat Race port: START_MATCH with these players (none: wait to be started).
+        case catRacePort(opponents: [String])
+        /// A native `catrace` match with room for `capacity` racers; the race is on once
+        /// they are all there.
+        case native(matchID: MatchIdentifier, capacity: Int)
+    }
+
     let playerID: String
     let alias: String
     let server: String
-    let opponents: [String]
+    let mode: Mode
     private(set) var view: CatRaceRaceView
     private var startedOnce = false
     /// When the last tap was sent. Taps closer together than ``minimumTapInterval`` are
@@ -178,17 +309,31 @@ struct PlaySession {
     static let minimumTapInterval = Duration.milliseconds(60)
     private var disconnectReason: String?
     private var notice: String?
+    /// Native: the server ended the match (MATCH_ENDED).
+    private var matchEnded = false
 
-    init(playerID: String, alias: String, server: String, opponents: [String]) {
+    init(playerID: String, alias: String, server: String, mode: Mode) {
         self.playerID = playerID
         self.alias = alias
         self.server = server
-        self.opponents = opponents
+        self.mode = mode
         self.view = CatRaceRaceView(myPlayerID: playerID)
+    }
+
+    /// Port 1955: the players to start a race with.
+    private var opponents: [String] {
+        if case .catRacePort(let opponents) = self.mode { return opponents }
+        return []
     }
 
     private var startMatch: CatRaceClientMessage {
         .startMatch(StartMatch(playerIDs: [self.playerID] + self.opponents))
+    }
+
+    /// Native: racers still missing before the race is on (0 on port 1955).
+    private var missingRacers: Int {
+        guard case .native(_, let capacity) = self.mode else { return 0 }
+        return max(0, capacity - self.view.racers.count)
     }
 
     /// What to send for a key press.
@@ -196,6 +341,7 @@ struct PlaySession {
         guard self.disconnectReason == nil else { return [] }
         switch key {
         case UInt8(ascii: " "):
+            guard self.missingRacers == 0 else { return [] }
             if let lastTap = self.lastTap, now - lastTap < Self.minimumTapInterval { return [] }
             guard let move = self.view.tap() else { return [] }
             self.lastTap = now
@@ -213,7 +359,33 @@ struct PlaySession {
         }
     }
 
-    /// Folds a server message in; returns what to send in answer.
+    /// Folds a server event in; returns what to send in answer.
+    mutating func received(_ event: CatRaceConnectionEvent) -> [CatRaceClientMessage] {
+        switch event {
+        case .message(let message):
+            return self.received(message)
+        case .presence(let playerID, let change, let reason):
+            let name = String(playerID.prefix(8))
+            switch change {
+            case .joined: self.notice = "\(name) joined."
+            case .disconnected: self.notice = "\(name) lost its connection; its seat waits for it."
+            case .reconnected: self.notice = "\(name) is back."
+            case .left:
+                switch reason {
+                case .asked: self.notice = "\(name) left the match."
+                case .graceExpired: self.notice = "\(name) stayed away too long."
+                case .sessionEnded, .none: self.notice = "\(name) quit."
+                }
+            }
+            return []
+        case .matchEnded(let reason):
+            self.matchEnded = true
+            self.notice = "The server ended the match: \(reason)."
+            return []
+        }
+    }
+
+    /// Folds a Cat Race server message in; returns what to send in answer.
     mutating func received(_ message: CatRaceServerMessage) -> [CatRaceClientMessage] {
         self.view.apply(message)
         switch message {
@@ -221,7 +393,8 @@ struct PlaySession {
             self.startedOnce = true
             return [self.startMatch]
         case .matchStarted:
-            self.notice = nil
+            // Natively each join shows the line-up again: keep the "joined" notice until the race is on.
+            if self.missingRacers == 0 { self.notice = nil }
         case .notifyReady(let ready):
             self.notice = "\(ready.playerID) is ready."
         default:
@@ -243,6 +416,7 @@ struct PlaySession {
         }
         switch self.view.phase {
         case .connecting:
+            if case .native(let matchID, _) = self.mode { return "Joining match \(matchID)..." }
             return "Connecting as \(self.playerID)..."
         case .notInMatch:
             var ended = ""
@@ -254,12 +428,20 @@ struct PlaySession {
                     ended = "\(winner.displayName) won. The race has ended. "
                 }
             }
-            if self.opponents.isEmpty {
+            switch self.mode {
+            case .native:
+                return ended + (self.matchEnded ? "The match is over. " : "") + "Press Q to quit."
+            case .catRacePort(let opponents) where opponents.isEmpty:
                 return ended + "Waiting for someone to start a race with your id \(self.playerID)."
+            case .catRacePort(let opponents):
+                return ended + "Waiting for the race with \(opponents.joined(separator: ", ")) to start (S sends START_MATCH again)."
             }
-            return ended + "Waiting for the race with \(self.opponents.joined(separator: ", ")) to start (S sends START_MATCH again)."
         case .racing:
-            return self.view.myIndex == nil ? "A race is running without you." : "GO! Tap SPACE to run."
+            if self.view.myIndex == nil { return "A race is running without you." }
+            if case .native(let matchID, let capacity) = self.mode, self.missingRacers > 0 {
+                return "Waiting for racers: \(self.view.racers.count) of \(capacity) here. Others join with --native --match \(matchID)."
+            }
+            return "GO! Tap SPACE to run."
         case .finished:
             let restart = " Press R to race again, Q to quit."
             if self.view.iWon { return "You WIN!" + restart }
@@ -270,8 +452,14 @@ struct PlaySession {
 
     /// The whole screen for a terminal `width` columns wide.
     func screen(width: Int) -> [String] {
+        var place = "on \(self.server)"
+        var keys = "SPACE tap   R race again   S start again   Q quit"
+        if case .native(let matchID, _) = self.mode {
+            place = "in match \(matchID) on \(self.server)"
+            keys = "SPACE tap   R race again   Q quit"
+        }
         var lines = [
-            "MatchHost Cat Race - \(self.alias) (\(self.playerID)) on \(self.server)",
+            "MatchHost Cat Race - \(self.alias) (\(self.playerID)) \(place)",
             "",
             self.status,
             self.notice ?? "",
@@ -282,7 +470,7 @@ struct PlaySession {
         lines += [
             "",
             "Finish line at x = \(CatRaceTrack.finishX); each tap is +\(CatRaceTrack.stepX).",
-            "SPACE tap   R race again   S start again   Q quit",
+            keys,
         ]
         return lines
     }

@@ -1,0 +1,118 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The device credentials `matchhost play catrace --native` authenticates with, kept in a
+/// small file (`~/.matchhost/device` unless `--device-file` says otherwise):
+///
+/// ```
+/// # matchhost device credentials: keep this file private
+/// id=device-3f0c...
+/// secret=9a41...
+/// ```
+///
+/// The device id is chosen here; the secret is the one the server issued on first contact.
+/// The file is written once the server has answered, with mode 0600 (its directory 0700 when
+/// created), and replaced atomically.
+struct DeviceFile {
+    /// The stored credentials.
+    struct Credentials: Equatable {
+        var id: String
+        var secret: String
+    }
+
+    let path: String
+
+    /// `~/.matchhost/device`.
+    static var defaultPath: String {
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + "/.matchhost/device"
+    }
+
+    /// A new device id: `matchhost-cli-` and 32 random hexadecimal digits.
+    static func newDeviceID() -> String {
+        "matchhost-cli-" + (0..<16).map { _ in
+            let byte = UInt8.random(in: 0...255)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+    }
+
+    /// The stored credentials, or `nil` when there is no file yet.
+    /// - Throws: ``PlayError`` when the file cannot be read or holds no device id and secret.
+    func load() throws -> Credentials? {
+        guard FileManager.default.fileExists(atPath: self.path) else { return nil }
+        let text: String
+        do {
+            text = try String(contentsOfFile: self.path, encoding: .utf8)
+        } catch {
+            throw PlayError("cannot read the device file \(self.path): \(error.localizedDescription)")
+        }
+        guard let credentials = Self.parse(text) else {
+            throw PlayError(
+                "the device file \(self.path) holds no device id and secret (lines id=... and secret=...); "
+                    + "remove it to play as a new player")
+        }
+        return credentials
+    }
+
+    /// Reads `id=` and `secret=` lines; `#` lines are comments.
+    static func parse(_ text: String) -> Credentials? {
+        var id: String?
+        var secret: String?
+        for line in text.split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { continue }
+            let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            switch key {
+            case "id": id = value
+            case "secret": secret = value
+            default: break
+            }
+        }
+        guard let id, !id.isEmpty, let secret, !secret.isEmpty else { return nil }
+        return Credentials(id: id, secret: secret)
+    }
+
+    /// Writes `credentials`, mode 0600, replacing the file atomically.
+    /// - Throws: ``PlayError`` when the directory or the file cannot be written.
+    func save(_ credentials: Credentials) throws {
+        let directory = (self.path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw PlayError("cannot create \(directory) for the device file: \(error.localizedDescription)")
+            }
+        }
+        let text = "# matchhost device credentials: keep this file private\nid=\(credentials.id)\nsecret=\(credentials.secret)\n"
+        let temporary = self.path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw PlayError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        var failure: Int32?
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                break
+            }
+            offset += written
+        }
+        if failure == nil, fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == nil, rename(temporary, self.path) != 0 { failure = errno }
+        if let failure {
+            unlink(temporary)
+            throw PlayError("cannot write the device file \(self.path): \(String(cString: strerror(failure)))")
+        }
+    }
+}
