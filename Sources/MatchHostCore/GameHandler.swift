@@ -22,7 +22,7 @@ public enum LeaveReason: Sendable, Hashable {
     case sessionEnded
 }
 
-/// How a seat's presence changed; reported to ``Match/onPresenceChange`` after the handler heard of it.
+/// How a seat's presence changed; reported to ``Match/onPresenceChange`` just before the handler hears of it.
 public enum PresenceChange: Sendable, Hashable {
     /// A seat was created; `present` is false for a reserved seat.
     case joined(present: Bool)

@@ -72,8 +72,9 @@ public final class Match<Handler: GameHandler> {
     public private(set) var isEnded = false
     /// Called once when the match ends, so that its owner can unbind players.
     public var onEnd: ((Match<Handler>, MatchOutcome<Handler.Result>) -> Void)?
-    /// Called after every presence change of a seat (and after the handler heard of it), so
-    /// that a transport can tell the other players.
+    /// Called on every presence change of a seat, just before the handler hears of it, so that
+    /// a transport can tell the other players before whatever the game does about it (a race
+    /// that ends when a racer leaves says who left, then that it ended).
     public var onPresenceChange: ((Match<Handler>, Int, PresenceChange) -> Void)?
 
     private let encoders: [EventEncoder<Handler.Event>?]
@@ -161,8 +162,8 @@ public final class Match<Handler: GameHandler> {
         let seat = self.seats.count
         self.seats.append(Seat(player: player, presence: link == nil ? .reserved : .connected, link: link))
         if link == nil { self.startGrace(seat: seat) }
-        self.handler.playerJoined(player, seat: seat, present: link != nil, in: self)
         self.onPresenceChange?(self, seat, .joined(present: link != nil))
+        self.handler.playerJoined(player, seat: seat, present: link != nil, in: self)
         return .success(seat)
     }
 
@@ -181,8 +182,8 @@ public final class Match<Handler: GameHandler> {
             self.stopGrace(seat: seat)
             self.seats[seat].presence = .connected
             self.seats[seat].link = link
-            self.handler.playerRejoined(seat: seat, firstArrival: previous == .reserved, in: self)
             self.onPresenceChange?(self, seat, .reconnected(firstArrival: previous == .reserved))
+            self.handler.playerRejoined(seat: seat, firstArrival: previous == .reserved, in: self)
         }
     }
 
@@ -196,8 +197,8 @@ public final class Match<Handler: GameHandler> {
         self.seats[seat].presence = .away
         if !link.keepsDeliveringWhileAway { self.seats[seat].link = nil }
         self.startGrace(seat: seat)
-        self.handler.playerDisconnected(seat: seat, in: self)
         self.onPresenceChange?(self, seat, .disconnected)
+        self.handler.playerDisconnected(seat: seat, in: self)
     }
 
     /// The player at `seat` leaves for good.
@@ -226,8 +227,8 @@ public final class Match<Handler: GameHandler> {
         self.stopGrace(seat: seat)
         self.seats[seat].presence = .left
         self.seats[seat].link = nil
-        self.handler.playerLeft(seat: seat, reason: reason, in: self)
         self.onPresenceChange?(self, seat, .left(reason))
+        self.handler.playerLeft(seat: seat, reason: reason, in: self)
     }
 
     // MARK: - Inputs and events
