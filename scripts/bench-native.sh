@@ -3,7 +3,8 @@
 # a fresh server for each scenario so RSS and CPU belong to that scenario alone.
 # Usage: scripts/bench-native.sh [scenario...]   (default: relay16 relay2 sweep16 resume)
 #   scenarios: relay16 relay2 sweep16 resume, and for the comparison with the Cat Race path
-#   at equal load (each load run back to back over both protocols):
+#   at equal load (each load run back to back: Cat Race; native RELIABLE with one ACK per
+#   read batch; RELIABLE with ACKs held up to 100 ms; UNRELIABLE):
 #   compare16 (50/75/100 x 16 x 5) compare2 (1000 x 2 x 10)
 # Environment: DURATION (seconds measured, default 20), PORT (default 17355),
 #   NATIVE_FLAGS (extra flags for every `bench native`, e.g. "--ack-delay 0.1").
@@ -53,6 +54,12 @@ catrace() {  # races racers rate
     bench catrace --races "$1" --racers "$2" --rate "$3" --duration "$DURATION"
     stop_server
 }
+compare() {  # k p r: Cat Race, then native RELIABLE (ACK per read, then ACK held up to 100 ms), then UNRELIABLE
+    catrace "$1" "$2" "$3"
+    native "$1" "$2" "$3"
+    native "$1" "$2" "$3" --ack-delay 0.1
+    native "$1" "$2" "$3" --unreliable
+}
 resume() {
     start_native_server
     echo "== bench resume --pairs 100 --rounds 10"
@@ -69,8 +76,8 @@ for scenario in "${scenarios[@]}"; do
         relay2) native 1000 2 10 ;;
         sweep16) for k in 25 50 75; do native "$k" 16 5; done ;;
         resume) resume ;;
-        compare16) for k in 50 75 100; do catrace "$k" 16 5; native "$k" 16 5; native "$k" 16 5 --ack-delay 0.1; done ;;
-        compare2) catrace 1000 2 10; native 1000 2 10; native 1000 2 10 --ack-delay 0.1 ;;
+        compare16) for k in 50 75 100; do compare "$k" 16 5; done ;;
+        compare2) compare 1000 2 10 ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
 done

@@ -383,7 +383,7 @@ final class NativeRelayBenchLoop: NativeBenchOwner {
             self.counters.acksReceivedInWindow = atEnd.received - atStart.received
         }
         if self.settings.ackDelay > 0 {
-            self.scheduleAcknowledgements(every: UInt64((self.settings.ackDelay * 1e9).rounded()))
+            self.scheduleAcknowledgements(delay: UInt64((self.settings.ackDelay * 1e9).rounded()))
         }
     }
 
@@ -398,14 +398,18 @@ final class NativeRelayBenchLoop: NativeBenchOwner {
         return totals
     }
 
-    /// With `--ack-delay`: every player acknowledges what its own frames did not, once per delay.
-    private func scheduleAcknowledgements(every interval: UInt64) {
-        self.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(interval))) {
+    /// With `--ack-delay`: a player acknowledges what its own frames did not once the oldest
+    /// of it has waited the delay. Checked every tenth of the delay, so the ACKs of different
+    /// players are spread out as their arrivals are, not sent in one burst.
+    private func scheduleAcknowledgements(delay: UInt64) {
+        let tick = max(delay / 10, 1_000_000)
+        self.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(tick))) {
             guard !self.finished else { return }
+            let deadline = benchNow() &- delay
             for match in self.matches {
-                for peer in match.peers { peer.acknowledgePending() }
+                for peer in match.peers { peer.acknowledgePending(receivedBefore: deadline) }
             }
-            self.scheduleAcknowledgements(every: interval)
+            self.scheduleAcknowledgements(delay: delay)
         }
     }
 

@@ -148,6 +148,8 @@ final class NativeBenchPeer: BenchPeriodicSender {
 
     private let acknowledgeEveryRead: Bool
     private var inbox = ReliableInbox()
+    /// When the oldest RELIABLE frame not yet acknowledged arrived; 0 when none.
+    private var unacknowledgedSince: UInt64 = 0
     private var outbox: ReliableOutbox
     private var connection: NativeBenchConnection?
     private var needsFlush = false
@@ -157,7 +159,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
     /// - Parameters:
     ///   - seats: players in the match, for the per-sender order check.
     ///   - acknowledgeEveryRead: one ACK per read batch; otherwise only piggybacked and
-    ///     ``acknowledgePending()`` (which the owner calls periodically).
+    ///     ``acknowledgePending(receivedBefore:)`` (which the owner calls periodically).
     init(
         seat: Int, seats: Int, deviceID: String, gameID: String, reliable: Bool, payloadSize: Int,
         acknowledgeEveryRead: Bool, owner: any NativeBenchOwner
@@ -226,6 +228,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
                 return
             }
             self.counters.reliableReceived += 1
+            if self.unacknowledgedSince == 0 { self.unacknowledgedSince = now }
             try self.handle(message: message, sequence: sequence, now: now)
         case NativeFrameKind.unreliable.rawValue:
             guard let message = body.getSlice(at: start + 1, length: body.readableBytes - 1), message.readableBytes > 0 else {
@@ -255,16 +258,25 @@ final class NativeBenchPeer: BenchPeriodicSender {
         self.flush()
     }
 
-    /// Sends an ACK if anything arrived that no frame of ours acknowledged yet.
-    func acknowledgePending() {
+    /// Sends an ACK if something that arrived before `deadline` is not acknowledged yet (by an
+    /// ACK, or piggybacked on a frame of ours).
+    func acknowledgePending(receivedBefore deadline: UInt64) {
+        guard self.unacknowledgedSince != 0, self.unacknowledgedSince <= deadline else { return }
         self.writeAcknowledgement()
         self.flush()
     }
 
     private func writeAcknowledgement() {
         guard self.phase == .established, let ack = self.inbox.takeAcknowledgement() else { return }
+        self.unacknowledgedSince = 0
         self.counters.acksSent += 1
         self.writeControl(.ack(ack))
+    }
+
+    /// Everything received is acknowledged by what is going out (a RELIABLE frame's `ack`, RESUME).
+    private func markAcknowledged() {
+        self.inbox.acknowledgedByPiggyback()
+        self.unacknowledgedSince = 0
     }
 
     private func handleControl(_ frame: NativeFrame, now: UInt64) throws {
@@ -279,7 +291,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
                 self.writeControl(
                     .resume(sessionID: self.sessionID, resumeToken: self.resumeToken, lastReceived: self.inbox.lastReceived))
                 // RESUME tells the server what arrived: it acknowledges.
-                self.inbox.acknowledgedByPiggyback()
+                self.markAcknowledged()
             }
         case .authenticated(let value):
             guard self.phase == .authenticating else { throw BenchError("unexpected AUTHENTICATED") }
@@ -384,7 +396,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
         guard self.phase == .established, let context = self.connection?.context else { return }
         var frame = self.allocator.buffer(capacity: NativeFrame.reliableHeaderSize + message.readableBytes)
         frame.writeReliableFrame(sequence: sequence, ack: self.inbox.lastReceived, message: message)
-        self.inbox.acknowledgedByPiggyback()
+        self.markAcknowledged()
         self.counters.reliableSent += 1
         context.writeAndFlush(NIOAny(frame), promise: nil)
     }
@@ -427,7 +439,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
         }
         guard established, let context = self.connection?.context else { return true }
         if self.reliable {
-            self.inbox.acknowledgedByPiggyback()
+            self.markAcknowledged()
             self.counters.reliableSent += 1
         }
         context.writeAndFlush(NIOAny(frame), promise: nil)
@@ -445,7 +457,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
             frames.writeReliableFrame(sequence: sequence, ack: ack, message: message)
             count += 1
         }
-        self.inbox.acknowledgedByPiggyback()
+        self.markAcknowledged()
         self.counters.reliableResent += count
         context.write(NIOAny(frames), promise: nil)
         self.needsFlush = true
