@@ -169,21 +169,16 @@ struct CatRaceBenchRun: Sendable {
             // Tapping starts together on every loop; the window opens after the warmup.
             let period = UInt64((1e9 / settings.rate).rounded())
             let epoch = benchNow() + 20_000_000
-            let windowStart = epoch + UInt64((settings.warmup * 1e9).rounded())
-            let windowEnd = windowStart + UInt64((settings.duration * 1e9).rounded())
+            var window = BenchWindow()
+            window.start = epoch + UInt64((settings.warmup * 1e9).rounded())
+            window.end = window.start + UInt64((settings.duration * 1e9).rounded())
             for (loop, state) in zip(self.loops, states) {
-                try await loop.submit {
-                    state.value.startTapping(epoch: epoch, period: period, windowStart: windowStart, windowEnd: windowEnd)
+                try await loop.submit { [window] in
+                    state.value.startTapping(epoch: epoch, period: period, window: window)
                 }.get()
             }
 
-            try await benchSleep(until: windowStart)
-            let serverCPUStart = settings.serverPID.flatMap { BenchCPUSample(pid: $0) }
-            let clientCPUStart = BenchCPUSample(pid: "self")
-            try await benchSleep(until: windowEnd)
-            let serverCPUEnd = settings.serverPID.flatMap { BenchCPUSample(pid: $0) }
-            let clientCPUEnd = BenchCPUSample(pid: "self")
-            let serverRSS = settings.serverPID.flatMap { BenchProc.residentKiB(pid: $0) }
+            let usage = try await BenchUsage.measure(serverPID: settings.serverPID, over: window)
 
             // Tapping stopped at the window's end; let deliveries of the last taps arrive.
             try await Task.sleep(nanoseconds: 1_000_000_000)
@@ -194,21 +189,15 @@ struct CatRaceBenchRun: Sendable {
             }
             // Give the quits (sent by finish()) time to reach the server before the connections close.
             try await Task.sleep(nanoseconds: 200_000_000)
-            await Self.close(channels)
+            await benchClose(channels)
             await self.failPending(states: states)
 
-            var serverCPU: Double?
-            if let serverCPUStart, let serverCPUEnd { serverCPU = serverCPUStart.percent(until: serverCPUEnd) }
-            var clientCPU: Double?
-            if let clientCPUStart, let clientCPUEnd { clientCPU = clientCPUStart.percent(until: clientCPUEnd) }
-            return CatRaceBenchReport(
-                settings: settings, connections: channels.count, results: results, serverCPU: serverCPU,
-                serverRSSKiB: serverRSS, clientCPU: clientCPU)
+            return CatRaceBenchReport(settings: settings, connections: channels.count, results: results, usage: usage)
         } catch {
             for (loop, state) in zip(self.loops, states) {
                 _ = try? await loop.submit { _ = state.value.finish() }.get()
             }
-            await Self.close(channels)
+            await benchClose(channels)
             await self.failPending(states: states)
             throw error
         }
@@ -216,27 +205,9 @@ struct CatRaceBenchRun: Sendable {
 
     /// Opens every racer's connection, `connectBatch` at a time, each up to its NOT_IN_MATCH.
     private func connectAll(states: [NIOLoopBound<CatRaceBenchLoop>]) async throws -> [any Channel] {
-        let total = self.settings.races * self.settings.racers
-        let inFlight = min(total, self.settings.connectBatch)
-        var channels: [any Channel] = []
-        channels.reserveCapacity(total)
-        try await withThrowingTaskGroup(of: (any Channel).self) { group in
-            var next = 0
-            while next < inFlight {
-                let index = next
-                group.addTask { try await self.connectRacer(index: index, states: states) }
-                next += 1
-            }
-            while let channel = try await group.next() {
-                channels.append(channel)
-                if next < total {
-                    let index = next
-                    group.addTask { try await self.connectRacer(index: index, states: states) }
-                    next += 1
-                }
-            }
+        try await benchConnectAll(total: self.settings.races * self.settings.racers, batch: self.settings.connectBatch) {
+            try await self.connectRacer(index: $0, states: states)
         }
-        return channels
     }
 
     /// Connects racer number `index` (race index / P, seat index % P) and waits for NOT_IN_MATCH.
@@ -278,13 +249,6 @@ struct CatRaceBenchRun: Sendable {
             throw BenchError("racer \(seat) of race \(race) (\(settings.playerID(race: race, seat: seat))): \(error)")
         }
         return channel
-    }
-
-    private static func close(_ channels: [any Channel]) async {
-        let closes = channels.map { $0.close() }
-        for close in closes {
-            try? await close.get()
-        }
     }
 
     /// Completes every promise still open, so nothing is left waiting when the loops stop.
@@ -359,85 +323,41 @@ final class CatRaceBenchLoop {
     var races: [CatRaceBenchRace] = []
     var counters = CatRaceBenchCounters()
     var histogram = BenchLatencyHistogram()
-    /// The measured window, monotonic nanoseconds; empty until tapping starts.
-    private(set) var windowStart = UInt64.max
-    private(set) var windowEnd = UInt64.max
+    /// The measured window; empty until tapping starts.
+    private(set) var window = BenchWindow()
     /// Set once the bench closes its connections on purpose.
     private(set) var finished = false
-
-    /// Racers in the order their taps fall due. Every racer has the same period, so the order
-    /// never changes: a cursor walks round the ring and each tick sends what is due.
-    private var tappers: [CatRaceBenchRacer] = []
-    private var cursor = 0
-    private var period: UInt64 = 0
+    /// The racers' taps, every racer once per period.
+    private let schedule: BenchSendSchedule<CatRaceBenchRacer>
 
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
+        self.schedule = BenchSendSchedule(eventLoop: eventLoop)
     }
 
     @inline(__always)
     func inWindow(_ time: UInt64) -> Bool {
-        time >= self.windowStart && time < self.windowEnd
+        self.window.contains(time)
     }
 
-    /// Starts every racer's taps at `epoch` plus a random phase; phases are spread evenly
-    /// over one period (one random slot each), so the loop's taps are evenly spaced.
-    func startTapping(epoch: UInt64, period: UInt64, windowStart: UInt64, windowEnd: UInt64) {
-        self.period = period
-        self.windowStart = windowStart
-        self.windowEnd = windowEnd
-        var racers = self.races.flatMap { race in race.racers.compactMap { $0 } }
-        racers.shuffle()
-        let slot = Double(period) / Double(max(1, racers.count))
-        for (index, racer) in racers.enumerated() {
-            racer.nextDue = epoch + UInt64((Double(index) + Double.random(in: 0..<1)) * slot)
-        }
-        self.tappers = racers
-        self.cursor = 0
-        self.scheduleTick()
-    }
-
-    private func scheduleTick() {
-        guard !self.tappers.isEmpty, !self.finished else { return }
-        let due = self.tappers[self.cursor].nextDue
-        self.eventLoop.assumeIsolated().scheduleTask(deadline: .uptimeNanoseconds(due)) { self.tick() }
-    }
-
-    /// Sends every tap that is due (or due within 100 µs), then sleeps until the next one.
-    /// Due times are absolute, so a late tick does not lower the rate.
-    private func tick() {
-        guard !self.finished else { return }
-        var now = benchNow()
-        if now >= self.windowEnd {
-            self.tappers.removeAll()
-            return
-        }
-        let count = self.tappers.count
-        var sent = 0
-        // At most one round per tick, so an overloaded client still reads its sockets.
-        while sent < count {
-            let racer = self.tappers[self.cursor]
-            guard racer.nextDue <= now + 100_000 else { break }
-            now = benchNow()
-            let tapped = racer.tap(now: now)
-            if self.inWindow(now) {
-                if tapped { self.counters.tapsSent += 1 } else { self.counters.tapsSkipped += 1 }
-            }
-            racer.nextDue += self.period
-            self.cursor = self.cursor + 1 == count ? 0 : self.cursor + 1
-            sent += 1
-        }
-        self.scheduleTick()
+    /// Starts every racer's taps at `epoch` plus a random phase (see ``BenchSendSchedule``);
+    /// tapping stops at the window's end.
+    func startTapping(epoch: UInt64, period: UInt64, window: BenchWindow) {
+        self.window = window
+        let racers = self.races.flatMap { race in race.racers.compactMap { $0 } }
+        self.schedule.start(racers, epoch: epoch, period: period, window: window, stopAt: window.end)
     }
 
     /// Stops tapping and hands back the measurements. Connections closing from now on are expected.
     /// Each started race is then quit (racer 0 says PLAYER_CONNECTED with continueMatch 0), so the
     /// server ends it at once instead of holding every seat for its grace period after the close.
     func finish() -> CatRaceBenchLoopResult {
+        self.counters.tapsSent = self.schedule.sentInWindow
+        self.counters.tapsSkipped = self.schedule.skippedInWindow
         let result = CatRaceBenchLoopResult(counters: self.counters, histogram: self.histogram)
         if !self.finished {
             self.finished = true
-            self.tappers.removeAll()
+            self.schedule.stop()
             for race in self.races where race.startedCount > 0 {
                 race.racers.lazy.compactMap { $0 }.first?.quitMatch()
             }
@@ -485,7 +405,7 @@ final class CatRaceBenchRace {
 // MARK: - Connection handler
 
 /// One racer's connection. Runs on its race's event loop; all state is loop-confined.
-final class CatRaceBenchRacer: ChannelInboundHandler {
+final class CatRaceBenchRacer: ChannelInboundHandler, BenchPeriodicSender {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -668,7 +588,7 @@ final class CatRaceBenchRacer: ChannelInboundHandler {
     }
 
     /// Sends one tap if the race is running: MOVED_SELF(x + 10), recording the send time.
-    func tap(now: UInt64) -> Bool {
+    func fire(now: UInt64) -> Bool {
         guard self.active, self.context != nil else { return false }
         self.x += CatRaceTrack.stepX
         let step = Int((self.x - CatRaceTrack.startX) / CatRaceTrack.stepX)
@@ -701,23 +621,16 @@ struct CatRaceBenchReport: Sendable {
     var connections: Int
     var counters = CatRaceBenchCounters()
     var histogram = BenchLatencyHistogram()
-    var serverCPU: Double?
-    var serverRSSKiB: UInt64?
-    var clientCPU: Double?
+    var usage: BenchUsage
 
-    init(
-        settings: CatRaceBenchSettings, connections: Int, results: [CatRaceBenchLoopResult], serverCPU: Double?,
-        serverRSSKiB: UInt64?, clientCPU: Double?
-    ) {
+    init(settings: CatRaceBenchSettings, connections: Int, results: [CatRaceBenchLoopResult], usage: BenchUsage) {
         self.settings = settings
         self.connections = connections
         for result in results {
             self.counters.add(result.counters)
             self.histogram.merge(result.histogram)
         }
-        self.serverCPU = serverCPU
-        self.serverRSSKiB = serverRSSKiB
-        self.clientCPU = clientCPU
+        self.usage = usage
     }
 
     func print(json: Bool) {
@@ -736,33 +649,19 @@ struct CatRaceBenchReport: Sendable {
             ? Double(refusedSteps) / Double(c.stepsTappedInFinishedRaces) : 0
         let acceptedExpected = Double(c.tapsSent) * (1 - refusedShare) * Double(s.racers - 1)
         let acceptedRatio = acceptedExpected > 0 ? Double(c.deliveredOfWindowTaps) / acceptedExpected : Double.nan
-        let p50 = self.histogram.quantile(0.5)
-        let p99 = self.histogram.quantile(0.99)
-        let p999 = self.histogram.quantile(0.999)
-        let maxLatency = self.histogram.count > 0 ? self.histogram.maxValue : nil
-        let serverRSSMiB = self.serverRSSKiB.map { Double($0) / 1024 }
 
         benchPrint(
             "taps sent: \(benchFormat(tapsPerSecond))/s (target \(benchFormat(targetTaps))/s)  "
                 + "PLAYER_MOVED delivered: \(benchFormat(deliveredPerSecond))/s "
                 + "(delivered/expected \(benchFormat(ratio, 4)): \(c.deliveredOfWindowTaps)/\(expected))")
-        benchPrint(
-            "latency tap->delivery ms: p50=\(benchFormatMs(p50)) p99=\(benchFormatMs(p99)) "
-                + "p99.9=\(benchFormatMs(p999)) max=\(benchFormatMs(maxLatency)) "
-                + "mean=\(benchFormatMs(self.histogram.mean.map { UInt64($0) })) (\(self.histogram.count) samples)")
+        benchPrint("latency tap->delivery ms: \(self.histogram.summary)")
         benchPrint(
             "races won: \(c.racesWon) (\(benchFormat(Double(c.racesWon) / seconds))/s)  "
                 + "taps refused by the server: \(benchFormat(refusedShare * 100, 2))% "
                 + "(\(refusedSteps) of \(c.stepsTappedInFinishedRaces) in finished races; \(c.refusedStepsSeen) seen mid-race, "
                 + "the rest crossed GAME_OVER)  delivered/accepted≈\(benchFormat(acceptedRatio, 4))  "
                 + "taps skipped while race over: \(c.tapsSkipped)")
-        if let serverCPU = self.serverCPU {
-            benchPrint(
-                "server: cpu=\(benchFormat(serverCPU))% of one core, rss=\(serverRSSMiB.map { benchFormat($0) } ?? "n/a") MiB")
-        } else {
-            benchPrint("server: cpu/rss not measured (pass --server-pid)")
-        }
-        benchPrint("client: cpu=\(self.clientCPU.map { benchFormat($0) } ?? "n/a")% of one core (\(s.threads) event loop thread\(s.threads == 1 ? "" : "s"))")
+        self.usage.print(threads: s.threads, deliveredPerSecond: deliveredPerSecond)
 
         var problems: [String] = []
         if c.connectionsLost > 0 { problems.append("\(c.connectionsLost) connections closed during the run") }
@@ -771,12 +670,12 @@ struct CatRaceBenchReport: Sendable {
         if c.badDeliveries > 0 { problems.append("\(c.badDeliveries) PLAYER_MOVED with bad index/position") }
         if c.unmatchedDeliveries > 0 { problems.append("\(c.unmatchedDeliveries) PLAYER_MOVED without a matching tap") }
         for (kind, count) in c.errors.sorted(by: { $0.key < $1.key }) { problems.append("\(count)× \(kind)") }
-        if let serverCPU = self.serverCPU, serverCPU > 90 {
+        if let serverCPU = self.usage.serverCPU, serverCPU > 90 {
             problems.append(
                 "the server used \(benchFormat(serverCPU))% of one core; its Cat Race world runs on one event loop, "
                     + "so it is probably saturated and the latency above is mostly queueing")
         }
-        if let clientCPU = self.clientCPU, clientCPU > 85 * Double(s.threads) {
+        if let clientCPU = self.usage.clientCPU, clientCPU > 85 * Double(s.threads) {
             problems.append("the client used \(benchFormat(clientCPU))% CPU: it may be the bottleneck (try --threads)")
         }
         if expected > 0, ratio < 0.95 {
@@ -791,13 +690,6 @@ struct CatRaceBenchReport: Sendable {
         for problem in problems { benchPrint("warning: \(problem)") }
 
         guard json else { return }
-        var latency = BenchJSON()
-        latency.add("p50", p50.map { Double($0) / 1e6 })
-        latency.add("p99", p99.map { Double($0) / 1e6 })
-        latency.add("p999", p999.map { Double($0) / 1e6 })
-        latency.add("max", maxLatency.map { Double($0) / 1e6 })
-        latency.add("mean", self.histogram.mean.map { $0 / 1e6 })
-        latency.add("samples", self.histogram.count)
         var out = BenchJSON()
         out.add("bench", "catrace")
         out.add("races", s.races)
@@ -822,10 +714,8 @@ struct CatRaceBenchReport: Sendable {
         out.add("refused_share", refusedShare)
         out.add("delivered_accepted_ratio", acceptedRatio)
         out.add("races_won", c.racesWon)
-        out.add("latency_ms", object: latency)
-        out.add("server_cpu_pct", self.serverCPU)
-        out.add("server_rss_mib", serverRSSMiB)
-        out.add("client_cpu_pct", self.clientCPU)
+        out.add("latency_ms", object: self.histogram.json)
+        self.usage.add(to: &out, deliveredPerSecond: deliveredPerSecond)
         out.add("connections_lost", c.connectionsLost)
         out.add("races_ended_by_server", c.racesEndedByServer)
         out.add("seat_mismatches", c.seatMismatches)

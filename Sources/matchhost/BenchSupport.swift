@@ -144,6 +144,19 @@ enum BenchProc {
         return nil
     }
 
+    /// Read and write syscalls made so far by `pid` (`syscr`, `syscw` of /proc/PID/io).
+    static func syscalls(pid: String) -> (reads: UInt64, writes: UInt64)? {
+        guard let text = self.read("/proc/\(pid)/io") else { return nil }
+        var reads: UInt64?
+        var writes: UInt64?
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("syscr:") { reads = UInt64(line.dropFirst("syscr:".count).trimmingCharacters(in: .whitespaces)) }
+            if line.hasPrefix("syscw:") { writes = UInt64(line.dropFirst("syscw:".count).trimmingCharacters(in: .whitespaces)) }
+        }
+        guard let reads, let writes else { return nil }
+        return (reads, writes)
+    }
+
     private static func read(_ path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return String(decoding: data, as: UTF8.self)
@@ -154,11 +167,21 @@ enum BenchProc {
 struct BenchCPUSample: Sendable {
     var ticks: UInt64
     var at: UInt64
+    /// Read and write syscalls so far, when /proc/PID/io is readable.
+    var syscalls: (reads: UInt64, writes: UInt64)?
 
     init?(pid: String) {
         guard let ticks = BenchProc.cpuTicks(pid: pid) else { return nil }
         self.ticks = ticks
         self.at = benchNow()
+        self.syscalls = BenchProc.syscalls(pid: pid)
+    }
+
+    /// Read and write syscalls per second between `self` and `later`.
+    func syscallRates(until later: BenchCPUSample) -> (reads: Double, writes: Double)? {
+        let seconds = Double(later.at &- self.at) / 1e9
+        guard seconds > 0, let before = self.syscalls, let after = later.syscalls else { return nil }
+        return (Double(after.reads &- before.reads) / seconds, Double(after.writes &- before.writes) / seconds)
     }
 
     /// CPU use between `self` and `later` as a percentage of one core.
@@ -272,5 +295,246 @@ func benchSleep(until deadline: UInt64) async throws {
     let now = benchNow()
     if deadline > now {
         try await Task.sleep(nanoseconds: deadline - now)
+    }
+}
+
+// MARK: - Measured window and periodic sends
+
+/// The measured window of a run, in monotonic nanoseconds (`benchNow()` clock); empty until set.
+struct BenchWindow: Sendable {
+    var start = UInt64.max
+    var end = UInt64.max
+
+    @inline(__always)
+    func contains(_ time: UInt64) -> Bool {
+        time >= self.start && time < self.end
+    }
+
+    var seconds: Double { Double(self.end &- self.start) / 1e9 }
+}
+
+/// One of the things a ``BenchSendSchedule`` fires periodically (a racer's tap, a player's send).
+protocol BenchPeriodicSender: AnyObject {
+    /// When the next send is due (monotonic ns); owned by the schedule.
+    var nextDue: UInt64 { get set }
+    /// Sends now if possible; false if skipped (not in a running match, say).
+    func fire(now: UInt64) -> Bool
+}
+
+/// The periodic sends of one event loop: every sender fires once per `period`, with phases
+/// spread evenly over the period (one random slot each), so the loop's sends are evenly spaced.
+/// Every sender has the same period, so their order never changes: a cursor walks round the
+/// ring and each tick fires what is due. Due times are absolute, so a late tick does not lower
+/// the rate. Loop-confined.
+final class BenchSendSchedule<Sender: BenchPeriodicSender> {
+    let eventLoop: any EventLoop
+    /// Sends made, and sends skipped, inside the window.
+    private(set) var sentInWindow: UInt64 = 0
+    private(set) var skippedInWindow: UInt64 = 0
+    private var senders: [Sender] = []
+    private var cursor = 0
+    private var period: UInt64 = 0
+    private var window = BenchWindow()
+    private var stopAt = UInt64.max
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    /// Starts firing `senders` at `epoch` plus a random phase each, every `period` ns, until
+    /// `stopAt` (or ``stop()``); counts what falls in `window`.
+    func start(_ senders: [Sender], epoch: UInt64, period: UInt64, window: BenchWindow, stopAt: UInt64) {
+        self.period = period
+        self.window = window
+        self.stopAt = stopAt
+        var shuffled = senders
+        shuffled.shuffle()
+        let slot = Double(period) / Double(max(1, shuffled.count))
+        for (index, sender) in shuffled.enumerated() {
+            sender.nextDue = epoch + UInt64((Double(index) + Double.random(in: 0..<1)) * slot)
+        }
+        self.senders = shuffled
+        self.cursor = 0
+        self.scheduleTick()
+    }
+
+    /// Stops firing.
+    func stop() {
+        self.senders.removeAll()
+    }
+
+    private func scheduleTick() {
+        guard !self.senders.isEmpty else { return }
+        let due = self.senders[self.cursor].nextDue
+        self.eventLoop.assumeIsolated().scheduleTask(deadline: .uptimeNanoseconds(due)) { self.tick() }
+    }
+
+    /// Fires every sender that is due (or due within 100 µs), then sleeps until the next one.
+    private func tick() {
+        var now = benchNow()
+        if now >= self.stopAt {
+            self.senders.removeAll()
+            return
+        }
+        let count = self.senders.count
+        var fired = 0
+        // At most one round per tick, so an overloaded client still reads its sockets.
+        while fired < count {
+            let sender = self.senders[self.cursor]
+            guard sender.nextDue <= now + 100_000 else { break }
+            now = benchNow()
+            let sent = sender.fire(now: now)
+            if self.window.contains(now) {
+                if sent { self.sentInWindow += 1 } else { self.skippedInWindow += 1 }
+            }
+            sender.nextDue += self.period
+            self.cursor = self.cursor + 1 == count ? 0 : self.cursor + 1
+            fired += 1
+        }
+        self.scheduleTick()
+    }
+}
+
+// MARK: - Connections, measurement and reports
+
+/// Opens `total` connections, `batch` at a time; `connect(index)` opens one and waits until
+/// it is ready. Fails with the first error.
+func benchConnectAll(
+    total: Int, batch: Int, connect: @escaping @Sendable (Int) async throws -> any Channel
+) async throws -> [any Channel] {
+    let inFlight = min(total, batch)
+    var channels: [any Channel] = []
+    channels.reserveCapacity(total)
+    try await withThrowingTaskGroup(of: (any Channel).self) { group in
+        var next = 0
+        while next < inFlight {
+            let index = next
+            group.addTask { try await connect(index) }
+            next += 1
+        }
+        while let channel = try await group.next() {
+            channels.append(channel)
+            if next < total {
+                let index = next
+                group.addTask { try await connect(index) }
+                next += 1
+            }
+        }
+    }
+    return channels
+}
+
+/// Closes every channel and waits for the closes.
+func benchClose(_ channels: [any Channel]) async {
+    let closes = channels.map { $0.close() }
+    for close in closes {
+        try? await close.get()
+    }
+}
+
+/// Server and client CPU over a window, and the server's RSS at its end.
+struct BenchUsage: Sendable {
+    var serverCPU: Double?
+    var serverRSSKiB: UInt64?
+    var clientCPU: Double?
+    /// The server's read and write syscalls per second.
+    var serverSyscalls: (reads: Double, writes: Double)?
+
+    var serverRSSMiB: Double? { self.serverRSSKiB.map { Double($0) / 1024 } }
+
+    /// Sleeps until `window.start`, then until `window.end`, reading CPU times at both ends.
+    static func measure(serverPID: String?, over window: BenchWindow) async throws -> BenchUsage {
+        try await benchSleep(until: window.start)
+        let meter = BenchUsageMeter(serverPID: serverPID)
+        try await benchSleep(until: window.end)
+        return meter.read()
+    }
+
+    /// Server CPU time per delivered message, in microseconds.
+    func serverMicrosecondsPerMessage(deliveredPerSecond: Double) -> Double? {
+        guard let serverCPU = self.serverCPU, deliveredPerSecond > 0 else { return nil }
+        return serverCPU / 100 * 1e6 / deliveredPerSecond
+    }
+
+    /// Prints the "server:" and "client:" lines of a report.
+    func print(threads: Int, deliveredPerSecond: Double? = nil) {
+        if let serverCPU = self.serverCPU {
+            var perMessage = ""
+            if let deliveredPerSecond, let micros = self.serverMicrosecondsPerMessage(deliveredPerSecond: deliveredPerSecond) {
+                perMessage = " (\(benchFormat(micros, 2)) µs per delivered message)"
+            }
+            var syscalls = ""
+            if let rates = self.serverSyscalls {
+                syscalls = ", syscalls \(benchFormat(rates.reads, 0)) reads/s \(benchFormat(rates.writes, 0)) writes/s"
+            }
+            benchPrint(
+                "server: cpu=\(benchFormat(serverCPU))% of one core\(perMessage), "
+                    + "rss=\(self.serverRSSMiB.map { benchFormat($0) } ?? "n/a") MiB\(syscalls)")
+        } else {
+            benchPrint("server: cpu/rss not measured (pass --server-pid)")
+        }
+        benchPrint(
+            "client: cpu=\(self.clientCPU.map { benchFormat($0) } ?? "n/a")% of one core "
+                + "(\(threads) event loop thread\(threads == 1 ? "" : "s"))")
+    }
+
+    /// Adds the usage fields to a JSON line.
+    func add(to json: inout BenchJSON, deliveredPerSecond: Double? = nil) {
+        json.add("server_cpu_pct", self.serverCPU)
+        json.add("server_rss_mib", self.serverRSSMiB)
+        json.add("client_cpu_pct", self.clientCPU)
+        json.add("server_read_syscalls_per_s", self.serverSyscalls?.reads)
+        json.add("server_write_syscalls_per_s", self.serverSyscalls?.writes)
+        if let deliveredPerSecond {
+            json.add("server_cpu_us_per_delivered", self.serverMicrosecondsPerMessage(deliveredPerSecond: deliveredPerSecond))
+        }
+    }
+}
+
+/// CPU readings taken when created; ``read()`` gives the usage since.
+struct BenchUsageMeter: Sendable {
+    let serverPID: String?
+    private let serverStart: BenchCPUSample?
+    private let clientStart: BenchCPUSample?
+
+    init(serverPID: String?) {
+        self.serverPID = serverPID
+        self.serverStart = serverPID.flatMap { BenchCPUSample(pid: $0) }
+        self.clientStart = BenchCPUSample(pid: "self")
+    }
+
+    /// Server and client CPU since creation, and the server's RSS now.
+    func read() -> BenchUsage {
+        let serverEnd = self.serverPID.flatMap { BenchCPUSample(pid: $0) }
+        let clientEnd = BenchCPUSample(pid: "self")
+        var usage = BenchUsage()
+        usage.serverRSSKiB = self.serverPID.flatMap { BenchProc.residentKiB(pid: $0) }
+        if let serverStart = self.serverStart, let serverEnd {
+            usage.serverCPU = serverStart.percent(until: serverEnd)
+            usage.serverSyscalls = serverStart.syscallRates(until: serverEnd)
+        }
+        if let clientStart = self.clientStart, let clientEnd { usage.clientCPU = clientStart.percent(until: clientEnd) }
+        return usage
+    }
+}
+
+extension BenchLatencyHistogram {
+    /// "p50=… p99=… p99.9=… max=… mean=… (n samples)", in milliseconds.
+    var summary: String {
+        "p50=\(benchFormatMs(self.quantile(0.5))) p99=\(benchFormatMs(self.quantile(0.99))) "
+            + "p99.9=\(benchFormatMs(self.quantile(0.999))) max=\(benchFormatMs(self.count > 0 ? self.maxValue : nil)) "
+            + "mean=\(benchFormatMs(self.mean.map { UInt64($0) })) (\(self.count) samples)"
+    }
+
+    /// The quantiles, max, mean (ms) and sample count as a JSON object.
+    var json: BenchJSON {
+        var latency = BenchJSON()
+        latency.add("p50", self.quantile(0.5).map { Double($0) / 1e6 })
+        latency.add("p99", self.quantile(0.99).map { Double($0) / 1e6 })
+        latency.add("p999", self.quantile(0.999).map { Double($0) / 1e6 })
+        latency.add("max", self.count > 0 ? Double(self.maxValue) / 1e6 : nil)
+        latency.add("mean", self.mean.map { $0 / 1e6 })
+        latency.add("samples", self.count)
+        return latency
     }
 }
