@@ -369,8 +369,8 @@ final class NativeBenchPeer: BenchPeriodicSender {
             self.counters.presenceReceived += 1
         case .matchEnded:
             self.counters.matchesEnded += 1
-        case .matchData:
-            break  // read in place above
+        case .matchData, .matchEvent:
+            break  // MATCH_DATA is read in place above; relay matches send no MATCH_EVENT
         }
     }
 
