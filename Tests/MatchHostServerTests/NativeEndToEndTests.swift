@@ -245,6 +245,19 @@ extension Result {
         try await server.stop()
     }
 
+    @Test func aPlayerWhoGetsNothingBackIsStillAcknowledged() async throws {
+        let server = try await RunningNativeServer.start()
+        let (a, _) = try await server.login("ack-a")
+        let created = try #require(try await a.response(to: try await a.request(.createMatch(mode: "relay", maxPlayers: 2, label: ""))).joined)
+        // Alone in the match: the data goes nowhere and no RELIABLE frame comes back to carry
+        // the acknowledgement, so a standalone ACK does.
+        try await a.sendReliable(.sendData(matchID: created.matchID, targets: [], payload: bytes("echo?")))
+        var frame = try await a.next()
+        while case .ping = frame { frame = try await a.next() }
+        #expect(frame == .ack(2))
+        try await server.stop()
+    }
+
     @Test func resumeNeedsTheResumeTokenAndKnowingTheSessionIdIsNotEnough() async throws {
         let server = try await RunningNativeServer.start()
         let (a, pa) = try await server.login("victim")

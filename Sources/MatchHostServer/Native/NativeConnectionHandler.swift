@@ -11,7 +11,7 @@ import NIOCore
 /// is appended to one outbound buffer and written and flushed once (``FlushCoalescer``): a
 /// player receiving many messages in a pass costs one buffer and one syscall. A fatal error
 /// is sent as an `ERROR` frame before the connection closes; only this connection is affected.
-final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, CoalescedFlushing {
+final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, CoalescedFlushing, DelayedAcknowledging {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -30,6 +30,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private var context: ChannelHandlerContext?
     private var outbound: ByteBuffer?
     private var flushPending = false
+    private var acknowledgementQueued = false
     private var isClosing = false
     private var messageRate: MessageRateLimiter
     /// ACK, PING and PONG have their own allowance: a client acknowledging each read batch of
@@ -118,12 +119,22 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        if !self.acknowledgementQueued, !self.isClosing, case .established(let session) = self.state,
+            session.transport === self, session.inbox.unacknowledgedCount > 0
+        {
+            self.acknowledgementQueued = true
+            self.world.acknowledgements.enqueue(self)
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func acknowledgementDue() {
+        self.acknowledgementQueued = false
         if !self.isClosing, case .established(let session) = self.state, session.transport === self,
             let ack = session.takeAcknowledgement()
         {
             self.writeControl(.ack(ack))
         }
-        context.fireChannelReadComplete()
     }
 
     private func handle(_ frame: NativeFrame) throws {
