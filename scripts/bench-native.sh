@@ -54,10 +54,10 @@ catrace() {  # races racers rate
     bench catrace --races "$1" --racers "$2" --rate "$3" --duration "$DURATION"
     stop_server
 }
-compare() {  # k p r: Cat Race, then native RELIABLE (ACK per read, then ACK held up to 100 ms), then UNRELIABLE
+compare() {  # k p r: Cat Race, then native RELIABLE (ACK held up to 20 ms as the client library does, then ACK per read), then UNRELIABLE
     catrace "$1" "$2" "$3"
     native "$1" "$2" "$3"
-    native "$1" "$2" "$3" --ack-delay 0.1
+    native "$1" "$2" "$3" --ack-delay 0
     native "$1" "$2" "$3" --unreliable
 }
 resume() {
@@ -78,6 +78,7 @@ for scenario in "${scenarios[@]}"; do
         resume) resume ;;
         compare16) for k in 50 75 100; do compare "$k" 16 5; done ;;
         compare2) compare 1000 2 10 ;;
+        compare50) compare 50 16 5 ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
 done

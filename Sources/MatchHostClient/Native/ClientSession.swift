@@ -34,6 +34,7 @@ final class ClientSession {
     /// first (references to the outbox's buffers, not copies).
     private var unwritten = CircularBuffer<(sequence: UInt64, message: ByteBuffer)>()
     private var inbox = ReliableInbox()
+    private var acknowledgementTimer: Scheduled<Void>?
 
     private var connection: ClientConnection?
     private var connectionCount = 0
@@ -319,9 +320,26 @@ final class ClientSession {
 
     func connectionDidFinishReadBatch(_ connection: ClientConnection) {
         guard connection === self.connection, connection.isOpen else { return }
-        if connection.phase == .active, let ack = self.inbox.takeAcknowledgement() {
-            connection.write(.ack(ack))
+        if connection.phase == .active, self.inbox.unacknowledgedCount > 0, self.acknowledgementTimer == nil {
+            let delay = self.configuration.acknowledgementDelay
+            if delay <= .zero {
+                self.sendOwedAcknowledgement()
+            } else {
+                // One timer per delay, not per message: a RELIABLE frame sent meanwhile carries the ack.
+                self.acknowledgementTimer = self.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+                    self.acknowledgementTimer = nil
+                    self.sendOwedAcknowledgement()
+                }
+            }
         }
+        connection.flush()
+    }
+
+    private func sendOwedAcknowledgement() {
+        guard let connection = self.connection, connection.isOpen, connection.phase == .active,
+            let ack = self.inbox.takeAcknowledgement()
+        else { return }
+        connection.write(.ack(ack))
         connection.flush()
     }
 

@@ -31,6 +31,10 @@ extension MatchHostClient {
         /// How often the client pings the server to measure the round-trip time (and to show the
         /// server it is alive); `nil` never pings (the client still answers the server's pings).
         public var heartbeatInterval: TimeAmount?
+        /// How long an acknowledgement of received messages may wait for one of this client's
+        /// own RELIABLE frames to carry it before it goes alone as an `ACK` (zero: at once).
+        /// Waiting saves a write per received message; the server keeps what is unacknowledged.
+        public var acknowledgementDelay: TimeAmount = .milliseconds(20)
         /// How long opening a connection may take, TCP connect and handshake together, before
         /// the attempt counts as failed.
         public var connectTimeout: TimeAmount
