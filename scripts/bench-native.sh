@@ -54,7 +54,7 @@ catrace() {  # races racers rate
     bench catrace --races "$1" --racers "$2" --rate "$3" --duration "$DURATION"
     stop_server
 }
-compare() {  # k p r: Cat Race, then native RELIABLE (ACK held up to 20 ms as the client library does, then ACK per read), then UNRELIABLE
+compare() {  # k p r: Cat Race, then native RELIABLE (ACK held up to 200 ms as the client library does, then ACK per read), then UNRELIABLE
     catrace "$1" "$2" "$3"
     native "$1" "$2" "$3"
     native "$1" "$2" "$3" --ack-delay 0

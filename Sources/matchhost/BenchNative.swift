@@ -37,8 +37,8 @@ struct BenchNativeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("ack-delay"),
-        help: "Seconds a player may hold its acknowledgement (piggybacking it on its own frames meanwhile), as the client library does (20 ms); 0: one ACK per read batch.")
-    var ackDelay: Double = 0.02
+        help: "Seconds a player may hold its acknowledgement (piggybacking it on its own frames meanwhile), as the client library does (200 ms); 0: one ACK per read batch.")
+    var ackDelay: Double = 0.2
 
     @Option(name: .customLong("payload-size"), help: "SEND_DATA payload bytes (at least 13: send time, number, seat).")
     var payloadSize = 16

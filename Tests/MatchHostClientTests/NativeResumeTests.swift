@@ -169,7 +169,7 @@ struct NativeResumeTests {
         let server = try await TestServer.start { $0.maxBacklogBytes = 8 * 1024 }
         let alice = makeClient(port: server.port)
         // Acknowledging after every read batch: the rounds below come faster than the default
-        // 20 ms acknowledgement delay, which would let three of them pile up.
+        // 200 ms acknowledgement delay, which would let them pile up past the backlog bound.
         let bob = makeClient(port: server.port) { $0.acknowledgementDelay = .zero }
         let aliceID = try await alice.connect().playerID
         try await bob.connect()

@@ -34,7 +34,7 @@ extension MatchHostClient {
         /// How long an acknowledgement of received messages may wait for one of this client's
         /// own RELIABLE frames to carry it before it goes alone as an `ACK` (zero: at once).
         /// Waiting saves a write per received message; the server keeps what is unacknowledged.
-        public var acknowledgementDelay: TimeAmount = .milliseconds(20)
+        public var acknowledgementDelay: TimeAmount = .milliseconds(200)
         /// How long opening a connection may take, TCP connect and handshake together, before
         /// the attempt counts as failed.
         public var connectTimeout: TimeAmount

@@ -25,7 +25,7 @@ final class NativeWorld {
     let options: NativeWorldOptions
     let sessions: SessionRegistry
     let authenticator: NativeAuthenticator
-    /// Standalone ACKs wait here up to 20 ms for a RELIABLE frame to carry them instead.
+    /// Standalone ACKs wait here up to 200 ms for a RELIABLE frame to carry them instead.
     let acknowledgements: AcknowledgementBatcher
     private let clock: any MatchClock
     private var logger: Logger
@@ -41,7 +41,7 @@ final class NativeWorld {
         self.authenticator = authenticator
         self.clock = clock
         self.logger = logger
-        self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(20))
+        self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
         self.sessions.onSessionAway = { [unowned self] session in
