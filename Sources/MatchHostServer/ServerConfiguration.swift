@@ -40,6 +40,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxPlayersPerMatch: Int = 16
     /// The most matches one native player may be in at once (`--max-matches-per-player`, default 8).
     public var maxMatchesPerPlayer: Int = 8
+    /// The most device identities the server keeps (`--max-devices`, default 1,000,000); a new
+    /// device past it is refused with `AUTHENTICATION_FAILED`.
+    public var maxDevices: Int = 1_000_000
     /// How long a session token stays valid (`--token-ttl`, default 7 days).
     public var tokenLifetime: TimeAmount = .hours(24 * 7)
     /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;

@@ -67,6 +67,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-matches-per-player"), help: "Most native matches one player may be in at once.")
     var maxMatchesPerPlayer = 8
 
+    @Option(name: .customLong("max-devices"), help: "Most device identities kept; a new device past it is refused.")
+    var maxDevices = 1_000_000
+
     @Option(name: .customLong("token-ttl"), help: "Seconds a session token stays valid.")
     var tokenTTL: Double = 7 * 24 * 3600
 
@@ -101,6 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.check(self.idleTimeout, "--idle-timeout", 0.1...86_400)
         guard self.maxBacklog >= 1024 else { throw ValidationError("--max-backlog must be at least 1024") }
         guard (2...16).contains(self.maxPlayers) else { throw ValidationError("--max-players must be 2-16") }
+        guard self.maxDevices >= 1 else { throw ValidationError("--max-devices must be at least 1") }
         guard self.maxMatchesPerPlayer >= 1 else { throw ValidationError("--max-matches-per-player must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
         guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
@@ -141,6 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxBacklogBytes = self.maxBacklog
         configuration.maxPlayersPerMatch = self.maxPlayers
         configuration.maxMatchesPerPlayer = self.maxMatchesPerPlayer
+        configuration.maxDevices = self.maxDevices
         configuration.tokenLifetime = .nanoseconds(Int64(self.tokenTTL * 1e9))
         do {
             configuration.tokenSigningKey = try TokenKeyFile(directory: self.data).loadOrCreate()

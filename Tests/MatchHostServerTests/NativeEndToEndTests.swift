@@ -104,6 +104,20 @@ private func bytes(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         try await server.stop()
     }
 
+    @Test func newDevicesPastTheLimitAreRefusedWhileKnownOnesStillGetIn() async throws {
+        let server = try await RunningNativeServer.start { $0.maxDevices = 2 }
+        let (_, first) = try await server.login("limit-1")
+        _ = try await server.login("limit-2")
+        let third = try await server.handshake()
+        try await third.send(.authenticate(.device(id: "limit-3", secret: "")))
+        let refused = try await third.closingError()
+        #expect(refused.code == .authenticationFailed)
+        #expect(refused.message.contains("--max-devices"))
+        let (_, again) = try await server.login("limit-1", secret: first.deviceSecret)
+        #expect(again.playerID == first.playerID)
+        try await server.stop()
+    }
+
     @Test func sessionTokensAuthenticateUntilAlteredOrExpired() async throws {
         let key = [UInt8](repeating: 7, count: 32)
         let server = try await RunningNativeServer.start { $0.tokenSigningKey = key }

@@ -16,6 +16,13 @@ final class DeviceDirectory {
 
     private var entries: [String: Entry] = [:]
     private var random = SystemRandomNumberGenerator()
+    /// The most devices kept (`--max-devices`); first contact past it is refused, so a flood
+    /// of made-up device ids cannot grow memory without bound.
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
 
     /// How many devices are known.
     var count: Int { self.entries.count }
@@ -35,6 +42,9 @@ final class DeviceDirectory {
         guard secret.isEmpty else {
             // A secret for a device never seen: refuse rather than adopt an identity we did not issue.
             return .failure(NativeError(.authenticationFailed, "unknown device id with a secret; send an empty secret on first contact"))
+        }
+        guard self.entries.count < self.capacity else {
+            return .failure(NativeError(.authenticationFailed, "this server holds its maximum of \(self.capacity) devices (--max-devices)"))
         }
         let playerID = self.random.hexString(bytes: 16)
         let issued = self.random.hexString(bytes: 32)

@@ -4,7 +4,7 @@ import MatchHostWire
 /// Decides who a native client is: device credentials through the ``DeviceDirectory``,
 /// session tokens through the ``SessionTokenSigner``. Loop-confined, like the directory.
 final class NativeAuthenticator {
-    private let devices = DeviceDirectory()
+    private let devices: DeviceDirectory
     private let signer: SessionTokenSigner
     private let tokenLifetimeSeconds: UInt64
     private let now: () -> UInt64
@@ -13,7 +13,12 @@ final class NativeAuthenticator {
     ///   - signer: signs and verifies session tokens.
     ///   - tokenLifetimeSeconds: how long an issued token stays valid.
     ///   - now: wall-clock seconds since 1970; tokens are checked against it.
-    init(signer: SessionTokenSigner, tokenLifetimeSeconds: UInt64, now: @escaping () -> UInt64 = unixTimeNow) {
+    ///   - maximumDevices: the most device identities kept.
+    init(
+        signer: SessionTokenSigner, tokenLifetimeSeconds: UInt64, maximumDevices: Int,
+        now: @escaping () -> UInt64 = unixTimeNow
+    ) {
+        self.devices = DeviceDirectory(capacity: maximumDevices)
         self.signer = signer
         self.tokenLifetimeSeconds = tokenLifetimeSeconds
         self.now = now

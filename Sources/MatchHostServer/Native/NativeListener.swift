@@ -42,6 +42,7 @@ public final class NativeListener: Sendable {
                 maximumFrameBytes: UInt32(clamping: configuration.maxFrameBytes)))
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
+        let maximumDevices = configuration.maxDevices
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
@@ -49,7 +50,8 @@ public final class NativeListener: Sendable {
             configuration: configuration, port: configuration.port, group: group,
             makeWorld: { loop in
                 NativeWorld(
-                    options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
+                    options: options, authenticator: NativeAuthenticator(
+                        signer: signer, tokenLifetimeSeconds: tokenLifetime, maximumDevices: maximumDevices),
                     clock: EventLoopClock(eventLoop: loop), logger: listenerLogger)
             },
             makeHandler: { world, flusher, connections in
