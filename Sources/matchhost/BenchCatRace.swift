@@ -232,23 +232,9 @@ struct CatRaceBenchRun: Sendable {
                 }
             }
             .connect(to: settings.address)
-        connect.whenFailure { hello.fail($0) }
-        let channel: any Channel
-        do {
-            channel = try await connect.get()
-        } catch {
-            throw BenchError("cannot connect to \(settings.host):\(settings.port): \(benchErrorKind(error))")
-        }
-        channel.eventLoop.scheduleTask(in: .seconds(20)) {
-            hello.fail(BenchError("no NOT_IN_MATCH within 20 s"))
-        }
-        do {
-            try await hello.futureResult.get()
-        } catch {
-            channel.close(promise: nil)
-            throw BenchError("racer \(seat) of race \(race) (\(settings.playerID(race: race, seat: seat))): \(error)")
-        }
-        return channel
+        return try await benchAwaitReady(
+            connect, ready: hello, readyMessage: "NOT_IN_MATCH", host: settings.host, port: settings.port,
+            player: "racer \(seat) of race \(race) (\(settings.playerID(race: race, seat: seat)))")
     }
 
     /// Completes every promise still open, so nothing is left waiting when the loops stop.

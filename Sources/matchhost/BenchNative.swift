@@ -250,23 +250,9 @@ struct NativeRelayBenchRun: Sendable {
                 }
             }
             .connect(to: settings.address)
-        connect.whenFailure { authenticated.fail($0) }
-        let channel: any Channel
-        do {
-            channel = try await connect.get()
-        } catch {
-            throw BenchError("cannot connect to \(settings.host):\(settings.port): \(benchErrorKind(error))")
-        }
-        channel.eventLoop.scheduleTask(in: .seconds(20)) {
-            authenticated.fail(BenchError("no AUTHENTICATED within 20 s"))
-        }
-        do {
-            try await authenticated.futureResult.get()
-        } catch {
-            channel.close(promise: nil)
-            throw BenchError("player \(seat) of match \(match) (\(settings.deviceID(match: match, seat: seat))): \(error)")
-        }
-        return channel
+        return try await benchAwaitReady(
+            connect, ready: authenticated, readyMessage: "AUTHENTICATED", host: settings.host, port: settings.port,
+            player: "player \(seat) of match \(match) (\(settings.deviceID(match: match, seat: seat)))")
     }
 
     /// Completes every promise still open, so nothing is left waiting when the loops stop.

@@ -261,23 +261,9 @@ struct NativeResumeBenchRun: Sendable {
                 }
             }
             .connect(to: settings.address)
-        connect.whenFailure { authenticated.fail($0) }
-        let channel: any Channel
-        do {
-            channel = try await connect.get()
-        } catch {
-            throw BenchError("cannot connect to \(settings.host):\(settings.port): \(benchErrorKind(error))")
-        }
-        channel.eventLoop.scheduleTask(in: .seconds(20)) {
-            authenticated.fail(BenchError("no AUTHENTICATED within 20 s"))
-        }
-        do {
-            try await authenticated.futureResult.get()
-        } catch {
-            channel.close(promise: nil)
-            throw BenchError("player \(seat) of pair \(pair) (\(settings.deviceID(pair: pair, seat: seat))): \(error)")
-        }
-        return channel
+        return try await benchAwaitReady(
+            connect, ready: authenticated, readyMessage: "AUTHENTICATED", host: settings.host, port: settings.port,
+            player: "player \(seat) of pair \(pair) (\(settings.deviceID(pair: pair, seat: seat)))")
     }
 
     private func failPending(states: [NIOLoopBound<NativeResumeBenchLoop>]) async {

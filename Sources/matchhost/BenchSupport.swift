@@ -425,6 +425,36 @@ func benchConnectAll(
 }
 
 /// Closes every channel and waits for the closes.
+/// Connects one bench player and waits up to 20 s for `ready`, which its handler completes
+/// once the server has greeted it (NOT_IN_MATCH for Cat Race, AUTHENTICATED for native).
+/// - Parameters:
+///   - connect: the pending connect of the player's bootstrap.
+///   - ready: the promise the handler completes; failed here if the connect fails or times out.
+///   - readyMessage: what the server sends when the player is ready, for the timeout error.
+///   - player: names the player in errors.
+func benchAwaitReady(
+    _ connect: EventLoopFuture<any Channel>, ready: EventLoopPromise<Void>, readyMessage: String,
+    host: String, port: Int, player: @autoclosure () -> String
+) async throws -> any Channel {
+    connect.whenFailure { ready.fail($0) }
+    let channel: any Channel
+    do {
+        channel = try await connect.get()
+    } catch {
+        throw BenchError("cannot connect to \(host):\(port): \(benchErrorKind(error))")
+    }
+    channel.eventLoop.scheduleTask(in: .seconds(20)) {
+        ready.fail(BenchError("no \(readyMessage) within 20 s"))
+    }
+    do {
+        try await ready.futureResult.get()
+    } catch {
+        channel.close(promise: nil)
+        throw BenchError("\(player()): \(error)")
+    }
+    return channel
+}
+
 func benchClose(_ channels: [any Channel]) async {
     let closes = channels.map { $0.close() }
     for close in closes {
