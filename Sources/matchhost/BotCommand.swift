@@ -31,17 +31,7 @@ struct BotCatRaceCommand: AsyncParsableCommand {
             `matchhost bot catrace --native --match ID --racers 1`.
             """)
 
-    @Option(help: "Server address.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Server port (default: 1955, the Cat Race port; with --native 7355, the native port).")
-    var port: Int?
-
-    @Flag(help: "Race in catrace matches of the native protocol instead of on the Cat Race port.")
-    var native = false
-
-    @Option(name: .customLong("match"), help: "With --native: the id of the catrace match the bots join (default: create one per race).")
-    var matchID: UInt64?
+    @OptionGroup var server: CatRaceServerOptions
 
     @Option(help: "Races played at the same time (K).")
     var races = 1
@@ -68,13 +58,13 @@ struct BotCatRaceCommand: AsyncParsableCommand {
 
     private var options: CatRaceBot.Options {
         var options = CatRaceBot.Options()
-        options.host = self.host
-        options.port = self.port ?? (self.native ? 7355 : 1955)
-        options.native = self.native
-        options.matchID = self.matchID
+        options.host = self.server.host
+        options.port = self.server.resolvedPort
+        options.native = self.server.native
+        options.matchID = self.server.matchID
         options.races = self.races
         options.botsPerRace = self.racers
-        options.extraPlayerIDs = self.with.flatMap { $0.split(separator: ",").map { String($0) } }.filter { !$0.isEmpty }
+        options.extraPlayerIDs = playerIDList(self.with)
         options.tapRate = self.tapRate
         options.rounds = self.rounds
         if self.pause.isFinite, self.pause >= 0 { options.restartPause = .seconds(self.pause) }

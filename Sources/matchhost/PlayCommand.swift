@@ -37,17 +37,7 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
             starts once every seat is taken.
             """)
 
-    @Option(help: "Server address.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Server port (default: 1955, the Cat Race port; with --native 7355, the native port).")
-    var port: Int?
-
-    @Flag(help: "Play in a catrace match of the native protocol instead of on the Cat Race port.")
-    var native = false
-
-    @Option(name: .customLong("match"), help: "With --native: the id of the catrace match to join (default: create one).")
-    var matchID: UInt64?
+    @OptionGroup var server: CatRaceServerOptions
 
     @Option(help: "With --native, without --match: racers in the match you create (2-16; default 2).")
     var racers: Int?
@@ -69,30 +59,27 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
     var opponents: [String] = []
 
     private var opponentIDs: [String] {
-        self.opponents.flatMap { $0.split(separator: ",").map { String($0) } }.filter { !$0.isEmpty }
+        playerIDList(self.opponents)
     }
 
     private var serverPort: Int {
-        self.port ?? (self.native ? 7355 : 1955)
+        self.server.resolvedPort
     }
 
     func validate() throws {
-        if let port = self.port {
-            guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        }
-        if self.native {
+        if self.server.native {
             guard self.id == nil, self.alias == nil, self.opponentIDs.isEmpty else {
                 throw ValidationError(
                     "--id, --alias and --opponents are for the Cat Race port; natively the server issues your player id")
             }
             if let racers = self.racers {
-                guard self.matchID == nil else { throw ValidationError("--racers is for a match you create, not with --match") }
+                guard self.server.matchID == nil else { throw ValidationError("--racers is for a match you create, not with --match") }
                 guard (2...16).contains(racers) else { throw ValidationError("--racers must be 2-16") }
             }
             if let deviceFile = self.deviceFile, deviceFile.isEmpty { throw ValidationError("--device-file must not be empty") }
             return
         }
-        guard self.matchID == nil, self.racers == nil, self.deviceFile == nil else {
+        guard self.server.matchID == nil, self.racers == nil, self.deviceFile == nil else {
             throw ValidationError("--match, --racers and --device-file need --native")
         }
         if let id = self.id {
@@ -108,7 +95,7 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
     func run() async throws {
         let prepared: (connection: any CatRaceConnection, session: PlaySession)
         do {
-            prepared = self.native ? try await self.joinNativeRace() : try await self.connectCatRacePort()
+            prepared = self.server.native ? try await self.joinNativeRace() : try await self.connectCatRacePort()
         } catch {
             benchPrintError("error: \(error)")
             throw ExitCode.failure
@@ -120,22 +107,22 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
     private func connectCatRacePort() async throws -> (any CatRaceConnection, PlaySession) {
         let playerID = self.id ?? "player-" + String(UInt16.random(in: 0x1000...0xFFFF), radix: 16)
         let alias = self.alias ?? playerID
-        let client = try await CatRaceClient.connect(host: self.host, port: self.serverPort, playerID: playerID, alias: alias)
+        let client = try await CatRaceClient.connect(host: self.server.host, port: self.serverPort, playerID: playerID, alias: alias)
         let session = PlaySession(
-            playerID: playerID, alias: alias, server: "\(self.host):\(self.serverPort)", mode: .catRacePort(opponents: self.opponentIDs))
+            playerID: playerID, alias: alias, server: "\(self.server.host):\(self.serverPort)", mode: .catRacePort(opponents: self.opponentIDs))
         return (client, session)
     }
 
     /// Native: authenticates as the stored device (storing the secret on first contact), then
     /// creates a catrace match or joins --match.
     private func joinNativeRace() async throws -> (any CatRaceConnection, PlaySession) {
-        let server = "\(self.host):\(self.serverPort)"
+        let server = "\(self.server.host):\(self.serverPort)"
         let file = DeviceFile(path: self.deviceFile ?? DeviceFile.defaultPath)
         let stored = try file.load()
         let deviceID = stored?.id ?? DeviceFile.newDeviceID()
         let client = MatchHostClient(
             configuration: .init(
-                host: self.host, port: self.serverPort, credentials: .device(id: deviceID, secret: stored?.secret ?? "")),
+                host: self.server.host, port: self.serverPort, credentials: .device(id: deviceID, secret: stored?.secret ?? "")),
             // Nothing may write to the terminal while it shows the race; errors are thrown.
             logger: Logger(label: "matchhost.play", factory: { _ in SwiftLogNoOpLogHandler() }))
         let authenticated: NativeAuthenticated
@@ -165,20 +152,20 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
 
         let race: CatRaceNativeClient
         do {
-            if let matchID = self.matchID {
+            if let matchID = self.server.matchID {
                 race = try await CatRaceNativeClient.joinMatch(matchID, on: client)
             } else {
                 race = try await CatRaceNativeClient.createMatch(on: client, racers: self.racers ?? 2)
             }
         } catch {
             await client.close()
-            if let matchID = self.matchID {
+            if let matchID = self.server.matchID {
                 throw PlayError("cannot join match \(matchID): \(error)")
             }
             throw PlayError("cannot create a catrace match: \(error)")
         }
-        let portFlag = self.port == nil ? "" : " --port \(self.serverPort)"
-        if self.matchID == nil {
+        let portFlag = self.server.port == nil ? "" : " --port \(self.serverPort)"
+        if self.server.matchID == nil {
             benchPrint("Created catrace match \(race.matchID) for \(race.capacity) racers.")
         } else {
             benchPrint("Joined catrace match \(race.matchID) (\(race.match.players.count) of \(race.capacity) racers).")
