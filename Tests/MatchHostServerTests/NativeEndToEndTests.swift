@@ -345,6 +345,45 @@ extension Result {
     }
 }
 
+@Suite struct NativeTimeoutTests {
+    @Test func aSilentClientIsPingedThenDroppedAndOneThatNeverFinishesTheHandshakeToo() async throws {
+        let server = try await RunningNativeServer.start {
+            $0.heartbeatInterval = .milliseconds(50)
+            $0.idleTimeout = .milliseconds(200)
+        }
+        let (silent, _) = try await server.login("silent")
+        guard case .ping = try await silent.next() else { Issue.record("expected the server's PING"); return }
+        #expect(try await silent.closingError().code == .idleTimeout)
+
+        let mute = try await server.connect()
+        #expect(try await mute.closingError().code == .handshakeTimeout)
+        try await server.stop()
+    }
+
+    @Test func answeringPingsKeepsAQuietConnectionOpen() async throws {
+        let server = try await RunningNativeServer.start {
+            $0.heartbeatInterval = .milliseconds(50)
+            $0.idleTimeout = .milliseconds(200)
+        }
+        let (client, _) = try await server.login("polite")
+        // Ten pings answered: well past the idle timeout, and still open.
+        for _ in 0..<10 {
+            guard case .ping(let value) = try await client.next() else { Issue.record("expected PING"); return }
+            try await client.send(.pong(value))
+        }
+        #expect(try await client.drain() == [])
+        try await server.stop()
+    }
+
+    @Test func theConfiguredPlayerLimitBoundsMatchSizes() async throws {
+        let server = try await RunningNativeServer.start { $0.maxPlayersPerMatch = 4 }
+        let (a, _) = try await server.login("limit-a")
+        #expect(try await a.response(to: try await a.request(.createMatch(mode: "relay", maxPlayers: 5, label: ""))).failure?.code == .badArgument)
+        #expect(try await a.response(to: try await a.request(.createMatch(mode: "relay", maxPlayers: 0, label: ""))).joined?.capacity == 4)
+        try await server.stop()
+    }
+}
+
 @Suite struct NativeRateLimitTests {
     @Test func acknowledgementsAndPingsDoNotUseUpTheMessageAllowanceButAreLimitedToo() async throws {
         // A one-second burst of 10: HELLO and AUTHENTICATE take 2.
