@@ -30,8 +30,10 @@ final class NativeWorld {
     private let clock: any MatchClock
     private var logger: Logger
     private var matches: [MatchID: any HostedMatch] = [:]
-    /// Each live session's seats, by match.
-    private var seats: [String: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
+    /// Each live session's seats, by match. Keyed by the session object, not its id string:
+    /// every SEND_DATA looks its seat up here, and hashing an address is cheaper than 32
+    /// characters. An entry lives exactly as long as its session (removed when it ends).
+    private var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
     private var nextMatchID: MatchID = 1
     private let allocator = ByteBufferAllocator()
     private let droppedData = Counter(label: "matchhost_native_dropped_data_total")
@@ -45,17 +47,17 @@ final class NativeWorld {
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
         self.sessions.onSessionAway = { [unowned self] session in
-            for (matchID, entry) in self.seats[session.id] ?? [:] {
+            for (matchID, entry) in self.seats[ObjectIdentifier(session)] ?? [:] {
                 self.matches[matchID]?.away(seat: entry.seat, link: entry.link)
             }
         }
         self.sessions.onSessionBack = { [unowned self] session in
-            for (matchID, entry) in self.seats[session.id] ?? [:] {
+            for (matchID, entry) in self.seats[ObjectIdentifier(session)] ?? [:] {
                 self.matches[matchID]?.back(seat: entry.seat, link: entry.link)
             }
         }
         self.sessions.onSessionEnded = { [unowned self] session in
-            let entries = self.seats.removeValue(forKey: session.id) ?? [:]
+            let entries = self.seats.removeValue(forKey: ObjectIdentifier(session)) ?? [:]
             for (matchID, entry) in entries {
                 self.matches[matchID]?.leave(seat: entry.seat, reason: .sessionEnded)
             }
@@ -83,12 +85,12 @@ final class NativeWorld {
             }
             session.sendReliable(reply.encoded(allocator: self.allocator))
             if case .success(.matchJoined(let info)) = result, let match = self.matches[info.matchID],
-                let entry = self.seats[session.id]?[info.matchID]
+                let entry = self.seats[ObjectIdentifier(session)]?[info.matchID]
             {
                 match.welcomed(seat: entry.seat)
             }
         case .sendData(let matchID, let targets, let payload):
-            guard let entry = self.seats[session.id]?[matchID], let match = self.matches[matchID] else {
+            guard let entry = self.seats[ObjectIdentifier(session)]?[matchID], let match = self.matches[matchID] else {
                 self.droppedData.increment()
                 self.logger.debug(
                     "data for a match the player is not in dropped", metadata: ["player": "\(session.playerID)", "match": "\(matchID)"])
@@ -96,7 +98,7 @@ final class NativeWorld {
             }
             match.sendData(fromSeat: entry.seat, targets: targets, payload: payload, reliable: reliable)
         case .matchInput(let matchID, let input):
-            guard let entry = self.seats[session.id]?[matchID], let match = self.matches[matchID] else {
+            guard let entry = self.seats[ObjectIdentifier(session)]?[matchID], let match = self.matches[matchID] else {
                 self.droppedData.increment()
                 self.logger.debug(
                     "input for a match the player is not in dropped", metadata: ["player": "\(session.playerID)", "match": "\(matchID)"])
@@ -113,10 +115,10 @@ final class NativeWorld {
         case .joinMatch(let matchID):
             return self.join(matchID, session: session).map { .matchJoined($0) }
         case .leaveMatch(let matchID):
-            guard let entry = self.seats[session.id]?[matchID], let match = self.matches[matchID] else {
+            guard let entry = self.seats[ObjectIdentifier(session)]?[matchID], let match = self.matches[matchID] else {
                 return .failure(NativeError(.notInMatch, "not in match \(matchID)"))
             }
-            self.seats[session.id]?[matchID] = nil
+            self.seats[ObjectIdentifier(session)]?[matchID] = nil
             match.leave(seat: entry.seat, reason: .left)
             return .success(.matchLeft(matchID))
         }
@@ -131,7 +133,7 @@ final class NativeWorld {
         guard (2...limit).contains(capacity) else {
             return .failure(NativeError(.badArgument, "maxPlayers must be 2 to \(limit) (--max-players), or 0 for \(limit)"))
         }
-        guard (self.seats[session.id]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
+        guard (self.seats[ObjectIdentifier(session)]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
             return .failure(self.tooManyMatches)
         }
         let id = self.nextMatchID
@@ -152,7 +154,7 @@ final class NativeWorld {
         hosted.onEnd = { [unowned self] ended in
             self.matches[ended.id] = nil
             for session in ended.seatedSessions {
-                self.seats[session.id]?[ended.id] = nil
+                self.seats[ObjectIdentifier(session)]?[ended.id] = nil
             }
         }
         self.matches[id] = hosted
@@ -171,16 +173,16 @@ final class NativeWorld {
         guard let match = self.matches[matchID], !match.isEnded else {
             return .failure(NativeError(.noSuchMatch, "no match \(matchID)"))
         }
-        if self.seats[session.id]?[matchID] != nil {
+        if self.seats[ObjectIdentifier(session)]?[matchID] != nil {
             return .failure(NativeError(.alreadyInMatch, "already in match \(matchID)"))
         }
-        guard (self.seats[session.id]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
+        guard (self.seats[ObjectIdentifier(session)]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
             return .failure(self.tooManyMatches)
         }
         let link = SessionSeatLink(session: session)
         switch match.join(session.playerID, link: link) {
         case .success(let seat):
-            self.seats[session.id, default: [:]][matchID] = (seat, link)
+            self.seats[ObjectIdentifier(session), default: [:]][matchID] = (seat, link)
             return .success(match.info())
         case .failure(let refusal):
             switch refusal {
