@@ -101,10 +101,6 @@ public final class Session {
         self.inbox.acknowledgedByPiggyback()
     }
 
-    func acknowledgeOnResume(through sequence: UInt64) throws(ReliableStreamError) {
-        try self.outbox.acknowledge(through: sequence)
-    }
-
     func endState() {
         self.isEnded = true
         self.outbox.removeAll()

@@ -76,7 +76,7 @@ public final class SessionRegistry {
             return .failure(NativeError(.resumeRefused, "wrong resume token for session \(sessionID)"))
         }
         do {
-            try session.acknowledgeOnResume(through: lastReceived)
+            try session.receiveAcknowledgement(lastReceived)
         } catch {
             return .failure(NativeError(.sequenceError, "\(error)"))
         }

@@ -38,8 +38,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private var controlRate: MessageRateLimiter
     private var lastReceivedAt = NIODeadline.now()
     private var heartbeat: RepeatedTask?
-    /// The latest round-trip time measured by the server's pings.
-    private(set) var roundTrip: TimeAmount?
 
     init(
         world: NativeWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
@@ -192,7 +190,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             case .pong(let value):
                 let sent = NIODeadline.uptimeNanoseconds(value)
                 let now = NIODeadline.now()
-                if sent <= now { self.roundTrip = now - sent }
+                if sent <= now { self.world.roundTrips.recordNanoseconds((now - sent).nanoseconds) }
             case .goodbye:
                 self.logger.info("goodbye", metadata: self.logMetadata)
                 self.world.goodbye(session)

@@ -37,6 +37,8 @@ final class NativeWorld {
     private var nextMatchID: MatchID = 1
     private let allocator = ByteBufferAllocator()
     private let droppedData = Counter(label: "matchhost_native_dropped_data_total")
+    /// Round-trip times measured by the server's pings.
+    let roundTrips = Metrics.Timer(label: "matchhost_native_round_trip")
 
     init(options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, logger: Logger) {
         self.options = options
