@@ -197,10 +197,7 @@ struct NativeRelayBenchRun: Sendable {
 
             // Sending starts together on every loop; the window opens after the warmup.
             let period = UInt64((1e9 / settings.rate).rounded())
-            let epoch = benchNow() + 20_000_000
-            var window = BenchWindow()
-            window.start = epoch + UInt64((settings.warmup * 1e9).rounded())
-            window.end = window.start + UInt64((settings.duration * 1e9).rounded())
+            let (epoch, window) = BenchWindow.afterWarmup(settings.warmup, duration: settings.duration)
             for (loop, state) in zip(self.loops, states) {
                 try await loop.submit { [window] in
                     state.value.startSending(epoch: epoch, period: period, window: window)

@@ -311,6 +311,16 @@ struct BenchWindow: Sendable {
     }
 
     var seconds: Double { Double(self.end &- self.start) / 1e9 }
+
+    /// A common start for every loop's senders (20 ms from now, so every loop gets the
+    /// message in time) and the measured window: `warmup` seconds after it, `duration` long.
+    static func afterWarmup(_ warmup: Double, duration: Double) -> (epoch: UInt64, window: BenchWindow) {
+        let epoch = benchNow() + 20_000_000
+        var window = BenchWindow()
+        window.start = epoch + UInt64((warmup * 1e9).rounded())
+        window.end = window.start + UInt64((duration * 1e9).rounded())
+        return (epoch, window)
+    }
 }
 
 /// One of the things a ``BenchSendSchedule`` fires periodically (a racer's tap, a player's send).
