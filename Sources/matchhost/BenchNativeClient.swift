@@ -369,8 +369,8 @@ final class NativeBenchPeer: BenchPeriodicSender {
             self.counters.presenceReceived += 1
         case .matchEnded:
             self.counters.matchesEnded += 1
-        case .matchData, .matchEvent:
-            break  // MATCH_DATA is read in place above; relay matches send no MATCH_EVENT
+        case .matchData, .matchEvent, .lobbyUpdate, .matchmakerMatched, .partyUpdate, .ticketCancelled:
+            break  // MATCH_DATA is read in place above; relay matches send none of the others
         }
     }
 

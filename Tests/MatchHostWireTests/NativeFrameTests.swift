@@ -103,7 +103,7 @@ enum NativeByteExamples {
         00 00 00 01  0d                                   length 1, kind GOODBYE
         """#
     static let createMatch = #"""
-        00 00 00 2d  0b                                   length 45, kind RELIABLE
+        00 00 00 2e  0b                                   length 46, kind RELIABLE
         00 00 00 00 00 00 00 01                           sequence 1
         00 00 00 00 00 00 00 00                           ack 0
         20                                                REQUEST
@@ -112,6 +112,7 @@ enum NativeByteExamples {
         00 05  72 65 6c 61 79                             mode "relay"
         04                                                maxPlayers 4
         00 0c  66 72 69 64 61 79 20 6e 69 67 68 74        label "friday night"
+        00                                                flags 0: public
         """#
     static let joinMatch = #"""
         00 00 00 1f  0b                                   length 31, kind RELIABLE
@@ -151,7 +152,7 @@ enum NativeByteExamples {
         00 00 00 05  02 00 96 00 40                       payload, 5 bytes
         """#
     static let matchJoined = #"""
-        00 00 00 7c  0b                                   length 124, kind RELIABLE
+        00 00 00 7e  0b                                   length 126, kind RELIABLE
         00 00 00 00 00 00 00 02                           sequence 2
         00 00 00 00 00 00 00 02                           ack 2
         40                                                RESPONSE
@@ -170,6 +171,7 @@ enum NativeByteExamples {
         62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
         62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
         01                                                presence 1: connected
+        00 00                                             inviteCode "" (empty)
         """#
     static let matchLeft = #"""
         00 00 00 1f  0b                                   length 31, kind RELIABLE
@@ -239,6 +241,239 @@ enum NativeByteExamples {
         45                                                MATCH_EVENT
         00 00 00 00 00 00 10 92                           matchId 4242
         00 00 00 06  05 01 00 00 00 23                    event, 6 bytes: Cat Race PLAYER_MOVED, index 1, posX 35
+        """#
+    static let listMatches = #"""
+        00 00 00 2a  0b                                   length 42, kind RELIABLE
+        00 00 00 00 00 00 00 07                           sequence 7
+        00 00 00 00 00 00 00 05                           ack 5
+        20                                                REQUEST
+        00 00 00 04                                       requestId 4
+        04                                                kind 4 LIST_MATCHES
+        00 05  64 69 73 6b 73                             mode "disks"
+        01                                                flags 1: joinable only
+        00 00                                             labelContains "" (empty)
+        00 00 00 00 00 00 00 00                           after 0: first page
+        14                                                limit 20
+        """#
+    static let matchList = #"""
+        00 00 00 3a  0b                                   length 58, kind RELIABLE
+        00 00 00 00 00 00 00 08                           sequence 8
+        00 00 00 00 00 00 00 07                           ack 7
+        40                                                RESPONSE
+        00 00 00 04                                       requestId 4
+        03                                                kind 3 MATCH_LIST
+        00 01                                             count 1
+        00 00 00 00 00 00 10 92                           matchId 4242
+        00 0c  66 72 69 64 61 79 20 6e 69 67 68 74        label "friday night"
+        01                                                players 1
+        04                                                capacity 4
+        01                                                joinable 1
+        00 00 00 00 00 00 00 00                           next 0: no more pages
+        """#
+    static let subscribeLobby = #"""
+        00 00 00 1e  0b                                   length 30, kind RELIABLE
+        00 00 00 00 00 00 00 08                           sequence 8
+        00 00 00 00 00 00 00 08                           ack 8
+        20                                                REQUEST
+        00 00 00 05                                       requestId 5
+        05                                                kind 5 SUBSCRIBE_LOBBY
+        00 05  64 69 73 6b 73                             mode "disks"
+        """#
+    static let lobbySubscribed = #"""
+        00 00 00 22  0b                                   length 34, kind RELIABLE
+        00 00 00 00 00 00 00 09                           sequence 9
+        00 00 00 00 00 00 00 08                           ack 8
+        40                                                RESPONSE
+        00 00 00 05                                       requestId 5
+        04                                                kind 4 LOBBY_SUBSCRIBED
+        00 05  64 69 73 6b 73                             mode "disks"
+        00 00 00 01                                       count 1 open match, in the LOBBY_UPDATE that follows
+        """#
+    static let lobbyUpdate = #"""
+        00 00 00 43  0b                                   length 67, kind RELIABLE
+        00 00 00 00 00 00 00 0a                           sequence 10
+        00 00 00 00 00 00 00 08                           ack 8
+        46                                                LOBBY_UPDATE
+        00 05  64 69 73 6b 73                             mode "disks"
+        00 02                                             count 2
+        02                                                change 2: changed
+        00 00 00 00 00 00 10 92                           matchId 4242
+        00 0c  66 72 69 64 61 79 20 6e 69 67 68 74        label "friday night"
+        02                                                players 2
+        04                                                capacity 4
+        01                                                joinable 1
+        01                                                change 1: added
+        00 00 00 00 00 00 10 93                           matchId 4243
+        00 00                                             label "" (empty)
+        01                                                players 1
+        02                                                capacity 2
+        01                                                joinable 1
+        """#
+    static let unsubscribeLobby = #"""
+        00 00 00 1e  0b                                   length 30, kind RELIABLE
+        00 00 00 00 00 00 00 09                           sequence 9
+        00 00 00 00 00 00 00 0a                           ack 10
+        20                                                REQUEST
+        00 00 00 06                                       requestId 6
+        06                                                kind 6 UNSUBSCRIBE_LOBBY
+        00 05  64 69 73 6b 73                             mode "disks"
+        """#
+    static let done = #"""
+        00 00 00 17  0b                                   length 23, kind RELIABLE
+        00 00 00 00 00 00 00 0b                           sequence 11
+        00 00 00 00 00 00 00 09                           ack 9
+        40                                                RESPONSE
+        00 00 00 06                                       requestId 6
+        05                                                kind 5 DONE
+        """#
+    static let joinByCode = #"""
+        00 00 00 21  0b                                   length 33, kind RELIABLE
+        00 00 00 00 00 00 00 0a                           sequence 10
+        00 00 00 00 00 00 00 0b                           ack 11
+        20                                                REQUEST
+        00 00 00 07                                       requestId 7
+        07                                                kind 7 JOIN_BY_CODE
+        00 08  4b 37 50 58 32 51 4d 44                    inviteCode "K7PX2QMD"
+        """#
+    static let createParty = #"""
+        00 00 00 18  0b                                   length 24, kind RELIABLE
+        00 00 00 00 00 00 00 0b                           sequence 11
+        00 00 00 00 00 00 00 0b                           ack 11
+        20                                                REQUEST
+        00 00 00 08                                       requestId 8
+        0a                                                kind 10 CREATE_PARTY
+        02                                                maxSize 2
+        """#
+    static let party = #"""
+        00 00 00 67  0b                                   length 103, kind RELIABLE
+        00 00 00 00 00 00 00 0c                           sequence 12
+        00 00 00 00 00 00 00 0b                           ack 11
+        40                                                RESPONSE
+        00 00 00 08                                       requestId 8
+        07                                                kind 7 PARTY
+        00 08  51 4a 34 5a 54 38 57 4e                    partyId "QJ4ZT8WN"
+        00 20                                             leader, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        02                                                maxSize 2
+        01                                                count 1
+        00 20                                             member, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        """#
+    static let joinParty = #"""
+        00 00 00 21  0b                                   length 33, kind RELIABLE
+        00 00 00 00 00 00 00 01                           sequence 1
+        00 00 00 00 00 00 00 01                           ack 1
+        20                                                REQUEST
+        00 00 00 09                                       requestId 9
+        0b                                                kind 11 JOIN_PARTY
+        00 08  51 4a 34 5a 54 38 57 4e                    partyId "QJ4ZT8WN"
+        """#
+    static let partyUpdate = #"""
+        00 00 00 84  0b                                   length 132, kind RELIABLE
+        00 00 00 00 00 00 00 0d                           sequence 13
+        00 00 00 00 00 00 00 0b                           ack 11
+        48                                                PARTY_UPDATE
+        00 08  51 4a 34 5a 54 38 57 4e                    partyId "QJ4ZT8WN"
+        00 20                                             leader, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        02                                                maxSize 2
+        02                                                count 2
+        00 20                                             member, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        00 20                                             member, 32 bytes:
+        62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
+        62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
+        """#
+    static let leaveParty = #"""
+        00 00 00 21  0b                                   length 33, kind RELIABLE
+        00 00 00 00 00 00 00 02                           sequence 2
+        00 00 00 00 00 00 00 02                           ack 2
+        20                                                REQUEST
+        00 00 00 0a                                       requestId 10
+        0c                                                kind 12 LEAVE_PARTY
+        00 08  51 4a 34 5a 54 38 57 4e                    partyId "QJ4ZT8WN"
+        """#
+    static let matchmake = #"""
+        00 00 00 70  0b                                   length 112, kind RELIABLE
+        00 00 00 00 00 00 00 0c                           sequence 12
+        00 00 00 00 00 00 00 0d                           ack 13
+        20                                                REQUEST
+        00 00 00 0b                                       requestId 11
+        08                                                kind 8 MATCHMAKE
+        00 05  64 69 73 6b 73                             mode "disks"
+        02                                                minPlayers 2
+        04                                                maxPlayers 4
+        01                                                1 string property:
+        00 06  72 65 67 69 6f 6e                          key "region"
+        00 02  65 75                                      value "eu"
+        01                                                1 number property:
+        00 05  73 6b 69 6c 6c                             key "skill"
+        40 97 70 00 00 00 00 00                           value 1500.0
+        02                                                2 clauses:
+        01                                                1 require
+        01                                                1 equals
+        00 06  72 65 67 69 6f 6e                          key "region"
+        00 02  65 75                                      value "eu"
+        01                                                1 require
+        02                                                2 range
+        00 05  73 6b 69 6c 6c                             key "skill"
+        03                                                bounds 3: min and max
+        40 94 50 00 00 00 00 00                           min 1300.0
+        40 9a 90 00 00 00 00 00                           max 1700.0
+        00 08  51 4a 34 5a 54 38 57 4e                    partyId "QJ4ZT8WN"
+        """#
+    static let ticketQueued = #"""
+        00 00 00 1c  0b                                   length 28, kind RELIABLE
+        00 00 00 00 00 00 00 0e                           sequence 14
+        00 00 00 00 00 00 00 0c                           ack 12
+        40                                                RESPONSE
+        00 00 00 0b                                       requestId 11
+        06                                                kind 6 TICKET_QUEUED
+        00 03  74 31 37                                   ticketId "t17"
+        """#
+    static let cancelTicket = #"""
+        00 00 00 1c  0b                                   length 28, kind RELIABLE
+        00 00 00 00 00 00 00 0d                           sequence 13
+        00 00 00 00 00 00 00 0e                           ack 14
+        20                                                REQUEST
+        00 00 00 0c                                       requestId 12
+        09                                                kind 9 CANCEL_TICKET
+        00 03  74 31 37                                   ticketId "t17"
+        """#
+    static let matchmakerMatched = #"""
+        00 00 00 72  0b                                   length 114, kind RELIABLE
+        00 00 00 00 00 00 00 0f                           sequence 15
+        00 00 00 00 00 00 00 0d                           ack 13
+        47                                                MATCHMAKER_MATCHED
+        00 03  74 31 37                                   ticketId "t17"
+        00 00 00 00 00 00 10 94                           matchId 4244
+        00 05  64 69 73 6b 73                             mode "disks"
+        00 00                                             label "" (empty)
+        04                                                capacity 4
+        02                                                count 2
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        01                                                presence 1: connected
+        00 20                                             playerId, 32 bytes:
+        62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
+        62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
+        01                                                presence 1: connected
+        00 00                                             inviteCode "" (empty)
+        """#
+    static let ticketCancelled = #"""
+        00 00 00 2a  0b                                   length 42, kind RELIABLE
+        00 00 00 00 00 00 00 10                           sequence 16
+        00 00 00 00 00 00 00 0d                           ack 13
+        49                                                TICKET_CANCELLED
+        00 03  74 31 37                                   ticketId "t17"
+        00 11                                             reason, 17 bytes:
+        70 61 72 74 79 20 6d 65 6d 62 65 72 20 6c 65 66     "party member lef
+        74                                                   t"
         """#
 }
 
@@ -382,6 +617,60 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             .reliable(
                 "MATCH_EVENT", E.matchEvent, sequence: 9, ack: 4,
                 .server(.matchEvent(matchID: match, event: ByteBuffer(bytes: [0x05, 0x01, 0x00, 0x00, 0x00, 0x23])))),
+            .reliable(
+                "REQUEST LIST_MATCHES", E.listMatches, sequence: 7, ack: 5,
+                .client(.request(id: 4, .listMatches(NativeLobbyQuery(mode: "disks", joinableOnly: true, after: 0, limit: 20))))),
+            .reliable(
+                "RESPONSE MATCH_LIST", E.matchList, sequence: 8, ack: 7,
+                .server(.response(id: 4, .matchList(entries: [NativeLobbyEntry(matchID: match, label: "friday night", players: 1, capacity: 4, joinable: true)], next: 0)))),
+            .reliable(
+                "REQUEST SUBSCRIBE_LOBBY", E.subscribeLobby, sequence: 8, ack: 8,
+                .client(.request(id: 5, .subscribeLobby(mode: "disks")))),
+            .reliable(
+                "RESPONSE LOBBY_SUBSCRIBED", E.lobbySubscribed, sequence: 9, ack: 8,
+                .server(.response(id: 5, .lobbySubscribed(mode: "disks", count: 1)))),
+            .reliable(
+                "LOBBY_UPDATE", E.lobbyUpdate, sequence: 10, ack: 8,
+                .server(.lobbyUpdate(mode: "disks", changes: [NativeLobbyChange(.changed, NativeLobbyEntry(matchID: match, label: "friday night", players: 2, capacity: 4, joinable: true)), NativeLobbyChange(.added, NativeLobbyEntry(matchID: 4243, label: "", players: 1, capacity: 2, joinable: true))]))),
+            .reliable(
+                "REQUEST UNSUBSCRIBE_LOBBY", E.unsubscribeLobby, sequence: 9, ack: 10,
+                .client(.request(id: 6, .unsubscribeLobby(mode: "disks")))),
+            .reliable(
+                "RESPONSE DONE", E.done, sequence: 11, ack: 9,
+                .server(.response(id: 6, .done))),
+            .reliable(
+                "REQUEST JOIN_BY_CODE", E.joinByCode, sequence: 10, ack: 11,
+                .client(.request(id: 7, .joinByCode("K7PX2QMD")))),
+            .reliable(
+                "REQUEST CREATE_PARTY", E.createParty, sequence: 11, ack: 11,
+                .client(.request(id: 8, .createParty(maxSize: 2)))),
+            .reliable(
+                "RESPONSE PARTY", E.party, sequence: 12, ack: 11,
+                .server(.response(id: 8, .party(NativePartyInfo(partyID: "QJ4ZT8WN", leader: alice, maxSize: 2, members: [alice]))))),
+            .reliable(
+                "REQUEST JOIN_PARTY", E.joinParty, sequence: 1, ack: 1,
+                .client(.request(id: 9, .joinParty("QJ4ZT8WN")))),
+            .reliable(
+                "PARTY_UPDATE", E.partyUpdate, sequence: 13, ack: 11,
+                .server(.partyUpdate(NativePartyInfo(partyID: "QJ4ZT8WN", leader: alice, maxSize: 2, members: [alice, bob])))),
+            .reliable(
+                "REQUEST LEAVE_PARTY", E.leaveParty, sequence: 2, ack: 2,
+                .client(.request(id: 10, .leaveParty("QJ4ZT8WN")))),
+            .reliable(
+                "REQUEST MATCHMAKE", E.matchmake, sequence: 12, ack: 13,
+                .client(.request(id: 11, .matchmake(NativeTicketRequest(mode: "disks", minPlayers: 2, maxPlayers: 4, stringProperties: ["region": "eu"], numberProperties: ["skill": 1500], query: [NativeQueryClause(.require, .equals(key: "region", value: "eu")), NativeQueryClause(.require, .range(key: "skill", min: 1300, max: 1700))], partyID: "QJ4ZT8WN"))))),
+            .reliable(
+                "RESPONSE TICKET_QUEUED", E.ticketQueued, sequence: 14, ack: 12,
+                .server(.response(id: 11, .ticketQueued(ticketID: "t17")))),
+            .reliable(
+                "REQUEST CANCEL_TICKET", E.cancelTicket, sequence: 13, ack: 14,
+                .client(.request(id: 12, .cancelTicket("t17")))),
+            .reliable(
+                "MATCHMAKER_MATCHED", E.matchmakerMatched, sequence: 15, ack: 13,
+                .server(.matchmakerMatched(ticketID: "t17", match: NativeMatchInfo(matchID: 4244, mode: "disks", label: "", capacity: 4, players: [.init(playerID: alice, presence: .connected), .init(playerID: bob, presence: .connected)])))),
+            .reliable(
+                "TICKET_CANCELLED", E.ticketCancelled, sequence: 16, ack: 13,
+                .server(.ticketCancelled(ticketID: "t17", reason: "party member left"))),
         ]
     }()
 }
@@ -467,13 +756,12 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             switch message {
             case .client(.request(_, let request)): requestKinds.insert(request.kind)
             case .client(.sendData(_, let targets, _)): targetCounts.insert(targets.count)
-            case .server(.response(_, .matchJoined)): responseKinds.insert(1)
-            case .server(.response(_, .matchLeft)): responseKinds.insert(2)
+            case .server(.response(_, let response)): responseKinds.insert(response.kind)
             default: break
             }
         }
-        #expect(requestKinds == [1, 2, 3])
-        #expect(responseKinds == [1, 2])
+        #expect(requestKinds == Set(1...12))
+        #expect(responseKinds == Set(1...7))
         #expect(targetCounts == [0, 1])
     }
 
@@ -556,7 +844,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
     }
 
     @Test func unknownMessageTypes() {
-        for type: UInt8 in [0x00, 0x0B, 0x1F, 0x23, 0x3F, 0x46, 0xFF] {
+        for type: UInt8 in [0x00, 0x0B, 0x1F, 0x23, 0x3F, 0x4A, 0xFF] {
             #expect(throws: WireError.unknownMessageType(type)) { try self.client([type]) }
             #expect(throws: WireError.unknownMessageType(type)) { try self.server([type]) }
         }
@@ -650,7 +938,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         #expect(try self.frame([0x01] + self.u16(1) + self.str(long(255))) == .hello(version: 1, gameID: long(255)))
         #expect(try self.frame([0x03, 2] + self.str(long(1024))) == .authenticate(.token(long(1024))))
         #expect(
-            try self.client([0x20] + self.u32(1) + [1] + self.str(long(64)) + [0] + self.str(long(255)))
+            try self.client([0x20] + self.u32(1) + [1] + self.str(long(64)) + [0] + self.str(long(255)) + [0])
                 == .request(id: 1, .createMatch(mode: long(64), maxPlayers: 0, label: long(255))))
         #expect(try self.frame([0x07] + self.u16(3) + self.str(long(4096))) == .error(NativeError(.badMessage, long(4096))))
         // One over: refused, with the announced length.
@@ -705,7 +993,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
 
     @Test func multiByteUTF8IsCountedInBytes() throws {
         let label = "café 🎮"
-        let bytes = [0x20] + self.u32(1) + [1] + self.str("relay") + [0] + self.str(label)
+        let bytes = [0x20] + self.u32(1) + [1] + self.str("relay") + [0] + self.str(label) + [0]
         #expect(self.str(label).prefix(2) == [0, 10])
         #expect(try self.client(bytes) == .request(id: 1, .createMatch(mode: "relay", maxPlayers: 0, label: label)))
         #expect(Array(NativeClientMessage.request(id: 1, .createMatch(mode: "relay", maxPlayers: 0, label: label)).encoded().readableBytesView) == bytes)
@@ -715,10 +1003,10 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         for method: UInt8 in [0, 3, 0xFF] {
             #expect(throws: NativeWireError.unknownAuthenticationMethod(method)) { try self.frame([0x03, method] + self.str("x")) }
         }
-        for kind: UInt8 in [0, 4, 0xFF] {
+        for kind: UInt8 in [0, 13, 0xFF] {
             #expect(throws: NativeWireError.unknownRequestKind(kind)) { try self.client([0x20] + self.u32(7) + [kind] + self.u64(1)) }
         }
-        for kind: UInt8 in [0, 3, 0xFF] {
+        for kind: UInt8 in [0, 8, 0xFF] {
             #expect(throws: NativeWireError.unknownResponseKind(kind)) { try self.server([0x40] + self.u32(7) + [kind] + self.u64(1)) }
         }
     }
@@ -726,6 +1014,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
     @Test func invalidPresenceValuesAreRefused() throws {
         let joined = { (presence: UInt8) in
             [0x40] + self.u32(1) + [1] + self.u64(4242) + self.str("relay") + self.str("") + [4, 1] + self.str("f998") + [presence]
+                + self.str("")
         }
         for presence: UInt8 in [1, 2, 3] {
             #expect(throws: Never.self) { try self.server(joined(presence)) }

@@ -532,6 +532,14 @@ final class ClientSession {
             self.events.yield(.matchEnded(matchID: matchID, reason: reason))
         case .matchEvent(let matchID, let event):
             self.events.yield(.matchEvent(matchID: matchID, event: event, reliable: reliable))
+        case .lobbyUpdate(let mode, let changes):
+            self.events.yield(.lobbyUpdate(mode: mode, changes: changes))
+        case .matchmakerMatched(let ticketID, let match):
+            self.events.yield(.matched(ticketID: ticketID, match: match))
+        case .partyUpdate(let party):
+            self.events.yield(.partyUpdate(party))
+        case .ticketCancelled(let ticketID, let reason):
+            self.events.yield(.ticketCancelled(ticketID: ticketID, reason: reason))
         }
     }
 

@@ -86,6 +86,14 @@ extension MatchHostClient {
         /// `MATCH_EVENT`: an event of the game the match runs, in that game's encoding (for
         /// `catrace`, a Cat Race server message body); `reliable` as for ``matchData(matchID:sender:payload:reliable:)``.
         case matchEvent(matchID: MatchIdentifier, event: ByteBuffer, reliable: Bool)
+        /// `LOBBY_UPDATE`: matches of a subscribed lobby opened, changed or closed, oldest first.
+        case lobbyUpdate(mode: String, changes: [NativeLobbyChange])
+        /// `MATCHMAKER_MATCHED`: a ticket found its group; the player is already seated in `match`.
+        case matched(ticketID: String, match: NativeMatchInfo)
+        /// `PARTY_UPDATE`: the player's party as it is now (no members: disbanded).
+        case partyUpdate(NativePartyInfo)
+        /// `TICKET_CANCELLED`: the server took a ticket out of the queue (a party member left, say).
+        case ticketCancelled(ticketID: String, reason: String)
     }
 }
 

@@ -33,8 +33,16 @@ protocol HostedMatch: AnyObject {
     var mode: String { get }
     var label: String { get }
     var isEnded: Bool { get }
+    /// The most players.
+    var capacity: Int { get }
+    /// Players seated and not gone.
+    var activePlayerCount: Int { get }
+    /// The code that joins a private match; nil for a public one (listed in the lobby).
+    var inviteCode: String? { get set }
     /// Called once when the match ends.
     var onEnd: ((any HostedMatch) -> Void)? { get set }
+    /// Called after every change of a seat's presence (the lobby shows the player count).
+    var onChange: ((any HostedMatch) -> Void)? { get set }
     /// The sessions seated in the match and not gone.
     var seatedSessions: [Session] { get }
     func info() -> NativeMatchInfo
@@ -63,7 +71,9 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     let match: Match<Handler>
     let mode: String
     let label: String
+    var inviteCode: String?
     var onEnd: ((any HostedMatch) -> Void)?
+    var onChange: ((any HostedMatch) -> Void)?
     /// Called after each joining player's MATCH_JOINED response (Cat Race shows everyone the
     /// new line-up), so the response comes before the game's first event.
     var afterJoin: ((Match<Handler>, Int) -> Void)?
@@ -79,6 +89,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
         self.decodeInput = decodeInput
         match.onPresenceChange = { [unowned self] match, seat, change in
             self.announce(change, of: seat, in: match)
+            self.onChange?(self)
         }
         match.onEnd = { [unowned self] match, outcome in
             let ended = NativeServerMessage.matchEnded(matchID: match.id, reason: outcome.description)
@@ -93,6 +104,8 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
 
     var id: MatchID { self.match.id }
     var isEnded: Bool { self.match.isEnded }
+    var capacity: Int { self.match.capacity }
+    var activePlayerCount: Int { self.match.activeSeatCount }
 
     var seatedSessions: [Session] {
         self.match.seats.compactMap { seat in seat.presence == .left ? nil : (seat.link as? SessionSeatLink)?.session }
@@ -108,7 +121,8 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
                 case .reserved: return .init(playerID: seat.player, presence: .reserved)
                 case .left: return nil
                 }
-            })
+            },
+            inviteCode: self.inviteCode ?? "")
     }
 
     func join(_ player: PlayerID, link: SessionSeatLink) -> Result<Int, JoinRefusal> {

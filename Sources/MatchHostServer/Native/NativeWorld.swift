@@ -15,6 +15,10 @@ struct NativeWorldOptions {
     var maxMatchesPerPlayer: Int
     var catRace: CatRaceOptions
     var welcome: NativeWelcome
+    /// How often lobby changes are published to subscribers.
+    var lobbyInterval: TimeAmount = .milliseconds(50)
+    /// The most lobbies one session may follow.
+    var maxLobbySubscriptions: Int = 8
 }
 
 /// Everything behind the native port: sessions, authentication and the matches they play,
@@ -35,7 +39,13 @@ final class NativeWorld {
     /// characters. An entry lives exactly as long as its session (removed when it ends).
     private var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
     private var nextMatchID: MatchID = 1
-    private let allocator = ByteBufferAllocator()
+    /// Private matches by invite code.
+    private var inviteCodes: [String: MatchID] = [:]
+    private var codeGenerator = SystemRandomNumberGenerator()
+    var parties = PartyDirectory()
+    private(set) var modes: NativeGameModes
+    private(set) var lobby: LobbyFeed!
+    let allocator = ByteBufferAllocator()
     private let droppedData = Counter(label: "matchhost_native_dropped_data_total")
     /// Round-trip times measured by the server's pings.
     let roundTrips = Metrics.Timer(label: "matchhost_native_round_trip")
@@ -46,6 +56,7 @@ final class NativeWorld {
         self.clock = clock
         self.logger = logger
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
+        self.modes = NativeGameModes.builtIn(maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
         self.sessions.onSessionAway = { [unowned self] session in
@@ -63,6 +74,17 @@ final class NativeWorld {
             for (matchID, entry) in entries {
                 self.matches[matchID]?.leave(seat: entry.seat, reason: .sessionEnded)
             }
+            self.lobby.sessionEnded(session)
+            self.leaveParty(player: session.playerID, partyID: nil)
+        }
+        self.lobby = LobbyFeed(
+            clock: clock, interval: options.lobbyInterval, maximumSubscriptionsPerSession: options.maxLobbySubscriptions
+        ) { [unowned self] mode, matchID in
+            guard let match = self.matches[matchID], match.mode == mode, match.inviteCode == nil, !match.isEnded else { return nil }
+            let players = match.activePlayerCount
+            return NativeLobbyEntry(
+                matchID: matchID, label: match.label, players: UInt8(clamping: players), capacity: UInt8(clamping: match.capacity),
+                joinable: players < match.capacity)
         }
     }
 
@@ -75,6 +97,8 @@ final class NativeWorld {
     /// - Throws: a decoding error for game input the game cannot read.
     func handle(_ message: NativeClientMessage, from session: Session, reliable: Bool) throws {
         switch message {
+        case .request(let id, .subscribeLobby(let mode)) where self.subscribe(session, to: mode, requestID: id):
+            return
         case .request(let id, let request):
             let reply: NativeServerMessage
             let result = self.perform(request, for: session)
@@ -86,10 +110,8 @@ final class NativeWorld {
                 reply = .requestError(id: id, error)
             }
             session.sendReliable(reply.encoded(allocator: self.allocator))
-            if case .success(.matchJoined(let info)) = result, let match = self.matches[info.matchID],
-                let entry = self.seats[ObjectIdentifier(session)]?[info.matchID]
-            {
-                match.welcomed(seat: entry.seat)
+            if case .success(.matchJoined(let info)) = result {
+                self.welcomed(session, in: info.matchID)
             }
         case .sendData(let matchID, let targets, let payload):
             guard let entry = self.seats[ObjectIdentifier(session)]?[matchID], let match = self.matches[matchID] else {
@@ -112,9 +134,15 @@ final class NativeWorld {
 
     private func perform(_ request: NativeRequest, for session: Session) -> Result<NativeResponse, NativeError> {
         switch request {
-        case .createMatch(let mode, let maxPlayers, let label):
-            return self.createMatch(mode: mode, maxPlayers: Int(maxPlayers), label: label, for: session).map { .matchJoined($0) }
+        case .createMatch(let mode, let maxPlayers, let label, let isPrivate):
+            return self.createMatch(mode: mode, maxPlayers: Int(maxPlayers), label: label, isPrivate: isPrivate, for: session)
+                .flatMap { self.join($0.id, session: session) }.map { .matchJoined($0) }
         case .joinMatch(let matchID):
+            return self.join(matchID, session: session).map { .matchJoined($0) }
+        case .joinByCode(let code):
+            guard let matchID = self.inviteCodes[InviteCode.normalized(code)] else {
+                return .failure(NativeError(.noSuchMatch, "no match with invite code \(code)"))
+            }
             return self.join(matchID, session: session).map { .matchJoined($0) }
         case .leaveMatch(let matchID):
             guard let entry = self.seats[ObjectIdentifier(session)]?[matchID], let match = self.matches[matchID] else {
@@ -123,55 +151,107 @@ final class NativeWorld {
             self.seats[ObjectIdentifier(session)]?[matchID] = nil
             match.leave(seat: entry.seat, reason: .left)
             return .success(.matchLeft(matchID))
+        case .listMatches(let query):
+            guard self.modes[query.mode] != nil else { return .failure(self.unknownMode(query.mode)) }
+            let page = self.lobby.page(query)
+            return .success(.matchList(entries: page.entries, next: page.next))
+        case .subscribeLobby(let mode):
+            guard self.modes[mode] != nil else { return .failure(self.unknownMode(mode)) }
+            // The response must go before the entries that follow it, so it is sent here.
+            return .failure(NativeError(.unknownRequest, "internal: subscribe is answered in place"))
+        case .unsubscribeLobby(let mode):
+            self.lobby.unsubscribe(session, from: mode)
+            return .success(.done)
+        case .createParty(let maxSize):
+            switch self.parties.create(leader: session.playerID, maxSize: maxSize == 0 ? PartyDirectory.maximumSize : Int(maxSize)) {
+            case .success(let party): return .success(.party(Self.wire(party)))
+            case .failure(let refusal): return .failure(Self.error(refusal))
+            }
+        case .joinParty(let partyID):
+            switch self.parties.join(partyID, player: session.playerID) {
+            case .success(let party):
+                self.partyChanged(party, except: session.playerID)
+                return .success(.party(Self.wire(party)))
+            case .failure(let refusal): return .failure(Self.error(refusal))
+            }
+        case .leaveParty(let partyID):
+            guard self.leaveParty(player: session.playerID, partyID: partyID) else {
+                return .failure(NativeError(.noSuchParty, "not in party \(partyID)"))
+            }
+            return .success(.done)
+        case .matchmake, .cancelTicket:
+            return .failure(NativeError(.unknownRequest, "this server has no matchmaker"))
         }
     }
 
-    private func createMatch(mode: String, maxPlayers: Int, label: String, for session: Session) -> Result<NativeMatchInfo, NativeError> {
-        guard Self.modes.contains(mode) else {
-            return .failure(NativeError(.unknownMode, "no game mode \"\(mode)\"; this server has: \(Self.modes.joined(separator: ", "))"))
+    /// Answers SUBSCRIBE_LOBBY itself: its response has to go out before the entries that follow.
+    private func subscribe(_ session: Session, to mode: String, requestID: UInt32) -> Bool {
+        guard self.modes[mode] != nil else { return false }
+        let refusal = self.lobby.subscribe(session, to: mode) { count in
+            session.sendReliable(
+                NativeServerMessage.response(id: requestID, .lobbySubscribed(mode: mode, count: count)).encoded(allocator: self.allocator))
         }
-        let limit = self.options.maxPlayersPerMatch
-        let capacity = maxPlayers == 0 ? limit : maxPlayers
-        guard (2...limit).contains(capacity) else {
-            return .failure(NativeError(.badArgument, "maxPlayers must be 2 to \(limit) (--max-players), or 0 for \(limit)"))
+        if let refusal {
+            session.sendReliable(NativeServerMessage.requestError(id: requestID, refusal).encoded(allocator: self.allocator))
         }
-        guard (self.seats[ObjectIdentifier(session)]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
+        return true
+    }
+
+    private func unknownMode(_ mode: String) -> NativeError {
+        NativeError(.unknownMode, "no game mode \"\(mode)\"; this server has: \(self.modes.names.joined(separator: ", "))")
+    }
+
+    /// Creates a match of `mode` (no players yet). Private matches get an invite code and stay out of the lobby.
+    func createMatch(mode: String, maxPlayers: Int, label: String, isPrivate: Bool, for session: Session?)
+        -> Result<any HostedMatch, NativeError>
+    {
+        guard let gameMode = self.modes[mode] else { return .failure(self.unknownMode(mode)) }
+        let capacity = maxPlayers == 0 ? gameMode.defaultCapacity : maxPlayers
+        guard gameMode.capacities.contains(capacity) else {
+            let range = gameMode.capacities
+            return .failure(
+                NativeError(
+                    .badArgument,
+                    "maxPlayers for \(mode) must be \(range.lowerBound) to \(range.upperBound) (--max-players), or 0 for \(gameMode.defaultCapacity)"))
+        }
+        if let session, (self.seats[ObjectIdentifier(session)]?.count ?? 0) >= self.options.maxMatchesPerPlayer {
             return .failure(self.tooManyMatches)
         }
         let id = self.nextMatchID
         self.nextMatchID += 1
-        let hosted: any HostedMatch
-        if mode == CatRaceGame.mode {
-            let game = CatRaceGame(options: self.options.catRace)
-            let match = Match(
-                id: id, handler: game, encoders: [catRaceNativeEncoder(matchID: id)], clock: self.clock,
-                gracePeriod: self.options.seatGrace, capacity: capacity, logger: self.logger)
-            hosted = NativeMatch.catRace(match: match, label: label)
-        } else {
-            let match = Match(
-                id: id, handler: RelayGame(options: .init()), encoders: [relayEncoder(matchID: id)], clock: self.clock,
-                gracePeriod: self.options.seatGrace, capacity: capacity, logger: self.logger)
-            hosted = NativeMatch.relay(match: match, label: label)
+        let hosted = gameMode.make(
+            MatchSetup(id: id, capacity: capacity, label: label, clock: self.clock, seatGrace: self.options.seatGrace, logger: self.logger))
+        if isPrivate {
+            var code = InviteCode.random(using: &self.codeGenerator)
+            while self.inviteCodes[code] != nil { code = InviteCode.random(using: &self.codeGenerator) }
+            hosted.inviteCode = code
+            self.inviteCodes[code] = id
         }
         hosted.onEnd = { [unowned self] ended in
             self.matches[ended.id] = nil
+            if let code = ended.inviteCode { self.inviteCodes[code] = nil }
             for session in ended.seatedSessions {
                 self.seats[ObjectIdentifier(session)]?[ended.id] = nil
             }
+            self.lobby.matchChanged(ended.id, mode: ended.mode)
+        }
+        hosted.onChange = { [unowned self] changed in
+            self.lobby.matchChanged(changed.id, mode: changed.mode)
         }
         self.matches[id] = hosted
-        self.logger.info("match created", metadata: ["match": "\(id)", "mode": "\(mode)", "player": "\(session.playerID)"])
-        return self.join(id, session: session)
+        self.lobby.matchChanged(id, mode: mode)
+        self.logger.info(
+            "match created",
+            metadata: ["match": "\(id)", "mode": "\(mode)", "player": "\(session?.playerID ?? "matchmaker")", "private": "\(isPrivate)"])
+        return .success(hosted)
     }
-
-    /// The game modes a native client can create.
-    static let modes = [RelayGame.mode, CatRaceGame.mode]
 
     private var tooManyMatches: NativeError {
         NativeError(.tooManyMatches, "already in \(self.options.maxMatchesPerPlayer) matches (--max-matches-per-player)")
     }
 
-    private func join(_ matchID: MatchID, session: Session) -> Result<NativeMatchInfo, NativeError> {
+    /// Seats `session`'s player in a match.
+    func join(_ matchID: MatchID, session: Session) -> Result<NativeMatchInfo, NativeError> {
         guard let match = self.matches[matchID], !match.isEnded else {
             return .failure(NativeError(.noSuchMatch, "no match \(matchID)"))
         }
@@ -193,6 +273,55 @@ final class NativeWorld {
             case .full: return .failure(NativeError(.matchFull, "\(refusal)"))
             case .refusedByGame: return .failure(NativeError(.joinRefused, "\(refusal)"))
             }
+        }
+    }
+
+    /// Tells the game that `session`'s player has had its MATCH_JOINED (or MATCHMAKER_MATCHED).
+    func welcomed(_ session: Session, in matchID: MatchID) {
+        guard let match = self.matches[matchID], let entry = self.seats[ObjectIdentifier(session)]?[matchID] else { return }
+        match.welcomed(seat: entry.seat)
+    }
+
+    // MARK: - Parties
+
+    /// Takes `player` out of its party (of `partyID`, when given) and tells the others.
+    @discardableResult
+    func leaveParty(player: PlayerID, partyID: String?) -> Bool {
+        guard let (before, after) = self.parties.leave(player: player, party: partyID) else { return false }
+        self.partyLeft(before: before, after: after, player: player)
+        if after.members.isEmpty {
+            // Disbanded: every former member but the leaver hears of it.
+            let message = NativeServerMessage.partyUpdate(Self.wire(after)).encoded(allocator: self.allocator)
+            for member in before.members where member != player {
+                self.sessions.session(of: member)?.sendReliable(message)
+            }
+        } else {
+            self.partyChanged(after, except: player)
+        }
+        return true
+    }
+
+    /// Called when a party loses a member or is disbanded (the matchmaker drops its ticket).
+    func partyLeft(before: Party, after: Party, player: PlayerID) {}
+
+    /// Sends the party as it is now to every member but `player`.
+    func partyChanged(_ party: Party, except player: PlayerID) {
+        let message = NativeServerMessage.partyUpdate(Self.wire(party)).encoded(allocator: self.allocator)
+        for member in party.members where member != player {
+            self.sessions.session(of: member)?.sendReliable(message)
+        }
+    }
+
+    static func wire(_ party: Party) -> NativePartyInfo {
+        NativePartyInfo(partyID: party.id, leader: party.leader, maxSize: UInt8(party.maxSize), members: party.members)
+    }
+
+    static func error(_ refusal: PartyRefusal) -> NativeError {
+        switch refusal {
+        case .noSuchParty, .notAMember: return NativeError(.noSuchParty, refusal.description)
+        case .full: return NativeError(.partyFull, refusal.description)
+        case .alreadyInParty: return NativeError(.alreadyInParty, refusal.description)
+        case .badSize: return NativeError(.badArgument, refusal.description)
         }
     }
 

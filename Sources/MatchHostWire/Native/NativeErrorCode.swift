@@ -71,6 +71,22 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let tooManyMatches = NativeErrorCode(rawValue: 108)
     /// The match has ended.
     public static let matchEnded = NativeErrorCode(rawValue: 109)
+    /// No queued ticket with that id (it was matched or cancelled already).
+    public static let noSuchTicket = NativeErrorCode(rawValue: 110)
+    /// No party with that id.
+    public static let noSuchParty = NativeErrorCode(rawValue: 111)
+    /// The party has no room.
+    public static let partyFull = NativeErrorCode(rawValue: 112)
+    /// Only the party's leader may do that (queue it).
+    public static let notPartyLeader = NativeErrorCode(rawValue: 113)
+    /// The player (or its party) has as many tickets queued as the server allows.
+    public static let tooManyTickets = NativeErrorCode(rawValue: 114)
+    /// The player is in a party already.
+    public static let alreadyInParty = NativeErrorCode(rawValue: 115)
+    /// The matchmaker's queue is full.
+    public static let queueFull = NativeErrorCode(rawValue: 116)
+    /// Too many lobby subscriptions on this session.
+    public static let tooManySubscriptions = NativeErrorCode(rawValue: 117)
 
     /// The code's name as in PROTOCOL.md.
     public var name: String {
@@ -103,6 +119,14 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .badArgument: return "BAD_ARGUMENT"
         case .tooManyMatches: return "TOO_MANY_MATCHES"
         case .matchEnded: return "MATCH_ENDED"
+        case .noSuchTicket: return "NO_SUCH_TICKET"
+        case .noSuchParty: return "NO_SUCH_PARTY"
+        case .partyFull: return "PARTY_FULL"
+        case .notPartyLeader: return "NOT_PARTY_LEADER"
+        case .tooManyTickets: return "TOO_MANY_TICKETS"
+        case .alreadyInParty: return "ALREADY_IN_PARTY"
+        case .queueFull: return "QUEUE_FULL"
+        case .tooManySubscriptions: return "TOO_MANY_SUBSCRIPTIONS"
         default: return "ERROR_\(self.rawValue)"
         }
     }

@@ -21,84 +21,14 @@ public enum NativeMessageType: UInt8, Sendable, CaseIterable {
     case matchEnded = 0x44
     /// S→C `MATCH_EVENT`: an event of the game a match runs, in the game's own encoding.
     case matchEvent = 0x45
-}
-
-/// Something a client asks of the server, answered by a ``NativeResponse`` or an error.
-public enum NativeRequest: Hashable, Sendable {
-    /// Creates a match of a game mode and seats the asking player in it.
-    /// `maxPlayers` 0 takes the mode's default.
-    case createMatch(mode: String, maxPlayers: UInt8, label: String)
-    /// Seats the asking player in an existing match.
-    case joinMatch(MatchIdentifier)
-    /// Takes the asking player out of a match.
-    case leaveMatch(MatchIdentifier)
-
-    /// The request kind byte.
-    public var kind: UInt8 {
-        switch self {
-        case .createMatch: return 1
-        case .joinMatch: return 2
-        case .leaveMatch: return 3
-        }
-    }
-}
-
-/// A match's id on the wire (8 bytes).
-public typealias MatchIdentifier = UInt64
-
-/// Whether a player of a match is here, on the wire.
-public enum NativePresence: UInt8, Hashable, Sendable {
-    /// Connected.
-    case connected = 1
-    /// Connection lost; the seat is kept for the grace period.
-    case away = 2
-    /// Seat held for a player who has not arrived.
-    case reserved = 3
-}
-
-/// A match as a `RESPONSE` describes it to a player who just entered it.
-public struct NativeMatchInfo: Hashable, Sendable {
-    /// The match's id.
-    public var matchID: MatchIdentifier
-    /// The game mode.
-    public var mode: String
-    /// A label set by its creator or its game.
-    public var label: String
-    /// The most players it holds.
-    public var capacity: UInt8
-    /// Its players (those who have not left), in seat order.
-    public var players: [Player]
-
-    /// One player of the match.
-    public struct Player: Hashable, Sendable {
-        /// The player's id.
-        public var playerID: String
-        /// Whether the player is here.
-        public var presence: NativePresence
-
-        /// Creates an entry.
-        public init(playerID: String, presence: NativePresence) {
-            self.playerID = playerID
-            self.presence = presence
-        }
-    }
-
-    /// Creates the description.
-    public init(matchID: MatchIdentifier, mode: String, label: String, capacity: UInt8, players: [Player]) {
-        self.matchID = matchID
-        self.mode = mode
-        self.label = label
-        self.capacity = capacity
-        self.players = players
-    }
-}
-
-/// What a successful request returns.
-public enum NativeResponse: Hashable, Sendable {
-    /// Kind 1: the player is in this match (after create or join).
-    case matchJoined(NativeMatchInfo)
-    /// Kind 2: the player has left this match.
-    case matchLeft(MatchIdentifier)
+    /// S→C `LOBBY_UPDATE`: matches of a subscribed lobby opened, changed or closed.
+    case lobbyUpdate = 0x46
+    /// S→C `MATCHMAKER_MATCHED`: a ticket found its group; the player is seated in the match.
+    case matchmakerMatched = 0x47
+    /// S→C `PARTY_UPDATE`: the player's party changed (members, or disbanded).
+    case partyUpdate = 0x48
+    /// S→C `TICKET_CANCELLED`: a queued ticket was taken out of the queue by the server.
+    case ticketCancelled = 0x49
 }
 
 /// How a player's presence in a match changed.
@@ -143,34 +73,21 @@ public enum NativeClientMessage: Hashable, Sendable {
         case .request:
             let id = try body.readWireInt(field: "request id")
             let kind = try body.readWireByte(field: "request kind")
-            switch kind {
-            case 1:
-                self = .request(
-                    id: id,
-                    .createMatch(
-                        mode: try body.readNativeString(field: "mode", maximumLength: 64),
-                        maxPlayers: try body.readWireByte(field: "max players"),
-                        label: try body.readNativeString(field: "label", maximumLength: 255)))
-            case 2:
-                self = .request(id: id, .joinMatch(try body.readNativeUInt64(field: "match id")))
-            case 3:
-                self = .request(id: id, .leaveMatch(try body.readNativeUInt64(field: "match id")))
-            default:
-                throw NativeWireError.unknownRequestKind(kind)
-            }
+            self = .request(id: id, try NativeRequest(kind: kind, from: &body))
         case .sendData:
             let matchID = try body.readNativeUInt64(field: "match id")
             let count = Int(try body.readWireByte(field: "target count"))
             var targets: [String] = []
             targets.reserveCapacity(count)
             for _ in 0..<count {
-                targets.append(try body.readNativeString(field: "target player id", maximumLength: 255))
+                targets.append(try body.readNativeString(field: "target player id", maximumLength: NativeLimits.identifier))
             }
             self = .sendData(matchID: matchID, targets: targets, payload: try body.readNativeBytes(field: "payload"))
         case .matchInput:
             self = .matchInput(
                 matchID: try body.readNativeUInt64(field: "match id"), input: try body.readNativeBytes(field: "input"))
-        case .response, .requestError, .presence, .matchData, .matchEnded, .matchEvent:
+        case .response, .requestError, .presence, .matchData, .matchEnded, .matchEvent, .lobbyUpdate, .matchmakerMatched,
+            .partyUpdate, .ticketCancelled:
             throw WireError.wrongDirection(messageType: raw)
         }
     }
@@ -181,15 +98,7 @@ public enum NativeClientMessage: Hashable, Sendable {
         case .request(let id, let request):
             buffer.writeWireByte(NativeMessageType.request.rawValue)
             buffer.writeWireInt(id)
-            buffer.writeWireByte(request.kind)
-            switch request {
-            case .createMatch(let mode, let maxPlayers, let label):
-                buffer.writeNativeString(mode)
-                buffer.writeWireByte(maxPlayers)
-                buffer.writeNativeString(label)
-            case .joinMatch(let matchID), .leaveMatch(let matchID):
-                buffer.writeNativeUInt64(matchID)
-            }
+            request.encode(into: &buffer)
         case .sendData(let matchID, let targets, let payload):
             buffer.writeWireByte(NativeMessageType.sendData.rawValue)
             buffer.writeNativeUInt64(matchID)
@@ -225,6 +134,14 @@ public enum NativeServerMessage: Hashable, Sendable {
     case matchEnded(matchID: MatchIdentifier, reason: String)
     /// `MATCH_EVENT`: an event of the match's game (for Cat Race, a Cat Race server message body).
     case matchEvent(matchID: MatchIdentifier, event: ByteBuffer)
+    /// `LOBBY_UPDATE`: changes to a subscribed lobby, oldest first.
+    case lobbyUpdate(mode: String, changes: [NativeLobbyChange])
+    /// `MATCHMAKER_MATCHED`: the ticket's group was formed; the player is seated in `match`.
+    case matchmakerMatched(ticketID: String, match: NativeMatchInfo)
+    /// `PARTY_UPDATE`: the player's party as it is now (no members: disbanded).
+    case partyUpdate(NativePartyInfo)
+    /// `TICKET_CANCELLED`: the server took the ticket out of the queue, for this reason.
+    case ticketCancelled(ticketID: String, reason: String)
 
     /// Decodes a message (type byte first). A payload is a slice of `message`.
     public init(message: ByteBuffer) throws {
@@ -235,38 +152,14 @@ public enum NativeServerMessage: Hashable, Sendable {
         case .response:
             let id = try body.readWireInt(field: "request id")
             let kind = try body.readWireByte(field: "response kind")
-            switch kind {
-            case 1:
-                let matchID = try body.readNativeUInt64(field: "match id")
-                let mode = try body.readNativeString(field: "mode", maximumLength: 64)
-                let label = try body.readNativeString(field: "label", maximumLength: 255)
-                let capacity = try body.readWireByte(field: "capacity")
-                let count = Int(try body.readWireByte(field: "player count"))
-                var players: [NativeMatchInfo.Player] = []
-                for _ in 0..<count {
-                    let player = try body.readNativeString(field: "player id", maximumLength: 255)
-                    let raw = try body.readWireByte(field: "presence")
-                    guard let presence = NativePresence(rawValue: raw) else {
-                        throw NativeWireError.invalidValue(field: "presence", value: UInt64(raw))
-                    }
-                    players.append(.init(playerID: player, presence: presence))
-                }
-                self = .response(
-                    id: id,
-                    .matchJoined(
-                        NativeMatchInfo(matchID: matchID, mode: mode, label: label, capacity: capacity, players: players)))
-            case 2:
-                self = .response(id: id, .matchLeft(try body.readNativeUInt64(field: "match id")))
-            default:
-                throw NativeWireError.unknownResponseKind(kind)
-            }
+            self = .response(id: id, try NativeResponse(kind: kind, from: &body))
         case .requestError:
             let id = try body.readWireInt(field: "request id")
             let code = NativeErrorCode(rawValue: try body.readNativeUInt16(field: "error code"))
-            self = .requestError(id: id, NativeError(code, try body.readNativeString(field: "error message", maximumLength: 4096)))
+            self = .requestError(id: id, NativeError(code, try body.readNativeString(field: "error message", maximumLength: NativeLimits.message)))
         case .presence:
             let matchID = try body.readNativeUInt64(field: "match id")
-            let player = try body.readNativeString(field: "player id", maximumLength: 255)
+            let player = try body.readNativeString(field: "player id", maximumLength: NativeLimits.identifier)
             let rawChange = try body.readWireByte(field: "presence change")
             guard let change = NativePresenceChange(rawValue: rawChange) else {
                 throw NativeWireError.invalidValue(field: "presence change", value: UInt64(rawChange))
@@ -279,15 +172,32 @@ public enum NativeServerMessage: Hashable, Sendable {
         case .matchData:
             self = .matchData(
                 matchID: try body.readNativeUInt64(field: "match id"),
-                sender: try body.readNativeString(field: "sender", maximumLength: 255),
+                sender: try body.readNativeString(field: "sender", maximumLength: NativeLimits.identifier),
                 payload: try body.readNativeBytes(field: "payload"))
         case .matchEnded:
             self = .matchEnded(
                 matchID: try body.readNativeUInt64(field: "match id"),
-                reason: try body.readNativeString(field: "reason", maximumLength: 4096))
+                reason: try body.readNativeString(field: "reason", maximumLength: NativeLimits.message))
         case .matchEvent:
             self = .matchEvent(
                 matchID: try body.readNativeUInt64(field: "match id"), event: try body.readNativeBytes(field: "event"))
+        case .lobbyUpdate:
+            let mode = try body.readNativeString(field: "mode", maximumLength: NativeLimits.mode)
+            let count = Int(try body.readNativeUInt16(field: "change count"))
+            var changes: [NativeLobbyChange] = []
+            changes.reserveCapacity(min(count, 256))
+            for _ in 0..<count { changes.append(try NativeLobbyChange(from: &body)) }
+            self = .lobbyUpdate(mode: mode, changes: changes)
+        case .matchmakerMatched:
+            self = .matchmakerMatched(
+                ticketID: try body.readNativeString(field: "ticket id", maximumLength: NativeLimits.identifier),
+                match: try NativeMatchInfo(from: &body))
+        case .partyUpdate:
+            self = .partyUpdate(try NativePartyInfo(from: &body))
+        case .ticketCancelled:
+            self = .ticketCancelled(
+                ticketID: try body.readNativeString(field: "ticket id", maximumLength: NativeLimits.identifier),
+                reason: try body.readNativeString(field: "reason", maximumLength: NativeLimits.message))
         case .request, .sendData, .matchInput:
             throw WireError.wrongDirection(messageType: raw)
         }
@@ -299,22 +209,7 @@ public enum NativeServerMessage: Hashable, Sendable {
         case .response(let id, let response):
             buffer.writeWireByte(NativeMessageType.response.rawValue)
             buffer.writeWireInt(id)
-            switch response {
-            case .matchJoined(let info):
-                buffer.writeWireByte(1)
-                buffer.writeNativeUInt64(info.matchID)
-                buffer.writeNativeString(info.mode)
-                buffer.writeNativeString(info.label)
-                buffer.writeWireByte(info.capacity)
-                buffer.writeWireByte(UInt8(info.players.count))
-                for player in info.players {
-                    buffer.writeNativeString(player.playerID)
-                    buffer.writeWireByte(player.presence.rawValue)
-                }
-            case .matchLeft(let matchID):
-                buffer.writeWireByte(2)
-                buffer.writeNativeUInt64(matchID)
-            }
+            response.encode(into: &buffer)
         case .requestError(let id, let error):
             buffer.writeWireByte(NativeMessageType.requestError.rawValue)
             buffer.writeWireInt(id)
@@ -339,6 +234,22 @@ public enum NativeServerMessage: Hashable, Sendable {
             buffer.writeWireByte(NativeMessageType.matchEvent.rawValue)
             buffer.writeNativeUInt64(matchID)
             buffer.writeNativeBytes(event)
+        case .lobbyUpdate(let mode, let changes):
+            buffer.writeWireByte(NativeMessageType.lobbyUpdate.rawValue)
+            buffer.writeNativeString(mode)
+            buffer.writeNativeUInt16(UInt16(changes.count))
+            for change in changes { change.encode(into: &buffer) }
+        case .matchmakerMatched(let ticketID, let match):
+            buffer.writeWireByte(NativeMessageType.matchmakerMatched.rawValue)
+            buffer.writeNativeString(ticketID)
+            match.encode(into: &buffer)
+        case .partyUpdate(let party):
+            buffer.writeWireByte(NativeMessageType.partyUpdate.rawValue)
+            party.encode(into: &buffer)
+        case .ticketCancelled(let ticketID, let reason):
+            buffer.writeWireByte(NativeMessageType.ticketCancelled.rawValue)
+            buffer.writeNativeString(ticketID)
+            buffer.writeNativeString(reason)
         }
     }
 

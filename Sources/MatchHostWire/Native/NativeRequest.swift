@@ -1,0 +1,192 @@
+import NIOCore
+
+/// Something a client asks of the server, answered by a ``NativeResponse`` or an error.
+public enum NativeRequest: Hashable, Sendable {
+    /// Kind 1: creates a match of a game mode and seats the asking player in it.
+    /// `maxPlayers` 0 takes the mode's default. A private match is left out of the lobby and
+    /// joined by its invite code.
+    case createMatch(mode: String, maxPlayers: UInt8, label: String, isPrivate: Bool = false)
+    /// Kind 2: seats the asking player in an existing match.
+    case joinMatch(MatchIdentifier)
+    /// Kind 3: takes the asking player out of a match.
+    case leaveMatch(MatchIdentifier)
+    /// Kind 4: one page of a mode's open matches.
+    case listMatches(NativeLobbyQuery)
+    /// Kind 5: live lobby updates for a mode (`LOBBY_UPDATE`), starting with every listed match.
+    case subscribeLobby(mode: String)
+    /// Kind 6: no more lobby updates for a mode.
+    case unsubscribeLobby(mode: String)
+    /// Kind 7: seats the asking player in the private (or public) match with this invite code.
+    case joinByCode(String)
+    /// Kind 8: puts the asking player (or its whole party) in the matchmaker's queue.
+    case matchmake(NativeTicketRequest)
+    /// Kind 9: takes a ticket out of the queue.
+    case cancelTicket(String)
+    /// Kind 10: creates a party led by the asking player, of at most `maxSize` players (0: 16).
+    case createParty(maxSize: UInt8)
+    /// Kind 11: joins a party by its id (which is also its invite code).
+    case joinParty(String)
+    /// Kind 12: leaves a party; a leader leaving disbands it.
+    case leaveParty(String)
+
+    /// The request kind byte.
+    public var kind: UInt8 {
+        switch self {
+        case .createMatch: return 1
+        case .joinMatch: return 2
+        case .leaveMatch: return 3
+        case .listMatches: return 4
+        case .subscribeLobby: return 5
+        case .unsubscribeLobby: return 6
+        case .joinByCode: return 7
+        case .matchmake: return 8
+        case .cancelTicket: return 9
+        case .createParty: return 10
+        case .joinParty: return 11
+        case .leaveParty: return 12
+        }
+    }
+
+    /// Reads a request of `kind` from its fields.
+    init(kind: UInt8, from body: inout ByteBuffer) throws {
+        switch kind {
+        case 1:
+            let mode = try body.readNativeString(field: "mode", maximumLength: NativeLimits.mode)
+            let maxPlayers = try body.readWireByte(field: "max players")
+            let label = try body.readNativeString(field: "label", maximumLength: NativeLimits.identifier)
+            let flags = try body.readWireByte(field: "flags")
+            self = .createMatch(mode: mode, maxPlayers: maxPlayers, label: label, isPrivate: flags & 1 != 0)
+        case 2:
+            self = .joinMatch(try body.readNativeUInt64(field: "match id"))
+        case 3:
+            self = .leaveMatch(try body.readNativeUInt64(field: "match id"))
+        case 4:
+            self = .listMatches(try NativeLobbyQuery(from: &body))
+        case 5:
+            self = .subscribeLobby(mode: try body.readNativeString(field: "mode", maximumLength: NativeLimits.mode))
+        case 6:
+            self = .unsubscribeLobby(mode: try body.readNativeString(field: "mode", maximumLength: NativeLimits.mode))
+        case 7:
+            self = .joinByCode(try body.readNativeString(field: "invite code", maximumLength: NativeLimits.identifier))
+        case 8:
+            self = .matchmake(try NativeTicketRequest(from: &body))
+        case 9:
+            self = .cancelTicket(try body.readNativeString(field: "ticket id", maximumLength: NativeLimits.identifier))
+        case 10:
+            self = .createParty(maxSize: try body.readWireByte(field: "max size"))
+        case 11:
+            self = .joinParty(try body.readNativeString(field: "party id", maximumLength: NativeLimits.identifier))
+        case 12:
+            self = .leaveParty(try body.readNativeString(field: "party id", maximumLength: NativeLimits.identifier))
+        default:
+            throw NativeWireError.unknownRequestKind(kind)
+        }
+    }
+
+    /// Writes the kind byte and the fields.
+    func encode(into buffer: inout ByteBuffer) {
+        buffer.writeWireByte(self.kind)
+        switch self {
+        case .createMatch(let mode, let maxPlayers, let label, let isPrivate):
+            buffer.writeNativeString(mode)
+            buffer.writeWireByte(maxPlayers)
+            buffer.writeNativeString(label)
+            buffer.writeWireByte(isPrivate ? 1 : 0)
+        case .joinMatch(let matchID), .leaveMatch(let matchID):
+            buffer.writeNativeUInt64(matchID)
+        case .listMatches(let query):
+            query.encode(into: &buffer)
+        case .subscribeLobby(let mode), .unsubscribeLobby(let mode):
+            buffer.writeNativeString(mode)
+        case .joinByCode(let text), .cancelTicket(let text), .joinParty(let text), .leaveParty(let text):
+            buffer.writeNativeString(text)
+        case .matchmake(let ticket):
+            ticket.encode(into: &buffer)
+        case .createParty(let maxSize):
+            buffer.writeWireByte(maxSize)
+        }
+    }
+}
+
+/// What a successful request returns.
+public enum NativeResponse: Hashable, Sendable {
+    /// Kind 1: the player is in this match (create, join, join by code).
+    case matchJoined(NativeMatchInfo)
+    /// Kind 2: the player has left this match.
+    case matchLeft(MatchIdentifier)
+    /// Kind 3: one page of a lobby; `next` is the cursor for the following page, 0 at the end.
+    case matchList(entries: [NativeLobbyEntry], next: MatchIdentifier)
+    /// Kind 4: lobby updates for `mode` follow, the first ones listing the `count` open matches.
+    case lobbySubscribed(mode: String, count: UInt32)
+    /// Kind 5: the request was done and has nothing to return (unsubscribe, cancel, leave party).
+    case done
+    /// Kind 6: the ticket is queued under this id.
+    case ticketQueued(ticketID: String)
+    /// Kind 7: the player's party, as it is now.
+    case party(NativePartyInfo)
+
+    /// The response kind byte.
+    public var kind: UInt8 {
+        switch self {
+        case .matchJoined: return 1
+        case .matchLeft: return 2
+        case .matchList: return 3
+        case .lobbySubscribed: return 4
+        case .done: return 5
+        case .ticketQueued: return 6
+        case .party: return 7
+        }
+    }
+
+    /// Reads a response of `kind` from its fields.
+    init(kind: UInt8, from body: inout ByteBuffer) throws {
+        switch kind {
+        case 1:
+            self = .matchJoined(try NativeMatchInfo(from: &body))
+        case 2:
+            self = .matchLeft(try body.readNativeUInt64(field: "match id"))
+        case 3:
+            let count = Int(try body.readNativeUInt16(field: "entry count"))
+            var entries: [NativeLobbyEntry] = []
+            entries.reserveCapacity(min(count, 256))
+            for _ in 0..<count { entries.append(try NativeLobbyEntry(from: &body)) }
+            self = .matchList(entries: entries, next: try body.readNativeUInt64(field: "next"))
+        case 4:
+            self = .lobbySubscribed(
+                mode: try body.readNativeString(field: "mode", maximumLength: NativeLimits.mode),
+                count: try body.readWireInt(field: "count"))
+        case 5:
+            self = .done
+        case 6:
+            self = .ticketQueued(ticketID: try body.readNativeString(field: "ticket id", maximumLength: NativeLimits.identifier))
+        case 7:
+            self = .party(try NativePartyInfo(from: &body))
+        default:
+            throw NativeWireError.unknownResponseKind(kind)
+        }
+    }
+
+    /// Writes the kind byte and the fields.
+    func encode(into buffer: inout ByteBuffer) {
+        buffer.writeWireByte(self.kind)
+        switch self {
+        case .matchJoined(let info):
+            info.encode(into: &buffer)
+        case .matchLeft(let matchID):
+            buffer.writeNativeUInt64(matchID)
+        case .matchList(let entries, let next):
+            buffer.writeNativeUInt16(UInt16(entries.count))
+            for entry in entries { entry.encode(into: &buffer) }
+            buffer.writeNativeUInt64(next)
+        case .lobbySubscribed(let mode, let count):
+            buffer.writeNativeString(mode)
+            buffer.writeWireInt(count)
+        case .done:
+            break
+        case .ticketQueued(let ticketID):
+            buffer.writeNativeString(ticketID)
+        case .party(let party):
+            party.encode(into: &buffer)
+        }
+    }
+}
