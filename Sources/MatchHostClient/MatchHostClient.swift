@@ -144,13 +144,14 @@ public final class MatchHostClient: Sendable {
     ///   - maxPlayers: the most players; 0 takes the mode's default.
     ///   - label: free text shown to players (a room name, say).
     /// - Returns: the match, with this player in it.
-    public func createMatch(mode: String = "relay", maxPlayers: UInt8 = 0, label: String = "") async throws
-        -> NativeMatchInfo
+    public func createMatch(mode: String = "relay", maxPlayers: UInt8 = 0, label: String = "", isPrivate: Bool = false)
+        async throws -> NativeMatchInfo
     {
-        guard mode.utf8.count <= 64, label.utf8.count <= 255 else {
+        guard mode.utf8.count <= NativeLimits.mode, label.utf8.count <= NativeLimits.identifier else {
             throw MatchHostClientError.invalidArgument("mode is at most 64 bytes and label at most 255")
         }
-        return try Self.matchInfo(from: await self.request(.createMatch(mode: mode, maxPlayers: maxPlayers, label: label)))
+        return try Self.matchInfo(
+            from: await self.request(.createMatch(mode: mode, maxPlayers: maxPlayers, label: label, isPrivate: isPrivate)))
     }
 
     /// Seats this player in an existing match.
@@ -167,7 +168,7 @@ public final class MatchHostClient: Sendable {
         }
     }
 
-    private static func matchInfo(from response: NativeResponse) throws -> NativeMatchInfo {
+    static func matchInfo(from response: NativeResponse) throws -> NativeMatchInfo {
         guard case .matchJoined(let info) = response else {
             throw MatchHostClientError.protocolViolation("expected MATCH_JOINED, got \(response)")
         }
