@@ -6,6 +6,6 @@ struct MatchHostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "matchhost",
         abstract: "A self-hosted multiplayer game server.",
-        subcommands: [ServeCommand.self, BenchCommand.self, PlayCommand.self, BotCommand.self],
+        subcommands: [ServeCommand.self, BenchCommand.self, PlayCommand.self, BotCommand.self, LobbyCommand.self],
         defaultSubcommand: ServeCommand.self)
 }

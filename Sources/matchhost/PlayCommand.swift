@@ -117,38 +117,9 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
     /// creates a catrace match or joins --match.
     private func joinNativeRace() async throws -> (any CatRaceConnection, PlaySession) {
         let server = "\(self.server.host):\(self.serverPort)"
-        let file = DeviceFile(path: self.deviceFile ?? DeviceFile.defaultPath)
-        let stored = try file.load()
-        let deviceID = stored?.id ?? DeviceFile.newDeviceID()
-        let client = MatchHostClient(
-            configuration: .init(
-                host: self.server.host, port: self.serverPort, credentials: .device(id: deviceID, secret: stored?.secret ?? "")),
-            // Nothing may write to the terminal while it shows the race; errors are thrown.
-            logger: Logger(label: "matchhost.play", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let authenticated: NativeAuthenticated
-        do {
-            authenticated = try await client.connect()
-        } catch let error as NativeError where error.code == .authenticationFailed && stored != nil {
-            await client.close()
-            throw PlayError(
-                """
-                the server at \(server) refused the device secret stored in \(file.path) \
-                (AUTHENTICATION_FAILED: \(error.message)). The server does not know this device any more \
-                (it forgets devices when it restarts) or the file is another server's. Remove the file, or \
-                pass --device-file with another path, to play as a new player.
-                """)
-        } catch {
-            await client.close()
-            throw PlayError("cannot connect to \(server): \(error)")
-        }
-        if !authenticated.deviceSecret.isEmpty {
-            do {
-                try file.save(DeviceFile.Credentials(id: deviceID, secret: authenticated.deviceSecret))
-                benchPrint("New device: its id and secret are in \(file.path).")
-            } catch {
-                benchPrintError("warning: \(error); you will be a new player next time")
-            }
-        }
+        // Nothing may write to the terminal while it shows the race; errors are thrown.
+        let (client, _) = try await nativeLogin(
+            host: self.server.host, port: self.serverPort, deviceFile: self.deviceFile ?? DeviceFile.defaultPath, logger: silentLogger)
 
         let race: CatRaceNativeClient
         do {

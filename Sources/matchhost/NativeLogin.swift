@@ -1,0 +1,46 @@
+import Logging
+import MatchHostClient
+import MatchHostWire
+
+/// Connects to the native port as the device stored in `deviceFile` (a new device, stored
+/// there once the server answers, when the file does not exist yet); with no file path, as a
+/// new throwaway device.
+/// - Returns: the connected client and its authentication.
+/// - Throws: ``PlayError`` with what to do about it.
+func nativeLogin(host: String, port: Int, deviceFile path: String?, logger: Logger) async throws -> (MatchHostClient, NativeAuthenticated) {
+    let server = "\(host):\(port)"
+    let file = path.map(DeviceFile.init(path:))
+    let stored = try file?.load()
+    let deviceID = stored?.id ?? DeviceFile.newDeviceID()
+    let client = MatchHostClient(
+        configuration: .init(host: host, port: port, credentials: .device(id: deviceID, secret: stored?.secret ?? "")),
+        logger: logger)
+    let authenticated: NativeAuthenticated
+    do {
+        authenticated = try await client.connect()
+    } catch let error as NativeError where error.code == .authenticationFailed && stored != nil {
+        await client.close()
+        throw PlayError(
+            """
+            the server at \(server) refused the device secret stored in \(file!.path) \
+            (AUTHENTICATION_FAILED: \(error.message)). The server does not know this device any more \
+            or the file is another server's. Remove the file, or pass --device-file with another \
+            path, to play as a new player.
+            """)
+    } catch {
+        await client.close()
+        throw PlayError("cannot connect to \(server): \(error)")
+    }
+    if let file, !authenticated.deviceSecret.isEmpty {
+        do {
+            try file.save(DeviceFile.Credentials(id: deviceID, secret: authenticated.deviceSecret))
+            benchPrint("New device: its id and secret are in \(file.path).")
+        } catch {
+            benchPrintError("warning: \(error); you will be a new player next time")
+        }
+    }
+    return (client, authenticated)
+}
+
+/// A logger that writes nothing: a terminal game's screen must not be written over.
+let silentLogger = Logger(label: "matchhost.cli", factory: { _ in SwiftLogNoOpLogHandler() })
