@@ -9,7 +9,7 @@ import NIOCore
 /// whole Cat Race path (decode, rules, broadcast, write) runs on one loop with no hop, no lock
 /// and no task per message.
 public final class CatRaceListener: Sendable {
-    private let listener: GameListener<CatRaceWorld>
+    let listener: GameListener<CatRaceWorld>
 
     /// The address the listener actually bound (with the real port when 0 was asked for).
     public var localAddress: SocketAddress { self.listener.localAddress }

@@ -17,16 +17,18 @@ struct GameListener<World> {
     let worldLoop: any EventLoop
     let state: State
 
-    /// Creates the world on one loop of `group` and binds `port`.
+    /// Creates the world on one loop of `group` (or on `worldLoop`) and binds `port`.
     /// - Parameters:
+    ///   - worldLoop: the loop for the world and its connections; another listener's, so that
+    ///     both worlds can reach each other's matches without a hop. Default: the group's next.
     ///   - makeWorld: builds the world, on its loop.
     ///   - makeHandler: builds one connection's handler, on the world's loop.
     static func bind(
-        configuration: ServerConfiguration, port: Int, group: any EventLoopGroup,
+        configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, worldLoop: (any EventLoop)? = nil,
         makeWorld: @escaping @Sendable (any EventLoop) -> World,
         makeHandler: @escaping @Sendable (World, FlushCoalescer, ConnectionRegistry) -> any ChannelHandler
     ) async throws -> GameListener<World> {
-        let worldLoop = group.next()
+        let worldLoop = worldLoop ?? group.next()
         let state = try await worldLoop.submit {
             State((world: makeWorld(worldLoop), connections: ConnectionRegistry()), eventLoop: worldLoop)
         }.get()

@@ -44,7 +44,8 @@ public struct MatchHostService: Service {
         self.onListening("catrace", catRace.localAddress)
         let native: NativeListener
         do {
-            native = try await NativeListener.bind(configuration: self.configuration, group: self.group, logger: self.logger)
+            native = try await NativeListener.bind(
+                configuration: self.configuration, group: self.group, logger: self.logger, catRace: catRace)
         } catch {
             await catRace.close()
             throw error

@@ -167,7 +167,7 @@ public final class CatRaceWorld {
         let match = Match(
             id: id,
             handler: CatRaceGame(options: self.options.race),
-            encoders: [EventEncoder(encoding: .catRace) { message, buffer in message.encodeFrame(into: &buffer) }],
+            encoders: [catRaceFrameEncoder],
             clock: self.clock,
             gracePeriod: self.options.gracePeriod,
             capacity: self.options.maxRacers,
@@ -238,6 +238,38 @@ public final class CatRaceWorld {
         }
     }
 
+    // MARK: - Races hosted elsewhere
+
+    /// Seats the tutorial client `playerID` at `seat` of a race this world does not own (a
+    /// native `catrace` match, where the seat is reserved): at once if the client is
+    /// connected and in no race, else when its PLAYER_CONNECTED arrives.
+    /// - Returns: false if the player is in another race.
+    public func seatInvited(_ playerID: PlayerID, in match: Match<CatRaceGame>, seat: Int) -> Bool {
+        let player = self.players[playerID] ?? {
+            let reserved = CatRacePlayer(id: playerID, alias: "")
+            self.players[playerID] = reserved
+            return reserved
+        }()
+        guard player.match == nil || player.match?.isEnded == true else { return false }
+        player.match = match
+        player.seat = seat
+        if let link = player.link {
+            match.handler.setAlias(player.alias, seat: seat)
+            match.connect(seat: seat, link: link)
+        }
+        return true
+    }
+
+    /// Whether `playerID` is free to be invited to a race.
+    public func isFree(_ playerID: PlayerID) -> Bool {
+        self.players[playerID]?.match == nil
+    }
+
+    /// A race hosted elsewhere ended: its tutorial clients are in no race again.
+    public func invitedMatchEnded(_ match: Match<CatRaceGame>) {
+        self.release(match)
+    }
+
     // MARK: - Bookkeeping
 
     private func unbind(_ player: CatRacePlayer, from link: any CatRaceLink) {
@@ -256,6 +288,10 @@ public final class CatRaceWorld {
 
     private func matchEnded(_ match: Match<CatRaceGame>) {
         self.matches[match.id] = nil
+        self.release(match)
+    }
+
+    private func release(_ match: Match<CatRaceGame>) {
         for seat in match.seats {
             guard let player = self.players[seat.player], player.match === match else { continue }
             player.match = nil
@@ -273,4 +309,9 @@ public final class CatRaceWorld {
     private func count(_ reason: String) {
         self.refusalCounters[reason]?.increment()
     }
+}
+
+/// Cat Race events as the tutorial's frames (4-byte length, type, fields).
+public var catRaceFrameEncoder: EventEncoder<CatRaceServerMessage> {
+    EventEncoder(encoding: .catRace) { message, buffer in message.encodeFrame(into: &buffer) }
 }

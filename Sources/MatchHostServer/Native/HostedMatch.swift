@@ -94,7 +94,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
         match.onEnd = { [unowned self] match, outcome in
             let ended = NativeServerMessage.matchEnded(matchID: match.id, reason: outcome.description)
                 .encoded(allocator: self.allocator)
-            for seat in match.seats where seat.presence != .left {
+            for seat in match.seats where seat.presence != .left && seat.link?.encoding == .native {
                 seat.link?.deliver(ended)
             }
             self.onEnd?(self)
@@ -174,7 +174,8 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
         let message = NativeServerMessage.presence(
             matchID: match.id, playerID: match.seats[seat].player, change: wire.0, reason: wire.1
         ).encoded(allocator: self.allocator)
-        for index in match.seats.indices where index != seat {
+        // Tutorial clients in a mixed Cat Race have no PRESENCE message.
+        for index in match.seats.indices where index != seat && match.seats[index].link?.encoding == .native {
             match.seats[index].link?.deliver(message)
         }
     }
@@ -204,14 +205,21 @@ extension NativeMatch where Handler == CatRaceGame {
     /// (MOVED_SELF or RESTART_MATCH; the others mean nothing inside a match and are ignored),
     /// MATCH_EVENT a Cat Race server message body. Every join shows everyone the line-up
     /// (MATCH_STARTED), as a reserved seat filled late does on port 1955.
-    static func catRace(match: Match<CatRaceGame>, label: String) -> NativeMatch<CatRaceGame> {
+    /// START_MATCH names tutorial clients (by their Cat Race player ids) to race in this
+    /// match: `invite` reserves their seats.
+    static func catRace(
+        match: Match<CatRaceGame>, label: String, invite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void
+    ) -> NativeMatch<CatRaceGame> {
         let hosted = NativeMatch(
             match: match, mode: CatRaceGame.mode, label: label, dataInput: nil,
-            decodeInput: { bytes in
+            decodeInput: { [unowned match] bytes in
                 switch try CatRaceClientMessage(frameBody: bytes) {
                 case .movedSelf(let moved): return .move(toX: moved.posX)
                 case .restartMatch: return .restart
-                case .playerConnected, .startMatch, .notifyReady: return nil
+                case .startMatch(let start):
+                    invite(match, start.playerIDs)
+                    return nil
+                case .playerConnected, .notifyReady: return nil
                 }
             })
         hosted.afterJoin = { match, seat in

@@ -41,7 +41,10 @@ struct NativeGameModes {
     }
 
     /// The built-in games, their sizes bounded by `--max-players`.
-    static func builtIn(maxPlayers: Int, catRace: CatRaceOptions) -> NativeGameModes {
+    /// - Parameter catRaceInvite: seats tutorial clients named by a START_MATCH in a native race.
+    static func builtIn(
+        maxPlayers: Int, catRace: CatRaceOptions, catRaceInvite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void
+    ) -> NativeGameModes {
         var modes = NativeGameModes()
         let upTo = 2...max(2, maxPlayers)
         modes.add(
@@ -54,9 +57,11 @@ struct NativeGameModes {
         modes.add(
             NativeGameMode(name: CatRaceGame.mode, capacities: upTo, defaultCapacity: upTo.upperBound) { setup in
                 let match = Match(
-                    id: setup.id, handler: CatRaceGame(options: catRace), encoders: [catRaceNativeEncoder(matchID: setup.id)],
+                    id: setup.id, handler: CatRaceGame(options: catRace),
+                    // Tutorial clients may race here too (see catRaceInvite), in their own encoding.
+                    encoders: [catRaceNativeEncoder(matchID: setup.id), catRaceFrameEncoder],
                     clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
-                return NativeMatch.catRace(match: match, label: setup.label)
+                return NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite)
             })
         return modes
     }

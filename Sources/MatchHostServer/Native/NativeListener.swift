@@ -24,7 +24,11 @@ public final class NativeListener: Sendable {
     ///   - configuration: host, port, timing and limits.
     ///   - group: the event loops; one of them becomes the native world's.
     ///   - logger: the server's logger.
-    public static func bind(configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger) async throws -> NativeListener {
+    ///   - catRace: the Cat Race port's listener, whose loop the native world then shares, so
+    ///     that a native catrace match can seat tutorial clients (see PROTOCOL.md).
+    public static func bind(
+        configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger, catRace: CatRaceListener? = nil
+    ) async throws -> NativeListener {
         var logger = logger
         logger[metadataKey: "listener"] = "native"
         let options = NativeWorldOptions(
@@ -47,7 +51,7 @@ public final class NativeListener: Sendable {
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
         let listener = try await GameListener.bind(
-            configuration: configuration, port: configuration.port, group: group,
+            configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             makeWorld: { loop in
                 NativeWorld(
                     options: options, authenticator: NativeAuthenticator(
@@ -59,6 +63,11 @@ public final class NativeListener: Sendable {
                     world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,
                     connections: connections, logger: listenerLogger)
             })
+        if let catRace {
+            let native = listener.state
+            let tutorial = catRace.listener.state
+            try await listener.worldLoop.submit { native.value.world.catRaceWorld = tutorial.value.world }.get()
+        }
         return NativeListener(listener: listener)
     }
 

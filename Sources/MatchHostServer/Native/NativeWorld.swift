@@ -43,7 +43,10 @@ final class NativeWorld {
     private var inviteCodes: [String: MatchID] = [:]
     private var codeGenerator = SystemRandomNumberGenerator()
     var parties = PartyDirectory()
-    private(set) var modes: NativeGameModes
+    private(set) var modes = NativeGameModes()
+    /// The Cat Race port's world, when it shares this world's loop: native catrace matches
+    /// seat its tutorial clients.
+    var catRaceWorld: CatRaceWorld?
     private(set) var lobby: LobbyFeed!
     let allocator = ByteBufferAllocator()
     private let droppedData = Counter(label: "matchhost_native_dropped_data_total")
@@ -56,7 +59,6 @@ final class NativeWorld {
         self.clock = clock
         self.logger = logger
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
-        self.modes = NativeGameModes.builtIn(maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
         self.sessions.onSessionAway = { [unowned self] session in
@@ -76,6 +78,9 @@ final class NativeWorld {
             }
             self.lobby.sessionEnded(session)
             self.leaveParty(player: session.playerID, partyID: nil)
+        }
+        self.modes = NativeGameModes.builtIn(maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace) {
+            [unowned self] match, players in self.invite(players, toRace: match)
         }
         self.lobby = LobbyFeed(
             clock: clock, interval: options.lobbyInterval, maximumSubscriptionsPerSession: options.maxLobbySubscriptions
@@ -229,6 +234,7 @@ final class NativeWorld {
         }
         hosted.onEnd = { [unowned self] ended in
             self.matches[ended.id] = nil
+            if let race = ended as? NativeMatch<CatRaceGame> { self.catRaceWorld?.invitedMatchEnded(race.match) }
             if let code = ended.inviteCode { self.inviteCodes[code] = nil }
             for session in ended.seatedSessions {
                 self.seats[ObjectIdentifier(session)]?[ended.id] = nil
@@ -280,6 +286,27 @@ final class NativeWorld {
     func welcomed(_ session: Session, in matchID: MatchID) {
         guard let match = self.matches[matchID], let entry = self.seats[ObjectIdentifier(session)]?[matchID] else { return }
         match.welcomed(seat: entry.seat)
+    }
+
+    /// START_MATCH in a native catrace match: reserves a seat for each named tutorial client
+    /// (a Cat Race port player id) and seats it when it is, or once it gets, connected there;
+    /// then shows everyone the line-up. Ids already seated, of native players, or of tutorial
+    /// clients in another race are skipped.
+    private func invite(_ ids: [PlayerID], toRace match: Match<CatRaceGame>) {
+        guard let tutorial = self.catRaceWorld else {
+            self.logger.debug("START_MATCH in a native race, but the Cat Race port is not on this loop", metadata: ["match": "\(match.id)"])
+            return
+        }
+        for id in ids where match.seatIndex(of: id) == nil && self.sessions.session(of: id) == nil {
+            guard tutorial.isFree(id) else {
+                self.logger.info("invited racer is in another race", metadata: ["match": "\(match.id)", "player": "\(id)"])
+                continue
+            }
+            guard case .success(let seat) = match.join(id, link: nil) else { break }
+            _ = tutorial.seatInvited(id, in: match, seat: seat)
+            self.logger.info("tutorial client invited", metadata: ["match": "\(match.id)", "player": "\(id)"])
+        }
+        match.send(.matchStarted(match.handler.snapshot(in: match)), to: .all)
     }
 
     // MARK: - Parties
