@@ -43,6 +43,17 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The most device identities the server keeps (`--max-devices`, default 1,000,000); a new
     /// device past it is refused with `AUTHENTICATION_FAILED`.
     public var maxDevices: Int = 1_000_000
+    /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
+    public var lobbyInterval: TimeAmount = .milliseconds(50)
+    /// How often the matchmaker forms groups (`--matchmaker-interval`, default 1 s).
+    public var matchmakerInterval: TimeAmount = .seconds(1)
+    /// How long a ticket waits for a full group before it takes its minimum
+    /// (`--matchmaker-relax-after`, default 10 s).
+    public var matchmakerRelaxAfter: TimeAmount = .seconds(10)
+    /// The most tickets one player may have queued (`--max-tickets-per-player`, default 3).
+    public var maxTicketsPerPlayer: Int = 3
+    /// The most tickets the matchmaker holds (`--max-tickets`, default 100,000).
+    public var maxTickets: Int = 100_000
     /// How long a session token stays valid (`--token-ttl`, default 7 days).
     public var tokenLifetime: TimeAmount = .hours(24 * 7)
     /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;

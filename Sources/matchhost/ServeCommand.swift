@@ -70,6 +70,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-devices"), help: "Most device identities kept; a new device past it is refused.")
     var maxDevices = 1_000_000
 
+    @Option(name: .customLong("lobby-interval"), help: "Seconds (0.001-10) between lobby updates to subscribers; changes in between are coalesced.")
+    var lobbyInterval = 0.05
+
+    @Option(name: .customLong("matchmaker-interval"), help: "Seconds (0.01-60) between the matchmaker's passes.")
+    var matchmakerInterval = 1.0
+
+    @Option(
+        name: .customLong("matchmaker-relax-after"),
+        help: "Seconds (0-3600) a ticket waits for its largest group before taking its smallest.")
+    var matchmakerRelaxAfter = 10.0
+
+    @Option(name: .customLong("max-tickets-per-player"), help: "Most matchmaking tickets one player may have queued.")
+    var maxTicketsPerPlayer = 3
+
+    @Option(name: .customLong("max-tickets"), help: "Most matchmaking tickets queued in all; past it MATCHMAKE is refused.")
+    var maxTickets = 100_000
+
     @Option(name: .customLong("token-ttl"), help: "Seconds a session token stays valid.")
     var tokenTTL: Double = 7 * 24 * 3600
 
@@ -107,6 +124,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxDevices >= 1 else { throw ValidationError("--max-devices must be at least 1") }
         guard self.maxMatchesPerPlayer >= 1 else { throw ValidationError("--max-matches-per-player must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
+        try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
+        try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
+        try Self.check(self.matchmakerRelaxAfter, "--matchmaker-relax-after", 0...3600)
+        guard self.maxTicketsPerPlayer >= 1 else { throw ValidationError("--max-tickets-per-player must be at least 1") }
+        guard self.maxTickets >= 1 else { throw ValidationError("--max-tickets must be at least 1") }
         guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
     }
 
@@ -147,6 +169,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxMatchesPerPlayer = self.maxMatchesPerPlayer
         configuration.maxDevices = self.maxDevices
         configuration.tokenLifetime = .nanoseconds(Int64(self.tokenTTL * 1e9))
+        configuration.lobbyInterval = .nanoseconds(Int64(self.lobbyInterval * 1e9))
+        configuration.matchmakerInterval = .nanoseconds(Int64(self.matchmakerInterval * 1e9))
+        configuration.matchmakerRelaxAfter = .nanoseconds(Int64(self.matchmakerRelaxAfter * 1e9))
+        configuration.maxTicketsPerPlayer = self.maxTicketsPerPlayer
+        configuration.maxTickets = self.maxTickets
         do {
             configuration.tokenSigningKey = try TokenKeyFile(directory: self.data).loadOrCreate()
         } catch {
