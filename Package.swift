@@ -107,6 +107,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "MatchHostStorageTests",
+            dependencies: ["MatchHostCore", "MatchHostSQLite"]
+        ),
+        .testTarget(
             name: "MatchHostClientTests",
             dependencies: [
                 "MatchHostClient", "MatchHostServer", "MatchHostWire",
