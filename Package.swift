@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MatchHostGames", targets: ["MatchHostGames"]),
         .library(name: "MatchHostServer", targets: ["MatchHostServer"]),
         .library(name: "MatchHostClient", targets: ["MatchHostClient"]),
+        .library(name: "MatchHostSQLite", targets: ["MatchHostSQLite"]),
         .executable(name: "matchhost", targets: ["matchhost"]),
     ],
     dependencies: [
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -50,6 +52,15 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // GRDB stays in this target alone; the server sees storage only through `GameStore`.
+        .target(
+            name: "MatchHostSQLite",
+            dependencies: [
+                "MatchHostCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -94,6 +105,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        .testTarget(
+            name: "MatchHostStorageTests",
+            dependencies: ["MatchHostCore", "MatchHostSQLite"]
         ),
         .testTarget(
             name: "MatchHostClientTests",

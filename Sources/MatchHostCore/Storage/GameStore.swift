@@ -1,0 +1,133 @@
+/// What the server keeps across restarts: players and their devices, matches and their
+/// results, per-game stats and ratings, turn-based games' state and move log, and a small
+/// key-value store per player.
+///
+/// Every call is `async`: an implementation does its work off the caller's thread (the
+/// SQLite one on its database's own queues), so an event loop that awaits a call is never
+/// blocked by disk I/O. When a call returns, what it wrote is committed; the server sends
+/// an acknowledgement (credentials, a move's confirmation) only after that. A call that
+/// throws has changed nothing: each call is one transaction.
+///
+/// Errors the caller can cause are ``GameStoreError`` values; a failure of the storage
+/// itself is ``GameStoreError/storageFailed(reason:)``. Cancelling the task that awaits a
+/// write may interrupt it (`CancellationError`, or a storage failure when SQLite was
+/// interrupted mid-statement; either way rolled back), so a write whose outcome must be
+/// acknowledged should run in a task nobody cancels.
+public protocol GameStore: Sendable {
+    // MARK: Players
+
+    /// Creates a player; `lastSeenAt` starts at `createdAt`.
+    /// Throws ``GameStoreError/playerExists(_:)``.
+    func createPlayer(id: PlayerID, alias: String, createdAt: UnixMillis) async throws
+
+    /// Creates a player and its first device identity in one transaction, so a device is
+    /// never stored without its player nor a player without the device that created it.
+    /// The server sends the device its credentials only after this returns.
+    /// Throws ``GameStoreError/playerExists(_:)`` or ``GameStoreError/deviceExists(deviceID:)``.
+    func createPlayerWithDevice(
+        id: PlayerID, alias: String, deviceID: String, secretHash: [UInt8], createdAt: UnixMillis
+    ) async throws
+
+    /// The player with `id`, if any.
+    func player(id: PlayerID) async throws -> PlayerRecord?
+
+    /// Changes a player's alias. Throws ``GameStoreError/unknownPlayer(_:)``.
+    func setAlias(playerID: PlayerID, alias: String) async throws
+
+    /// Marks the player as seen at `at`; an earlier time than the stored one is ignored, so
+    /// calls that overtake each other cannot move it back. Throws ``GameStoreError/unknownPlayer(_:)``.
+    func touch(playerID: PlayerID, at: UnixMillis) async throws
+
+    /// Adds another device to an existing player.
+    /// Throws ``GameStoreError/unknownPlayer(_:)`` or ``GameStoreError/deviceExists(deviceID:)``.
+    func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws
+
+    /// The device with `deviceID`, if any: its player and the hash of its secret.
+    func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord?
+
+    // MARK: Matches
+
+    /// Records that a real-time match started (turn-based ones start with
+    /// ``createTurnGame(matchID:game:mode:players:startedAt:state:)``). Players need no
+    /// stored account. Throws ``GameStoreError/matchExists(_:)`` or ``GameStoreError/invalidMatch(_:reason:)``.
+    func recordMatchStarted(
+        id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis
+    ) async throws
+
+    /// Records a match's result and, in the same transaction, each player's stats and rating
+    /// in the match's game (``EloRating``). Ends a turn-based match too. Returns the players'
+    /// new stats in seat order. Throws ``GameStoreError/unknownMatch(_:)``,
+    /// ``GameStoreError/matchNotRunning(_:)`` or ``GameStoreError/invalidResult(_:reason:)``.
+    @discardableResult
+    func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats]
+
+    /// Records that a match ended without a result; stats and ratings do not change.
+    /// Throws ``GameStoreError/unknownMatch(_:)`` or ``GameStoreError/matchNotRunning(_:)``.
+    func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws
+
+    /// Records every running real-time match as abandoned and returns them as they were
+    /// (still ``MatchState/running``), oldest first. At startup after a crash, so the server
+    /// can tell their players; turn-based matches keep running (``activeTurnGames()``).
+    func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord]
+
+    /// The match with `id`, if any.
+    func match(id: MatchID) async throws -> MatchRecord?
+
+    /// The player's matches, newest start first (equal starts: larger id first), at most `limit`.
+    func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord]
+
+    /// The largest match id ever recorded, 0 if none: new ids continue after it, so they
+    /// never repeat across restarts.
+    func largestMatchID() async throws -> MatchID
+
+    // MARK: Stats and leaderboards
+
+    /// The player's stats in `game`, or nil before their first finished match in it.
+    func stats(game: String, playerID: PlayerID) async throws -> PlayerStats?
+
+    /// The first `limit` players of `game`'s leaderboard (order in ``LeaderboardEntry``).
+    func leaderboard(game: String, limit: Int) async throws -> [LeaderboardEntry]
+
+    /// `count` consecutive entries of `game`'s leaderboard with the player as near the middle
+    /// as the edges allow (more below when `count` is even), or none if the player has no
+    /// stats in the game.
+    func leaderboard(game: String, around playerID: PlayerID, count: Int) async throws -> [LeaderboardEntry]
+
+    // MARK: Turn-based games
+
+    /// Records that a turn-based match started, with its initial state, in one transaction.
+    /// Throws like ``recordMatchStarted(id:game:mode:players:startedAt:)``.
+    func createTurnGame(
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+    ) async throws
+
+    /// Accepts move `moveNumber` (the stored count + 1) and the state after it, in one
+    /// transaction: once this returns the move is durable and may be acknowledged.
+    /// Throws ``GameStoreError/duplicateMove(_:moveNumber:)`` (the log keeps the first move
+    /// and the state is unchanged), ``GameStoreError/moveOutOfOrder(_:expected:got:)``,
+    /// ``GameStoreError/unknownMatch(_:)``, ``GameStoreError/notTurnBased(_:)`` or
+    /// ``GameStoreError/matchNotRunning(_:)``.
+    func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws
+
+    /// The running turn-based matches, oldest first, to restore after a restart.
+    func activeTurnGames() async throws -> [TurnGameRecord]
+
+    /// A turn-based match's accepted moves in order (also after it ended).
+    /// Throws ``GameStoreError/unknownMatch(_:)`` or ``GameStoreError/notTurnBased(_:)``.
+    func moveLog(matchID: MatchID) async throws -> [TurnMoveRecord]
+
+    // MARK: Per-player key-value store
+
+    /// The value stored under `key` for the player, if any.
+    func readValue(playerID: PlayerID, key: String) async throws -> [UInt8]?
+
+    /// Stores `value` under `key` for an existing player, replacing any value there, within
+    /// ``StorageLimits``. Throws ``GameStoreError/unknownPlayer(_:)``, ``GameStoreError/emptyKey``,
+    /// ``GameStoreError/keyTooLong(bytes:limit:)``, ``GameStoreError/valueTooLarge(bytes:limit:)``
+    /// or ``GameStoreError/tooManyKeys(_:limit:)``.
+    func writeValue(playerID: PlayerID, key: String, value: [UInt8]) async throws
+
+    /// Removes `key` for the player; returns whether it was there.
+    @discardableResult
+    func deleteValue(playerID: PlayerID, key: String) async throws -> Bool
+}

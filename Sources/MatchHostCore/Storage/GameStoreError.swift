@@ -1,0 +1,58 @@
+/// Why a ``GameStore`` call was refused or failed. Both implementations throw the same
+/// cases for the same calls; a refused call has changed nothing.
+public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A player with this id already exists.
+    case playerExists(PlayerID)
+    /// No player has this id.
+    case unknownPlayer(PlayerID)
+    /// This device id already belongs to a player.
+    case deviceExists(deviceID: String)
+    /// A match with this id was already recorded.
+    case matchExists(MatchID)
+    /// No match has this id.
+    case unknownMatch(MatchID)
+    /// The match has already ended (finished or abandoned).
+    case matchNotRunning(MatchID)
+    /// The match cannot be recorded as given.
+    case invalidMatch(MatchID, reason: String)
+    /// The result does not fit the match.
+    case invalidResult(MatchID, reason: String)
+    /// The match is real-time, so it has no stored turn state.
+    case notTurnBased(MatchID)
+    /// A move with this number was already accepted; the log keeps the first.
+    case duplicateMove(MatchID, moveNumber: Int)
+    /// The move number skips ahead; moves are numbered from 1 without gaps.
+    case moveOutOfOrder(MatchID, expected: Int, got: Int)
+    /// A key-value key is empty.
+    case emptyKey
+    /// A key-value key is longer than ``StorageLimits/maximumKeyBytes``.
+    case keyTooLong(bytes: Int, limit: Int)
+    /// A value is larger than ``StorageLimits/maximumValueBytes``.
+    case valueTooLarge(bytes: Int, limit: Int)
+    /// The player already holds ``StorageLimits/maximumKeysPerPlayer`` keys.
+    case tooManyKeys(PlayerID, limit: Int)
+    /// The database itself failed (I/O error, disk full, closed); `reason` is its message.
+    case storageFailed(reason: String)
+
+    /// A sentence for logs and error replies.
+    public var description: String {
+        switch self {
+        case .playerExists(let id): return "player \(id) already exists"
+        case .unknownPlayer(let id): return "no player with id \(id)"
+        case .deviceExists(let device): return "device \(device) already belongs to a player"
+        case .matchExists(let id): return "match \(id) was already recorded"
+        case .unknownMatch(let id): return "no match with id \(id)"
+        case .matchNotRunning(let id): return "match \(id) has already ended"
+        case .invalidMatch(let id, let reason): return "match \(id) cannot be recorded: \(reason)"
+        case .invalidResult(let id, let reason): return "result of match \(id) does not fit: \(reason)"
+        case .notTurnBased(let id): return "match \(id) is not turn-based"
+        case .duplicateMove(let id, let number): return "match \(id) already has move \(number)"
+        case .moveOutOfOrder(let id, let expected, let got): return "match \(id) expects move \(expected), got \(got)"
+        case .emptyKey: return "the key is empty"
+        case .keyTooLong(let bytes, let limit): return "the key is \(bytes) bytes long; the limit is \(limit)"
+        case .valueTooLarge(let bytes, let limit): return "the value is \(bytes) bytes; the limit is \(limit)"
+        case .tooManyKeys(let id, let limit): return "player \(id) already holds the maximum of \(limit) keys"
+        case .storageFailed(let reason): return "storage failed: \(reason)"
+        }
+    }
+}

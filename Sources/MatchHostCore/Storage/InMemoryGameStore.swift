@@ -1,0 +1,258 @@
+/// A ``GameStore`` held in memory: for tests, and for a server run without a data directory.
+///
+/// Same semantics, errors and limits as the SQLite store; nothing survives the process.
+/// An actor, so calls are serialized and each one is all-or-nothing: it checks everything
+/// before it changes anything.
+public actor InMemoryGameStore: GameStore {
+    private struct TurnState {
+        var state: [UInt8]
+        var lastMoveAt: UnixMillis
+        var moves: [TurnMoveRecord]
+    }
+
+    /// The key-value limits.
+    public let limits: StorageLimits
+    private var players: [PlayerID: PlayerRecord] = [:]
+    private var devices: [String: DeviceIdentityRecord] = [:]
+    private var matches: [MatchID: MatchRecord] = [:]
+    private var turnStates: [MatchID: TurnState] = [:]
+    private var statsByGame: [String: [PlayerID: PlayerStats]] = [:]
+    private var values: [PlayerID: [String: [UInt8]]] = [:]
+
+    /// Creates an empty store.
+    public init(limits: StorageLimits = StorageLimits()) {
+        self.limits = limits
+    }
+
+    // MARK: Players
+
+    /// See ``GameStore/createPlayer(id:alias:createdAt:)``.
+    public func createPlayer(id: PlayerID, alias: String, createdAt: UnixMillis) throws {
+        guard self.players[id] == nil else { throw GameStoreError.playerExists(id) }
+        self.players[id] = PlayerRecord(id: id, alias: alias, createdAt: createdAt, lastSeenAt: createdAt)
+    }
+
+    /// See ``GameStore/createPlayerWithDevice(id:alias:deviceID:secretHash:createdAt:)``.
+    public func createPlayerWithDevice(
+        id: PlayerID, alias: String, deviceID: String, secretHash: [UInt8], createdAt: UnixMillis
+    ) throws {
+        guard self.players[id] == nil else { throw GameStoreError.playerExists(id) }
+        guard self.devices[deviceID] == nil else { throw GameStoreError.deviceExists(deviceID: deviceID) }
+        self.players[id] = PlayerRecord(id: id, alias: alias, createdAt: createdAt, lastSeenAt: createdAt)
+        self.devices[deviceID] = DeviceIdentityRecord(deviceID: deviceID, playerID: id, secretHash: secretHash)
+    }
+
+    /// See ``GameStore/player(id:)``.
+    public func player(id: PlayerID) -> PlayerRecord? {
+        self.players[id]
+    }
+
+    /// See ``GameStore/setAlias(playerID:alias:)``.
+    public func setAlias(playerID: PlayerID, alias: String) throws {
+        guard self.players[playerID] != nil else { throw GameStoreError.unknownPlayer(playerID) }
+        self.players[playerID]?.alias = alias
+    }
+
+    /// See ``GameStore/touch(playerID:at:)``.
+    public func touch(playerID: PlayerID, at: UnixMillis) throws {
+        guard let player = self.players[playerID] else { throw GameStoreError.unknownPlayer(playerID) }
+        self.players[playerID]?.lastSeenAt = max(player.lastSeenAt, at)
+    }
+
+    /// See ``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:)``.
+    public func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) throws {
+        guard self.players[playerID] != nil else { throw GameStoreError.unknownPlayer(playerID) }
+        guard self.devices[deviceID] == nil else { throw GameStoreError.deviceExists(deviceID: deviceID) }
+        self.devices[deviceID] = DeviceIdentityRecord(deviceID: deviceID, playerID: playerID, secretHash: secretHash)
+    }
+
+    /// See ``GameStore/deviceIdentity(deviceID:)``.
+    public func deviceIdentity(deviceID: String) -> DeviceIdentityRecord? {
+        self.devices[deviceID]
+    }
+
+    // MARK: Matches
+
+    /// See ``GameStore/recordMatchStarted(id:game:mode:players:startedAt:)``.
+    public func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) throws {
+        try self.insertMatch(id: id, game: game, mode: mode, kind: .realTime, players: players, startedAt: startedAt)
+    }
+
+    /// See ``GameStore/recordMatchFinished(matchID:endedAt:result:)``.
+    @discardableResult
+    public func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) throws -> [PlayerStats] {
+        let match = try self.runningMatch(matchID)
+        let lines = try result.lines(forMatch: matchID, players: match.players)
+        var gameStats = self.statsByGame[match.game, default: [:]]
+        let before = match.players.map { gameStats[$0] ?? .initial(game: match.game, playerID: $0) }
+        let ratings = EloRating.updatedRatings(before.map(\.rating), outcomes: lines.map(\.outcome))
+        let after = before.indices.map { before[$0].adding(lines[$0].outcome, rating: ratings[$0]) }
+        for stats in after {
+            gameStats[stats.playerID] = stats
+        }
+        self.statsByGame[match.game] = gameStats
+        self.matches[matchID]?.endedAt = endedAt
+        self.matches[matchID]?.state = .finished(MatchResultRecord(players: lines))
+        return after
+    }
+
+    /// See ``GameStore/recordMatchAbandoned(matchID:endedAt:reason:)``.
+    public func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) throws {
+        _ = try self.runningMatch(matchID)
+        self.matches[matchID]?.endedAt = endedAt
+        self.matches[matchID]?.state = .abandoned(reason: reason)
+    }
+
+    /// See ``GameStore/abandonUnfinishedMatches(at:reason:)``.
+    public func abandonUnfinishedMatches(at: UnixMillis, reason: String) -> [MatchRecord] {
+        let running = self.matches.values
+            .filter { $0.state == .running && $0.kind == .realTime }
+            .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        for match in running {
+            self.matches[match.id]?.endedAt = at
+            self.matches[match.id]?.state = .abandoned(reason: reason)
+        }
+        return running
+    }
+
+    /// See ``GameStore/match(id:)``.
+    public func match(id: MatchID) -> MatchRecord? {
+        self.matches[id]
+    }
+
+    /// See ``GameStore/matchHistory(playerID:limit:)``.
+    public func matchHistory(playerID: PlayerID, limit: Int) -> [MatchRecord] {
+        let played = self.matches.values
+            .filter { $0.players.contains(playerID) }
+            .sorted { ($0.startedAt, $0.id) > ($1.startedAt, $1.id) }
+        return Array(played.prefix(max(0, limit)))
+    }
+
+    /// See ``GameStore/largestMatchID()``.
+    public func largestMatchID() -> MatchID {
+        self.matches.keys.max() ?? 0
+    }
+
+    // MARK: Stats and leaderboards
+
+    /// See ``GameStore/stats(game:playerID:)``.
+    public func stats(game: String, playerID: PlayerID) -> PlayerStats? {
+        self.statsByGame[game]?[playerID]
+    }
+
+    /// See ``GameStore/leaderboard(game:limit:)``.
+    public func leaderboard(game: String, limit: Int) -> [LeaderboardEntry] {
+        let board = self.rankedStats(game: game)
+        return self.entries(board, from: 0, count: limit)
+    }
+
+    /// See ``GameStore/leaderboard(game:around:count:)``.
+    public func leaderboard(game: String, around playerID: PlayerID, count: Int) -> [LeaderboardEntry] {
+        let board = self.rankedStats(game: game)
+        guard count > 0, let position = board.firstIndex(where: { $0.playerID == playerID }) else { return [] }
+        let start = LeaderboardOrder.windowStart(around: position, count: count, total: board.count)
+        return self.entries(board, from: start, count: count)
+    }
+
+    // MARK: Turn-based games
+
+    /// See ``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:)``.
+    public func createTurnGame(
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+    ) throws {
+        try self.insertMatch(id: matchID, game: game, mode: mode, kind: .turnBased, players: players, startedAt: startedAt)
+        self.turnStates[matchID] = TurnState(state: state, lastMoveAt: startedAt, moves: [])
+    }
+
+    /// See ``GameStore/appendMove(matchID:moveNumber:move:state:at:)``.
+    public func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) throws {
+        let turn = try self.turnState(matchID)
+        guard self.matches[matchID]?.state == .running else { throw GameStoreError.matchNotRunning(matchID) }
+        let expected = turn.moves.count + 1
+        guard moveNumber >= expected else { throw GameStoreError.duplicateMove(matchID, moveNumber: moveNumber) }
+        guard moveNumber == expected else {
+            throw GameStoreError.moveOutOfOrder(matchID, expected: expected, got: moveNumber)
+        }
+        self.turnStates[matchID]?.moves.append(TurnMoveRecord(moveNumber: moveNumber, move: move, playedAt: at))
+        self.turnStates[matchID]?.state = state
+        self.turnStates[matchID]?.lastMoveAt = at
+    }
+
+    /// See ``GameStore/activeTurnGames()``.
+    public func activeTurnGames() -> [TurnGameRecord] {
+        self.matches.values
+            .filter { $0.kind == .turnBased && $0.state == .running }
+            .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+            .compactMap { match in
+                guard let turn = self.turnStates[match.id] else { return nil }
+                return TurnGameRecord(
+                    matchID: match.id, game: match.game, mode: match.mode, players: match.players,
+                    startedAt: match.startedAt, state: turn.state, moveCount: turn.moves.count, lastMoveAt: turn.lastMoveAt)
+            }
+    }
+
+    /// See ``GameStore/moveLog(matchID:)``.
+    public func moveLog(matchID: MatchID) throws -> [TurnMoveRecord] {
+        try self.turnState(matchID).moves
+    }
+
+    // MARK: Per-player key-value store
+
+    /// See ``GameStore/readValue(playerID:key:)``.
+    public func readValue(playerID: PlayerID, key: String) -> [UInt8]? {
+        self.values[playerID]?[key]
+    }
+
+    /// See ``GameStore/writeValue(playerID:key:value:)``.
+    public func writeValue(playerID: PlayerID, key: String, value: [UInt8]) throws {
+        try self.limits.check(key: key)
+        try self.limits.check(value: value)
+        guard self.players[playerID] != nil else { throw GameStoreError.unknownPlayer(playerID) }
+        let held = self.values[playerID, default: [:]]
+        guard held[key] != nil || held.count < self.limits.maximumKeysPerPlayer else {
+            throw GameStoreError.tooManyKeys(playerID, limit: self.limits.maximumKeysPerPlayer)
+        }
+        self.values[playerID, default: [:]][key] = value
+    }
+
+    /// See ``GameStore/deleteValue(playerID:key:)``.
+    @discardableResult
+    public func deleteValue(playerID: PlayerID, key: String) -> Bool {
+        self.values[playerID]?.removeValue(forKey: key) != nil
+    }
+
+    // MARK: Internals
+
+    private func insertMatch(
+        id: MatchID, game: String, mode: String, kind: MatchKind, players: [PlayerID], startedAt: UnixMillis
+    ) throws {
+        try MatchRecord.checkNew(id: id, players: players)
+        guard self.matches[id] == nil else { throw GameStoreError.matchExists(id) }
+        self.matches[id] = MatchRecord(id: id, game: game, mode: mode, kind: kind, players: players, startedAt: startedAt)
+    }
+
+    private func runningMatch(_ id: MatchID) throws -> MatchRecord {
+        guard let match = self.matches[id] else { throw GameStoreError.unknownMatch(id) }
+        guard match.state == .running else { throw GameStoreError.matchNotRunning(id) }
+        return match
+    }
+
+    private func turnState(_ id: MatchID) throws -> TurnState {
+        guard let match = self.matches[id] else { throw GameStoreError.unknownMatch(id) }
+        guard match.kind == .turnBased, let turn = self.turnStates[id] else { throw GameStoreError.notTurnBased(id) }
+        return turn
+    }
+
+    private func rankedStats(game: String) -> [PlayerStats] {
+        (self.statsByGame[game] ?? [:]).values.sorted(by: LeaderboardOrder.precedes)
+    }
+
+    private func entries(_ board: [PlayerStats], from start: Int, count: Int) -> [LeaderboardEntry] {
+        guard count > 0, start < board.count else { return [] }
+        return board[start..<min(board.count, start + count)].enumerated().map { offset, stats in
+            LeaderboardEntry(
+                rank: start + offset + 1, playerID: stats.playerID, alias: self.players[stats.playerID]?.alias,
+                rating: stats.rating, won: stats.won, played: stats.played)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// Whether a match runs in real time or turn by turn; it decides what a restart does to it.
+public enum MatchKind: String, Sendable, Hashable, CaseIterable {
+    /// Runs only while the server does: after a crash it is recorded as abandoned.
+    case realTime = "real_time"
+    /// Its state and move log are stored (``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:)``),
+    /// so it continues after a restart.
+    case turnBased = "turn_based"
+}
+
+/// Where a stored match stands.
+public enum MatchState: Sendable, Hashable {
+    /// Started and not yet ended.
+    case running
+    /// Ended with a result.
+    case finished(MatchResultRecord)
+    /// Ended without a result, for the reason given.
+    case abandoned(reason: String)
+}
+
+/// A stored match.
+public struct MatchRecord: Sendable, Hashable {
+    /// The match's id; ids are never reused, across restarts too (``GameStore/largestMatchID()``).
+    public var id: MatchID
+    /// The game played ("catrace", "fourinarow", ...).
+    public var game: String
+    /// The game's mode or variant ("ranked", "casual", ...); empty when the game has one.
+    public var mode: String
+    /// Real-time or turn-based.
+    public var kind: MatchKind
+    /// The players in seat order.
+    public var players: [PlayerID]
+    /// When the match started.
+    public var startedAt: UnixMillis
+    /// When it ended; nil while it runs.
+    public var endedAt: UnixMillis?
+    /// Running, finished or abandoned.
+    public var state: MatchState
+
+    /// Creates a record.
+    public init(
+        id: MatchID, game: String, mode: String, kind: MatchKind, players: [PlayerID],
+        startedAt: UnixMillis, endedAt: UnixMillis? = nil, state: MatchState = .running
+    ) {
+        self.id = id
+        self.game = game
+        self.mode = mode
+        self.kind = kind
+        self.players = players
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.state = state
+    }
+
+    /// The largest id storage accepts: SQLite integers are signed 64-bit.
+    public static let largestStorableID: MatchID = MatchID(Int64.max)
+
+    /// Checks what every implementation requires of a new match: a storable id and at
+    /// least one player, none twice.
+    package static func checkNew(id: MatchID, players: [PlayerID]) throws(GameStoreError) {
+        guard id > 0, id <= Self.largestStorableID else {
+            throw .invalidMatch(id, reason: "match ids run from 1 to \(Self.largestStorableID)")
+        }
+        guard !players.isEmpty else {
+            throw .invalidMatch(id, reason: "a match needs at least one player")
+        }
+        guard Set(players).count == players.count else {
+            throw .invalidMatch(id, reason: "a player appears twice in the match")
+        }
+    }
+}

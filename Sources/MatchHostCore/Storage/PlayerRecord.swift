@@ -1,0 +1,36 @@
+/// A stored player account.
+public struct PlayerRecord: Sendable, Hashable {
+    /// The id the server issued.
+    public var id: PlayerID
+    /// The name other players see.
+    public var alias: String
+    /// When the account was created.
+    public var createdAt: UnixMillis
+    /// The last time the server marked the player as seen (``GameStore/touch(playerID:at:)``).
+    public var lastSeenAt: UnixMillis
+
+    /// Creates a record.
+    public init(id: PlayerID, alias: String, createdAt: UnixMillis, lastSeenAt: UnixMillis) {
+        self.id = id
+        self.alias = alias
+        self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt
+    }
+}
+
+/// A device that signs in as a player: its id and a hash of the secret the server issued it.
+public struct DeviceIdentityRecord: Sendable, Hashable {
+    /// The id the device sends.
+    public var deviceID: String
+    /// The player the device signs in as.
+    public var playerID: PlayerID
+    /// A hash of the device's secret; the secret itself is never stored.
+    public var secretHash: [UInt8]
+
+    /// Creates a record.
+    public init(deviceID: String, playerID: PlayerID, secretHash: [UInt8]) {
+        self.deviceID = deviceID
+        self.playerID = playerID
+        self.secretHash = secretHash
+    }
+}

@@ -1,0 +1,161 @@
+import GRDB
+import MatchHostCore
+
+extension SQLiteGameStore {
+    /// See ``GameStore/recordMatchStarted(id:game:mode:players:startedAt:)``.
+    public func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
+        try await self.write { db in
+            try Self.insertMatch(db, id: id, game: game, mode: mode, kind: .realTime, players: players, startedAt: startedAt)
+        }
+    }
+
+    /// See ``GameStore/recordMatchFinished(matchID:endedAt:result:)``.
+    @discardableResult
+    public func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
+        try await self.write { db in
+            let match = try Self.runningMatch(db, matchID)
+            let lines = try result.lines(forMatch: matchID, players: match.players)
+            let before = try match.players.map { try Self.storedStats(db, game: match.game, playerID: $0) ?? .initial(game: match.game, playerID: $0) }
+            let ratings = EloRating.updatedRatings(before.map(\.rating), outcomes: lines.map(\.outcome))
+            let after = before.indices.map { before[$0].adding(lines[$0].outcome, rating: ratings[$0]) }
+            for stats in after {
+                try db.execute(
+                    sql: """
+                        INSERT INTO player_stats (game, player_id, played, won, lost, drawn, rating) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (game, player_id) DO UPDATE SET
+                            played = excluded.played, won = excluded.won, lost = excluded.lost,
+                            drawn = excluded.drawn, rating = excluded.rating
+                        """,
+                    arguments: [stats.game, stats.playerID, stats.played, stats.won, stats.lost, stats.drawn, stats.rating])
+            }
+            for (seat, line) in lines.enumerated() {
+                try db.execute(
+                    sql: "UPDATE match_player SET outcome = ?, score = ?, summary = ? WHERE match_id = ? AND seat = ?",
+                    arguments: [line.outcome.rawValue, line.score, line.summary, Int64(matchID), seat])
+            }
+            try db.execute(
+                sql: "UPDATE game_match SET state = 'finished', ended_at = ? WHERE id = ?",
+                arguments: [endedAt.milliseconds, Int64(matchID)])
+            return after
+        }
+    }
+
+    /// See ``GameStore/recordMatchAbandoned(matchID:endedAt:reason:)``.
+    public func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws {
+        try await self.write { db in
+            _ = try Self.runningMatch(db, matchID)
+            try db.execute(
+                sql: "UPDATE game_match SET state = 'abandoned', ended_at = ?, abandon_reason = ? WHERE id = ?",
+                arguments: [endedAt.milliseconds, reason, Int64(matchID)])
+        }
+    }
+
+    /// See ``GameStore/abandonUnfinishedMatches(at:reason:)``.
+    public func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
+        try await self.write { db in
+            let running = try Self.fetchMatches(
+                db, sql: "SELECT * FROM game_match WHERE state = 'running' AND kind = 'real_time' ORDER BY started_at, id")
+            try db.execute(
+                sql: "UPDATE game_match SET state = 'abandoned', ended_at = ?, abandon_reason = ? WHERE state = 'running' AND kind = 'real_time'",
+                arguments: [at.milliseconds, reason])
+            return running
+        }
+    }
+
+    /// See ``GameStore/match(id:)``.
+    public func match(id: MatchID) async throws -> MatchRecord? {
+        guard let storedID = Int64(exactly: id) else { return nil }
+        return try await self.read { db in
+            try Self.fetchMatches(db, sql: "SELECT * FROM game_match WHERE id = ?", arguments: [storedID]).first
+        }
+    }
+
+    /// See ``GameStore/matchHistory(playerID:limit:)``.
+    public func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
+        try await self.read { db in
+            try Self.fetchMatches(
+                db,
+                sql: """
+                    SELECT m.* FROM match_player p JOIN game_match m ON m.id = p.match_id
+                    WHERE p.player_id = ? ORDER BY m.started_at DESC, m.id DESC LIMIT ?
+                    """,
+                arguments: [playerID, max(0, limit)])
+        }
+    }
+
+    /// See ``GameStore/largestMatchID()``.
+    public func largestMatchID() async throws -> MatchID {
+        try await self.read { db in
+            MatchID(try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM game_match") ?? 0)
+        }
+    }
+
+    // MARK: Shared with turn-based games
+
+    static func insertMatch(
+        _ db: Database, id: MatchID, game: String, mode: String, kind: MatchKind, players: [PlayerID], startedAt: UnixMillis
+    ) throws {
+        try MatchRecord.checkNew(id: id, players: players)
+        let storedID = Int64(id)
+        let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM game_match WHERE id = ?)", arguments: [storedID]) ?? false
+        guard !exists else { throw GameStoreError.matchExists(id) }
+        try db.execute(
+            sql: "INSERT INTO game_match (id, game, mode, kind, started_at, state) VALUES (?, ?, ?, ?, ?, 'running')",
+            arguments: [storedID, game, mode, kind.rawValue, startedAt.milliseconds])
+        for (seat, player) in players.enumerated() {
+            try db.execute(
+                sql: "INSERT INTO match_player (match_id, seat, player_id) VALUES (?, ?, ?)", arguments: [storedID, seat, player])
+        }
+    }
+
+    /// The match, which must exist and still be running.
+    static func runningMatch(_ db: Database, _ id: MatchID) throws -> MatchRecord {
+        guard let match = try Self.storedMatch(db, id) else { throw GameStoreError.unknownMatch(id) }
+        guard match.state == .running else { throw GameStoreError.matchNotRunning(id) }
+        return match
+    }
+
+    static func storedMatch(_ db: Database, _ id: MatchID) throws -> MatchRecord? {
+        guard let storedID = Int64(exactly: id) else { return nil }
+        return try Self.fetchMatches(db, sql: "SELECT * FROM game_match WHERE id = ?", arguments: [storedID]).first
+    }
+
+    /// Matches from `sql` (which selects `game_match` rows), each with its players and result.
+    static func fetchMatches(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [MatchRecord] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            let id: Int64 = row["id"]
+            let lines = try Row.fetchAll(
+                db, sql: "SELECT player_id, outcome, score, summary FROM match_player WHERE match_id = ? ORDER BY seat",
+                arguments: [id])
+            let kindName: String = row["kind"]
+            guard let kind = MatchKind(rawValue: kindName) else {
+                throw GameStoreError.storageFailed(reason: "match \(id) has unknown kind \(kindName)")
+            }
+            let endedAt: Int64? = row["ended_at"]
+            return MatchRecord(
+                id: MatchID(id), game: row["game"], mode: row["mode"], kind: kind, players: lines.map { $0["player_id"] },
+                startedAt: UnixMillis(milliseconds: row["started_at"]), endedAt: endedAt.map(UnixMillis.init(milliseconds:)),
+                state: try Self.state(of: row, lines: lines))
+        }
+    }
+
+    private static func state(of row: Row, lines: [Row]) throws -> MatchState {
+        let name: String = row["state"]
+        switch name {
+        case "running":
+            return .running
+        case "abandoned":
+            return .abandoned(reason: row["abandon_reason"] ?? "")
+        case "finished":
+            return .finished(MatchResultRecord(players: try lines.map { line in
+                let outcomeName: String? = line["outcome"]
+                guard let outcome = outcomeName.flatMap(PlayerOutcome.init(rawValue:)) else {
+                    throw GameStoreError.storageFailed(reason: "a finished match has a player without an outcome")
+                }
+                return PlayerResultRecord(playerID: line["player_id"], outcome: outcome, score: line["score"], summary: line["summary"])
+            }))
+        default:
+            throw GameStoreError.storageFailed(reason: "a match has unknown state \(name)")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import MatchHostCore
+
+extension SQLiteGameStore {
+    /// See ``GameStore/createPlayer(id:alias:createdAt:)``.
+    public func createPlayer(id: PlayerID, alias: String, createdAt: UnixMillis) async throws {
+        try await self.write { db in
+            try Self.insertPlayer(db, id: id, alias: alias, createdAt: createdAt)
+        }
+    }
+
+    /// See ``GameStore/createPlayerWithDevice(id:alias:deviceID:secretHash:createdAt:)``.
+    public func createPlayerWithDevice(
+        id: PlayerID, alias: String, deviceID: String, secretHash: [UInt8], createdAt: UnixMillis
+    ) async throws {
+        try await self.write { db in
+            try Self.insertPlayer(db, id: id, alias: alias, createdAt: createdAt)
+            try Self.insertDevice(db, deviceID: deviceID, secretHash: secretHash, playerID: id)
+        }
+    }
+
+    /// See ``GameStore/player(id:)``.
+    public func player(id: PlayerID) async throws -> PlayerRecord? {
+        try await self.read { db in
+            try Row.fetchOne(db, sql: "SELECT alias, created_at, last_seen_at FROM player WHERE id = ?", arguments: [id])
+                .map { row in
+                    PlayerRecord(
+                        id: id, alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
+                        lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]))
+                }
+        }
+    }
+
+    /// See ``GameStore/setAlias(playerID:alias:)``.
+    public func setAlias(playerID: PlayerID, alias: String) async throws {
+        try await self.write { db in
+            try db.execute(sql: "UPDATE player SET alias = ? WHERE id = ?", arguments: [alias, playerID])
+            guard db.changesCount > 0 else { throw GameStoreError.unknownPlayer(playerID) }
+        }
+    }
+
+    /// See ``GameStore/touch(playerID:at:)``.
+    public func touch(playerID: PlayerID, at: UnixMillis) async throws {
+        try await self.write { db in
+            try db.execute(
+                sql: "UPDATE player SET last_seen_at = MAX(last_seen_at, ?) WHERE id = ?", arguments: [at.milliseconds, playerID])
+            guard db.changesCount > 0 else { throw GameStoreError.unknownPlayer(playerID) }
+        }
+    }
+
+    /// See ``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:)``.
+    public func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws {
+        try await self.write { db in
+            guard try Self.playerExists(db, playerID) else { throw GameStoreError.unknownPlayer(playerID) }
+            try Self.insertDevice(db, deviceID: deviceID, secretHash: secretHash, playerID: playerID)
+        }
+    }
+
+    /// See ``GameStore/deviceIdentity(deviceID:)``.
+    public func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? {
+        try await self.read { db in
+            try Row.fetchOne(db, sql: "SELECT player_id, secret_hash FROM device_identity WHERE device_id = ?", arguments: [deviceID])
+                .map { row in
+                    DeviceIdentityRecord(deviceID: deviceID, playerID: row["player_id"], secretHash: [UInt8](row["secret_hash"] as Data))
+                }
+        }
+    }
+
+    static func playerExists(_ db: Database, _ id: PlayerID) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM player WHERE id = ?)", arguments: [id]) ?? false
+    }
+
+    private static func insertPlayer(_ db: Database, id: PlayerID, alias: String, createdAt: UnixMillis) throws {
+        guard try !Self.playerExists(db, id) else { throw GameStoreError.playerExists(id) }
+        try db.execute(
+            sql: "INSERT INTO player (id, alias, created_at, last_seen_at) VALUES (?, ?, ?, ?)",
+            arguments: [id, alias, createdAt.milliseconds, createdAt.milliseconds])
+    }
+
+    private static func insertDevice(_ db: Database, deviceID: String, secretHash: [UInt8], playerID: PlayerID) throws {
+        let taken = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM device_identity WHERE device_id = ?)", arguments: [deviceID]) ?? false
+        guard !taken else { throw GameStoreError.deviceExists(deviceID: deviceID) }
+        try db.execute(
+            sql: "INSERT INTO device_identity (device_id, player_id, secret_hash) VALUES (?, ?, ?)",
+            arguments: [deviceID, playerID, Data(secretHash)])
+    }
+}

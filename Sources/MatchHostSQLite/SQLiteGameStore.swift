@@ -1,0 +1,96 @@
+import Dispatch
+import Foundation
+import GRDB
+import Logging
+import MatchHostCore
+
+/// The ``GameStore`` in one SQLite file, through GRDB: the server's default storage.
+///
+/// A `DatabasePool` in WAL mode: one writer connection, several readers that never wait for
+/// it. Every call is GRDB's async `read` or `write`, which runs on the pool's own dispatch
+/// queues and suspends the caller meanwhile, so a call awaited from an event loop never
+/// blocks it on disk I/O. Each call is one transaction.
+///
+/// Durability: ``SQLiteStoreOptions/Durability/full`` by default (the WAL is synced at every
+/// commit), so what the server acknowledged after a call returned survives kill -9 and power
+/// loss alike. The schema changes only through ``SQLiteSchema``'s migrations, applied at open.
+public final class SQLiteGameStore: GameStore {
+    /// The file name ``open(directory:limits:options:logger:)`` uses.
+    public static let fileName = "matchhost.sqlite"
+
+    /// The database file.
+    public let path: String
+    /// The key-value limits.
+    public let limits: StorageLimits
+    let pool: DatabasePool
+
+    private init(path: String, limits: StorageLimits, pool: DatabasePool) {
+        self.path = path
+        self.limits = limits
+        self.pool = pool
+    }
+
+    /// Opens ``fileName`` in `directory` (see ``open(path:limits:options:logger:)``).
+    public static func open(
+        directory: String, limits: StorageLimits = StorageLimits(), options: SQLiteStoreOptions = SQLiteStoreOptions(),
+        logger: Logger = Logger(label: "matchhost.sqlite")
+    ) async throws -> SQLiteGameStore {
+        let path = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent(Self.fileName).path
+        return try await Self.open(path: path, limits: limits, options: options, logger: logger)
+    }
+
+    /// Opens the database at `path`, creating the file and its directory if missing (unless
+    /// `options` say not to), and applies the migrations it lacks.
+    ///
+    /// Throws ``SQLiteStoreError`` with the path and the reason when the directory cannot be
+    /// created, the file or directory is read-only, the file is missing (and may not be
+    /// created), is not a database or not MatchHost's, or comes from a newer schema. The
+    /// checks come before any write, so a refused file is left as it was. The blocking
+    /// work runs on a dispatch queue, not the caller's thread.
+    public static func open(
+        path: String, limits: StorageLimits = StorageLimits(), options: SQLiteStoreOptions = SQLiteStoreOptions(),
+        logger: Logger = Logger(label: "matchhost.sqlite")
+    ) async throws -> SQLiteGameStore {
+        let pool = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DatabasePool, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try SQLiteOpening(path: path, options: options).openPool() })
+            }
+        }
+        logger.info("database open", metadata: ["path": "\(path)"])
+        return SQLiteGameStore(path: path, limits: limits, pool: pool)
+    }
+
+    /// Closes the database; later calls throw ``GameStoreError/storageFailed(reason:)``.
+    public func close() async throws {
+        let pool = self.pool
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try pool.close() })
+            }
+        }
+    }
+
+    /// Runs `body` in a write transaction, off the caller's thread; errors other than
+    /// ``GameStoreError`` and cancellation become ``GameStoreError/storageFailed(reason:)``.
+    func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await self.pool.write(body)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// Runs `body` in a read transaction (a consistent snapshot), off the caller's thread.
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await self.pool.read(body)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    private static func storeError(_ error: any Error) -> any Error {
+        if error is GameStoreError || error is CancellationError { return error }
+        return GameStoreError.storageFailed(reason: "\(error)")
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+
+/// The checks and steps of opening a database file, each failure turned into an
+/// ``SQLiteStoreError`` that names the path and the reason. Blocking: run off event loops.
+struct SQLiteOpening {
+    let path: String
+    let options: SQLiteStoreOptions
+
+    private var directory: String {
+        URL(fileURLWithPath: self.path).deletingLastPathComponent().path
+    }
+
+    /// Checks the directory and the file, opens the pool, and migrates; the pool is closed
+    /// again if a later step fails.
+    func openPool() throws -> DatabasePool {
+        try self.prepareDirectory()
+        if try self.checkFile() {
+            try self.inspect()
+        }
+        let pool = try self.makePool()
+        do {
+            try self.prepare(pool)
+            return pool
+        } catch {
+            try? pool.close()
+            throw error
+        }
+    }
+
+    private func prepareDirectory() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: self.directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw SQLiteStoreError(.directoryNotCreatable, path: self.directory, reason: "it exists and is not a directory")
+            }
+            return
+        }
+        guard self.options.createIfMissing else {
+            throw SQLiteStoreError(.missing, path: self.path, reason: "the directory does not exist")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
+        } catch {
+            throw SQLiteStoreError(
+                .directoryNotCreatable, path: self.directory, reason: "the directory cannot be created (\(Self.reason(error)))")
+        }
+    }
+
+    /// Checks permissions (`access(2)`, which refuses writing even to root for an immutable
+    /// file or a read-only mount); returns whether the file exists.
+    private func checkFile() throws -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: self.path, isDirectory: &isDirectory) else {
+            guard self.options.createIfMissing else {
+                throw SQLiteStoreError(.missing, path: self.path, reason: "the file does not exist")
+            }
+            guard FileManager.default.isWritableFile(atPath: self.directory) else {
+                throw SQLiteStoreError(
+                    .readOnly, path: self.directory, reason: "the directory is not writable, so the database cannot be created")
+            }
+            return false
+        }
+        guard !isDirectory.boolValue else {
+            throw SQLiteStoreError(.notADatabase, path: self.path, reason: "it is a directory")
+        }
+        guard FileManager.default.isReadableFile(atPath: self.path) else {
+            throw SQLiteStoreError(.cannotOpen, path: self.path, reason: "the file is not readable")
+        }
+        guard FileManager.default.isWritableFile(atPath: self.path) else {
+            throw SQLiteStoreError(.readOnly, path: self.path, reason: "the file is read-only")
+        }
+        guard FileManager.default.isWritableFile(atPath: self.directory) else {
+            throw SQLiteStoreError(
+                .readOnly, path: self.directory,
+                reason: "the directory is read-only; SQLite needs to create its -wal and -shm files there")
+        }
+        return true
+    }
+
+    /// Looks at an existing file through a read-only connection, so that a file refused here
+    /// (damaged, foreign, newer) is not touched: opening the pool would already write to it
+    /// (WAL mode is recorded in the file).
+    private func inspect() throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        do {
+            // GRDB's open reads sqlite_master, so a file that is not a database fails here.
+            let queue = try DatabaseQueue(path: self.path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.read { db in try self.checkSchema(db) }
+        } catch let error as SQLiteStoreError {
+            throw error
+        } catch {
+            throw self.openError(error)
+        }
+    }
+
+    private func makePool() throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.label = "MatchHost"
+        // Another process (a backup, the sqlite3 shell) may hold a lock for a moment.
+        configuration.busyMode = .timeout(5)
+        do {
+            return try DatabasePool(path: self.path, configuration: configuration)
+        } catch {
+            throw self.openError(error)
+        }
+    }
+
+    /// Sets durability, proves the file writable, migrates.
+    private func prepare(_ pool: DatabasePool) throws {
+        do {
+            try pool.writeWithoutTransaction { db in
+                if self.options.durability == .full {
+                    // GRDB sets NORMAL when it enables WAL; this connection is the only writer.
+                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                }
+                // SQLite opens a write-protected file read-only without complaint (root
+                // ignores permission bits, but not an immutable file or a read-only mount):
+                // taking the write lock is what proves the file writable, before any write.
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                try db.execute(sql: "ROLLBACK")
+            }
+            try SQLiteSchema.migrator.migrate(pool)
+        } catch let error as SQLiteStoreError {
+            throw error
+        } catch {
+            throw self.openError(error)
+        }
+    }
+
+    private func checkSchema(_ db: Database) throws {
+        let migrator = SQLiteSchema.migrator
+        guard try db.tableExists("grdb_migrations") else {
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            guard tables.isEmpty else {
+                throw SQLiteStoreError(
+                    .foreignDatabase, path: self.path,
+                    reason: "it holds tables MatchHost did not create (\(tables.prefix(5).joined(separator: ", ")))")
+            }
+            return
+        }
+        let unknown = try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
+        guard unknown.isEmpty else {
+            throw SQLiteStoreError(
+                .newerSchema, path: self.path,
+                reason: "a newer MatchHost migrated it (\(unknown.sorted().joined(separator: ", "))); this one knows \(migrator.migrations.joined(separator: ", "))")
+        }
+    }
+
+    private func openError(_ error: any Error) -> SQLiteStoreError {
+        guard let error = error as? DatabaseError else {
+            return SQLiteStoreError(.cannotOpen, path: self.path, reason: Self.reason(error))
+        }
+        let message = error.message ?? "SQLite error \(error.resultCode.rawValue)"
+        switch error.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return SQLiteStoreError(.notADatabase, path: self.path, reason: "the file is not a database or is damaged (\(message))")
+        case .SQLITE_READONLY:
+            return SQLiteStoreError(.readOnly, path: self.path, reason: "the file cannot be written (\(message))")
+        default:
+            return SQLiteStoreError(.cannotOpen, path: self.path, reason: message)
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as? LocalizedError)?.errorDescription ?? "\(error)"
+    }
+}

@@ -1,0 +1,94 @@
+import GRDB
+
+/// The database schema, as GRDB migrations. A migration, once released, never changes:
+/// schema changes are new migrations appended at the end.
+enum SQLiteSchema {
+    /// Every migration this build knows, in order.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: createPlayersMatchesTurns)
+        migrator.registerMigration("v2", migrate: createPlayerValues)
+        return migrator
+    }()
+
+    /// Players and devices, matches and their players, stats, turn-based state and moves.
+    private static func createPlayersMatchesTurns(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE player (
+                id TEXT PRIMARY KEY NOT NULL,
+                alias TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                last_seen_at INTEGER NOT NULL
+            );
+            CREATE TABLE device_identity (
+                device_id TEXT PRIMARY KEY NOT NULL,
+                player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                secret_hash BLOB NOT NULL
+            );
+            CREATE INDEX device_identity_by_player ON device_identity(player_id);
+
+            CREATE TABLE game_match (
+                id INTEGER PRIMARY KEY NOT NULL,
+                game TEXT NOT NULL,
+                mode TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('real_time', 'turn_based')),
+                started_at INTEGER NOT NULL,
+                ended_at INTEGER,
+                state TEXT NOT NULL CHECK (state IN ('running', 'finished', 'abandoned')),
+                abandon_reason TEXT
+            );
+            CREATE INDEX game_match_running ON game_match(kind, started_at) WHERE state = 'running';
+            -- Match players need no account (Cat Race ids are the client's), so no foreign key to player.
+            CREATE TABLE match_player (
+                match_id INTEGER NOT NULL REFERENCES game_match(id) ON DELETE CASCADE,
+                seat INTEGER NOT NULL,
+                player_id TEXT NOT NULL,
+                outcome TEXT CHECK (outcome IN ('won', 'lost', 'draw')),
+                score INTEGER,
+                summary TEXT,
+                PRIMARY KEY (match_id, seat),
+                UNIQUE (match_id, player_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX match_player_by_player ON match_player(player_id, match_id);
+
+            CREATE TABLE player_stats (
+                game TEXT NOT NULL,
+                player_id TEXT NOT NULL,
+                played INTEGER NOT NULL,
+                won INTEGER NOT NULL,
+                lost INTEGER NOT NULL,
+                drawn INTEGER NOT NULL,
+                rating REAL NOT NULL,
+                PRIMARY KEY (game, player_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX player_stats_leaderboard ON player_stats(game, rating DESC, won DESC, player_id);
+
+            CREATE TABLE turn_game (
+                match_id INTEGER PRIMARY KEY NOT NULL REFERENCES game_match(id) ON DELETE CASCADE,
+                state BLOB NOT NULL,
+                move_count INTEGER NOT NULL,
+                last_move_at INTEGER NOT NULL
+            );
+            -- The primary key is what refuses a second row for a move number.
+            CREATE TABLE turn_move (
+                match_id INTEGER NOT NULL REFERENCES turn_game(match_id) ON DELETE CASCADE,
+                move_number INTEGER NOT NULL,
+                move BLOB NOT NULL,
+                played_at INTEGER NOT NULL,
+                PRIMARY KEY (match_id, move_number)
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    /// The per-player key-value store, added after the first release of the schema.
+    private static func createPlayerValues(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE player_value (
+                player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                key TEXT NOT NULL,
+                value BLOB NOT NULL,
+                PRIMARY KEY (player_id, key)
+            ) WITHOUT ROWID;
+            """)
+    }
+}

@@ -1,0 +1,35 @@
+import GRDB
+
+// Used by MatchHostStorageTests (through @testable import) to build the files an older or
+// newer MatchHost, or another program, would leave, without the tests depending on GRDB.
+extension SQLiteSchema {
+    /// Creates a database at `path` migrated only up to `identifier`, as an older build would.
+    static func createFile(atPath path: String, migratedUpTo identifier: String) throws {
+        let pool = try DatabasePool(path: path)
+        try Self.migrator.migrate(pool, upTo: identifier)
+        try pool.close()
+    }
+
+    /// The migrations recorded in the file at `path`, sorted.
+    static func appliedMigrations(atPath path: String) throws -> [String] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in try Self.migrator.appliedIdentifiers(db).sorted() }
+    }
+
+    /// Runs `sql` on the file at `path`, creating it if missing.
+    static func execute(_ sql: String, atPath path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+    }
+}
+
+extension SQLiteGameStore {
+    /// The writer connection's `PRAGMA synchronous` (2 is FULL, 1 is NORMAL).
+    func synchronousSetting() async throws -> Int {
+        try await self.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+}

@@ -1,0 +1,71 @@
+import MatchHostCore
+import Testing
+
+@Suite("Storage: players and devices")
+struct PlayerStorageTests {
+    @Test(arguments: StoreKind.allCases)
+    func createPlayerWithDeviceStoresBoth(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "dev-1", secretHash: [1, 2, 3], createdAt: 1_000)
+
+            #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Ann", createdAt: 1_000, lastSeenAt: 1_000))
+            #expect(try await store.deviceIdentity(deviceID: "dev-1") == DeviceIdentityRecord(deviceID: "dev-1", playerID: "p1", secretHash: [1, 2, 3]))
+            #expect(try await store.player(id: "p2") == nil)
+            #expect(try await store.deviceIdentity(deviceID: "dev-2") == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aTakenDeviceLeavesNoNewPlayerBehind(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "dev-1", secretHash: [1], createdAt: 1_000)
+
+            await #expect(throws: GameStoreError.deviceExists(deviceID: "dev-1")) {
+                try await store.createPlayerWithDevice(id: "p2", alias: "Bob", deviceID: "dev-1", secretHash: [2], createdAt: 2_000)
+            }
+            #expect(try await store.player(id: "p2") == nil, "the player insert must roll back with the device's")
+            #expect(try await store.deviceIdentity(deviceID: "dev-1")?.playerID == "p1")
+
+            await #expect(throws: GameStoreError.playerExists("p1")) {
+                try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "dev-9", secretHash: [9], createdAt: 3_000)
+            }
+            #expect(try await store.deviceIdentity(deviceID: "dev-9") == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aliasesAndLastSeen(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1_000)
+            await #expect(throws: GameStoreError.playerExists("p1")) {
+                try await store.createPlayer(id: "p1", alias: "Other", createdAt: 5_000)
+            }
+
+            try await store.setAlias(playerID: "p1", alias: "Annie")
+            try await store.touch(playerID: "p1", at: 9_000)
+            try await store.touch(playerID: "p1", at: 4_000)  // overtaken: ignored
+
+            #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Annie", createdAt: 1_000, lastSeenAt: 9_000))
+            await #expect(throws: GameStoreError.unknownPlayer("nobody")) { try await store.setAlias(playerID: "nobody", alias: "X") }
+            await #expect(throws: GameStoreError.unknownPlayer("nobody")) { try await store.touch(playerID: "nobody", at: 1) }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func moreDevicesForOnePlayer(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 1_000)
+            try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [2, 2], playerID: "p1")
+
+            #expect(try await store.deviceIdentity(deviceID: "tablet") == DeviceIdentityRecord(deviceID: "tablet", playerID: "p1", secretHash: [2, 2]))
+            await #expect(throws: GameStoreError.deviceExists(deviceID: "phone")) {
+                try await store.addDeviceIdentity(deviceID: "phone", secretHash: [3], playerID: "p1")
+            }
+            await #expect(throws: GameStoreError.unknownPlayer("p9")) {
+                try await store.addDeviceIdentity(deviceID: "laptop", secretHash: [4], playerID: "p9")
+            }
+            #expect(try await store.deviceIdentity(deviceID: "phone")?.secretHash == [1])
+            #expect(try await store.deviceIdentity(deviceID: "laptop") == nil)
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import MatchHostCore
+@testable import MatchHostSQLite
+import Testing
+
+@Suite("SQLite store: opening, migrations and bad files")
+struct SQLiteOpeningTests {
+    private func openError(_ path: String, options: SQLiteStoreOptions = SQLiteStoreOptions()) async -> SQLiteStoreError? {
+        do {
+            let store = try await SQLiteGameStore.open(path: path, options: options)
+            try? await store.close()
+            return nil
+        } catch {
+            return error as? SQLiteStoreError
+        }
+    }
+
+    private func contents(_ path: String) -> Data? {
+        FileManager.default.contents(atPath: path)
+    }
+
+    @Test func aMissingFileIsCreatedInNewDirectoriesAndFullyMigrated() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("data/nested/matchhost.sqlite")
+
+        let store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.synchronousSetting() == 2, "FULL by default")
+        try await store.close()
+
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2"])
+        let normal = try await SQLiteGameStore.open(path: path, options: SQLiteStoreOptions(durability: .normal))
+        #expect(try await normal.synchronousSetting() == 1)
+        try await normal.close()
+    }
+
+    @Test func anEmptyFileIsMigrated() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+
+        let store = try await SQLiteGameStore.open(path: path)
+        try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1)
+        try await store.writeValue(playerID: "p1", key: "k", value: [1])
+        try await store.close()
+
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2"])
+    }
+
+    @Test func aFileFromThePreviousSchemaIsMigratedAndKeepsItsData() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v1")
+        try SQLiteSchema.execute(
+            "INSERT INTO player (id, alias, created_at, last_seen_at) VALUES ('p1', 'Ann', 10, 20)", atPath: path)
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1"])
+
+        let store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Ann", createdAt: 10, lastSeenAt: 20))
+        try await store.writeValue(playerID: "p1", key: "k", value: [5])
+        #expect(try await store.readValue(playerID: "p1", key: "k") == [5])
+        try await store.close()
+
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2"])
+    }
+
+    @Test func aFileFromANewerSchemaIsRefusedUntouched() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v2")
+        try SQLiteSchema.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v3'); CREATE TABLE future (x)", atPath: path)
+        let before = self.contents(path)
+
+        let error = try #require(await self.openError(path))
+
+        #expect(error.kind == .newerSchema)
+        #expect(error.path == path)
+        #expect(error.description.contains("v3"))
+        #expect(self.contents(path) == before)
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
+    }
+
+    @Test func aCorruptFileIsRefusedUntouched() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        var random = SystemRandomNumberGenerator()
+        let garbage = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) })
+        #expect(FileManager.default.createFile(atPath: path, contents: garbage))
+
+        let error = try #require(await self.openError(path))
+
+        #expect(error.kind == .notADatabase)
+        #expect(error.description.hasPrefix("cannot open database \(path): "))
+        #expect(self.contents(path) == garbage)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func anotherProgramsDatabaseIsRefusedUntouched() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')", atPath: path)
+        let before = self.contents(path)
+
+        let error = try #require(await self.openError(path))
+
+        #expect(error.kind == .foreignDatabase)
+        #expect(error.reason.contains("notes"))
+        #expect(self.contents(path) == before)
+    }
+
+    @Test func aDirectoryThatCannotBeCreatedIsReported() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A regular file where a directory should be stops root as well as anyone.
+        let blocker = directory.file("blocker")
+        #expect(FileManager.default.createFile(atPath: blocker, contents: Data([1])))
+
+        let error = try #require(await self.openError(blocker + "/data/matchhost.sqlite"))
+
+        #expect(error.kind == .directoryNotCreatable)
+        #expect(error.path == blocker + "/data")
+        let inPlace = try #require(await self.openError(blocker + "/matchhost.sqlite"))
+        #expect(inPlace.kind == .directoryNotCreatable)
+        #expect(inPlace.reason == "it exists and is not a directory")
+    }
+
+    @Test func aMissingFileIsAnErrorWhenCreationIsOff() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+
+        let error = try #require(await self.openError(path, options: SQLiteStoreOptions(createIfMissing: false)))
+
+        #expect(error.kind == .missing)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test(
+        .enabled(
+            if: ReadOnlyCondition.available != nil,
+            "running as root where chattr +i is unavailable: no way to make a file read-only for this user"))
+    func aReadOnlyFileIsRefusedUntouched() async throws {
+        let condition = try #require(ReadOnlyCondition.available)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        let store = try await SQLiteGameStore.open(path: path)
+        try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1)
+        try await store.close()
+        let before = self.contents(path)
+        try condition.apply(file: path, directory: directory.path)
+
+        let error = try #require(await self.openError(path))
+
+        #expect(error.kind == .readOnly)
+        #expect(error.path == path)
+        #expect(error.reason == "the file is read-only")
+        #expect(self.contents(path) == before)
+    }
+
+    @Test(
+        .enabled(
+            if: ReadOnlyCondition.available != nil,
+            "running as root where chattr +i is unavailable: no way to make a directory read-only for this user"))
+    func aReadOnlyDirectoryCannotHoldANewFile() async throws {
+        let condition = try #require(ReadOnlyCondition.available)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let marker = directory.file("marker")
+        #expect(FileManager.default.createFile(atPath: marker, contents: Data([1])))
+        try condition.apply(file: marker, directory: directory.path)
+
+        let error = try #require(await self.openError(directory.file("matchhost.sqlite")))
+
+        #expect(error.kind == .readOnly)
+        #expect(error.path == directory.path)
+    }
+}
