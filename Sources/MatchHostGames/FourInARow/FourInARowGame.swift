@@ -97,7 +97,8 @@ public final class FourInARowGame: GameHandler {
         self.sendState(toSeat: seat, in: match)
     }
 
-    /// In play, the other player wins; before play, the match is given up once nobody is left.
+    /// In play, the other player wins, unless it is gone too or never arrived (then the match
+    /// is given up); before play, the match is given up once nobody is left.
     public func playerLeft(seat: Int, reason: LeaveReason, in match: Match<FourInARowGame>) {
         switch self.state.phase {
         case .waiting:
@@ -106,11 +107,14 @@ public final class FourInARowGame: GameHandler {
             }
         case .playing:
             let other = 1 - seat
-            if match.seats.indices.contains(other), match.seats[other].presence != .left {
+            switch match.seats[other].presence {
+            case .connected, .away:
                 self.finish(winnerSeat: other, reason: .opponentLeft, in: match)
-            } else {
+            case .reserved, .left:
+                // Nobody who played is here to win: a win would go to a player who never showed up.
+                self.pending = nil
                 self.stopTurnTimer()
-                match.end(.abandoned(reason: "both players left"))
+                match.end(.abandoned(reason: "both players are gone"))
             }
         case .over:
             break
@@ -132,13 +136,16 @@ public final class FourInARowGame: GameHandler {
             return self.refuse(move.moveNumber, .gameNotRunning, text, toSeat: seat, in: match)
         }
         if let pending = self.pending {
-            return self.refuse(move.moveNumber, .moveBeingCommitted, "move \(pending.moveNumber) is being saved", toSeat: seat, in: match)
+            let text = "move \(pending.moveNumber) is being saved"
+            return self.refuse(move.moveNumber, .moveBeingCommitted, text, toSeat: seat, in: match)
         }
         guard Int(move.moveNumber) == self.state.moveNumber else {
-            return self.refuse(move.moveNumber, .staleMoveNumber, "the next move is number \(self.state.moveNumber)", toSeat: seat, in: match)
+            let text = "the next move is number \(self.state.moveNumber)"
+            return self.refuse(move.moveNumber, .staleMoveNumber, text, toSeat: seat, in: match)
         }
         guard seat == self.state.seatToMove else {
-            return self.refuse(move.moveNumber, .notYourTurn, "it is seat \(self.state.seatToMove)'s turn", toSeat: seat, in: match)
+            let text = "it is seat \(self.state.seatToMove)'s turn"
+            return self.refuse(move.moveNumber, .notYourTurn, text, toSeat: seat, in: match)
         }
         var next = self.state
         switch next.play(column: Int(move.column)) {
@@ -190,13 +197,13 @@ public final class FourInARowGame: GameHandler {
         if self.state.phase == .waiting { self.state.start() }
         if self.state.phase == .playing { self.startTurnTimer(self.options.turnTimeLimit, in: match) }
         match.send(.state(self.snapshot(at: match.clock.now)), to: .all)
-        match.logger.info(
-            "four in a row started",
-            metadata: ["players": "\(self.state.players)", "move": "\(self.state.moveNumber)"])
         if let result = FourInARowResult(self.state) {
             // A game restored after it ended has nothing left to play.
             match.end(.finished(result))
+            return
         }
+        match.logger.info(
+            "four in a row started", metadata: ["players": "\(self.state.players)", "move": "\(self.state.moveNumber)"])
     }
 
     private func commit(
@@ -208,7 +215,8 @@ public final class FourInARowGame: GameHandler {
         self.stopTurnTimer()
         self.commitCount += 1
         let commit = self.commitCount
-        self.pending = PendingMove(state: next, drop: drop, seat: seat, moveNumber: move.moveNumber, timeLeft: timeLeft, commit: commit)
+        self.pending = PendingMove(
+            state: next, drop: drop, seat: seat, moveNumber: move.moveNumber, timeLeft: timeLeft, commit: commit)
         journal.commit(
             matchID: match.id, moveNumber: Int(move.moveNumber),
             move: FourInARowClientMessage.move(move).encodedBody(), state: next.encoded()
@@ -226,7 +234,8 @@ public final class FourInARowGame: GameHandler {
             match.logger.warning(
                 "move could not be saved", metadata: ["move": "\(pending.moveNumber)", "error": "\(error)"])
             self.startTurnTimer(pending.timeLeft, in: match)
-            self.refuse(pending.moveNumber, .couldNotBeSaved, "the move could not be saved; play it again", toSeat: pending.seat, in: match)
+            let text = "the move could not be saved; play it again"
+            self.refuse(pending.moveNumber, .couldNotBeSaved, text, toSeat: pending.seat, in: match)
             return
         }
         self.apply(pending.state, drop: pending.drop, seat: pending.seat, in: match)
