@@ -68,6 +68,9 @@ public final class Match<Handler: GameHandler> {
 
     /// The seats, in join order; indices are stable for the match's life.
     public private(set) var seats: [Seat] = []
+    /// When the tick now running (or the last one) was due: a game stamps its tick with this
+    /// rather than the clock's now, which on a busy loop is a little later.
+    public private(set) var tickDeadline = NIODeadline.uptimeNanoseconds(0)
     /// Whether ``end(_:)`` has run; an ended match ignores every call.
     public private(set) var isEnded = false
     /// Called once when the match ends, so that its owner can unbind players.
@@ -127,6 +130,7 @@ public final class Match<Handler: GameHandler> {
         // Weak: a cancelled timer may still run once if the loop had already dequeued it.
         self.tickTimer = self.clock.schedule(at: deadline) { [weak self] in
             guard let self, !self.isEnded else { return }
+            self.tickDeadline = deadline
             self.handler.tick(in: self)
             guard !self.isEnded else { return }
             // Skip ticks that are already overdue rather than running a burst of them.

@@ -79,7 +79,7 @@ final class FourInARowFixture {
         self.links = links ?? [FourInARowLink(), FourInARowLink()]
         self.match = Match(
             id: 77, handler: FourInARowGame(options: options),
-            encoders: [EventEncoder(encoding: .native) { event, buffer in event.encodeBody(into: &buffer) }],
+            encoders: [EventEncoder(encoding: .native) { event, buffer in event.encode(into: &buffer) }],
             clock: self.clock, gracePeriod: grace, capacity: 4,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         self.match.onEnd = { [weak self] _, outcome in self?.outcome = outcome }

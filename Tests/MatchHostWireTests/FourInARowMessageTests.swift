@@ -110,14 +110,14 @@ enum FourInARowByteExamples {
 
     @Test func moveHasTheDocumentedBytes() throws {
         let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: 3, column: 4))
-        #expect(self.bytes(move.encodedBody()) == hexBytes(E.move))
+        #expect(self.bytes(move.encoded()) == hexBytes(E.move))
         #expect(hexBytes(E.move) == [0x01, 0x00, 0x03, 0x04])
         #expect(try FourInARowClientMessage(body: ByteBuffer(bytes: hexBytes(E.move))) == move)
     }
 
     @Test(arguments: 0..<5) func serverMessagesHaveTheDocumentedBytes(index: Int) throws {
         let (text, message) = Self.serverExamples[index]
-        #expect(self.bytes(message.encodedBody()) == hexBytes(text))
+        #expect(self.bytes(message.encoded()) == hexBytes(text))
         #expect(try FourInARowServerMessage(body: ByteBuffer(bytes: hexBytes(text))) == message)
     }
 
@@ -125,12 +125,12 @@ enum FourInARowByteExamples {
         let input = NativeFrame.reliable(
             sequence: 7, ack: 5,
             message: NativeClientMessage.matchInput(
-                matchID: 4242, input: FourInARowClientMessage.move(FourInARowMove(moveNumber: 3, column: 4)).encodedBody()
+                matchID: 4242, input: FourInARowClientMessage.move(FourInARowMove(moveNumber: 3, column: 4)).encoded()
             ).encoded())
         #expect(self.bytes(input.encodedFrame()) == hexBytes(E.matchInput))
         let event = NativeFrame.reliable(
             sequence: 12, ack: 7,
-            message: NativeServerMessage.matchEvent(matchID: 4242, event: FourInARowServerMessage.moved(Self.movedExample).encodedBody())
+            message: NativeServerMessage.matchEvent(matchID: 4242, event: FourInARowServerMessage.moved(Self.movedExample).encoded())
                 .encoded())
         #expect(self.bytes(event.encodedFrame()) == hexBytes(E.matchEvent))
     }
@@ -154,11 +154,11 @@ enum FourInARowByteExamples {
         }
         messages.append(.moved(FourInARowMoved(seat: 1, column: 6, row: 5, moveNumber: 42, nextSeat: nil, turnTimeMilliseconds: 0)))
         for message in messages {
-            #expect(try FourInARowServerMessage(body: message.encodedBody()) == message)
+            #expect(try FourInARowServerMessage(body: message.encoded()) == message)
         }
         for column in [0, 6, 7, 255] as [UInt8] {
             let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: 65_535, column: column))
-            #expect(try FourInARowClientMessage(body: move.encodedBody()) == move)
+            #expect(try FourInARowClientMessage(body: move.encoded()) == move)
         }
     }
 

@@ -219,7 +219,7 @@ public final class FourInARowGame: GameHandler {
             state: next, drop: drop, seat: seat, moveNumber: move.moveNumber, timeLeft: timeLeft, commit: commit)
         journal.commit(
             matchID: match.id, moveNumber: Int(move.moveNumber),
-            move: FourInARowClientMessage.move(move).encodedBody(), state: next.encoded()
+            move: FourInARowClientMessage.move(move).encoded(), state: next.encoded()
         ) { [weak self, weak match] error in
             guard let self, let match else { return }
             self.committed(commit, error: error, in: match)

@@ -43,7 +43,7 @@ struct NativeGameModes {
     /// The built-in games, their sizes bounded by `--max-players`.
     /// - Parameter catRaceInvite: seats tutorial clients named by a START_MATCH in a native race.
     static func builtIn(
-        maxPlayers: Int, catRace: CatRaceOptions, catRaceInvite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void
+        maxPlayers: Int, catRace: CatRaceOptions, turnTimeLimit: TimeAmount = .seconds(30), catRaceInvite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void
     ) -> NativeGameModes {
         var modes = NativeGameModes()
         let upTo = 2...max(2, maxPlayers)
@@ -63,6 +63,44 @@ struct NativeGameModes {
                     clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
                 return NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite)
             })
+        modes.add(
+            NativeGameMode(name: DisksGame.mode, capacities: upTo, defaultCapacity: min(4, upTo.upperBound)) { setup in
+                var options = DisksGame.Options()
+                options.seed = UInt64.random(in: 0...UInt64.max)
+                let match = Match(
+                    id: setup.id, handler: DisksGame(options: options),
+                    encoders: [matchEventEncoder(matchID: setup.id) { (event: DisksServerMessage, body) in event.encode(into: &body) }],
+                    clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
+                let hosted = NativeMatch(
+                    match: match, mode: DisksGame.mode, label: setup.label, dataInput: nil,
+                    decodeInput: { try DisksClientMessage(body: $0) })
+                // The game sends STATE as the seat is made, before the joiner's MATCH_JOINED;
+                // again after it, for clients that ignore events of matches they are not in yet.
+                hosted.afterJoin = { match, seat in match.send(.state(match.handler.state(in: match)), to: .only(seat: seat)) }
+                return hosted
+            })
+        modes.add(
+            NativeGameMode(name: FourInARowGame.mode, capacities: 2...2, defaultCapacity: 2) { setup in
+                let match = Match(
+                    id: setup.id, handler: FourInARowGame(options: FourInARowOptions(turnTimeLimit: turnTimeLimit)),
+                    encoders: [matchEventEncoder(matchID: setup.id) { (event: FourInARowServerMessage, body) in event.encode(into: &body) }],
+                    clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
+                let hosted = NativeMatch(
+                    match: match, mode: FourInARowGame.mode, label: setup.label, dataInput: nil,
+                    decodeInput: { try FourInARowClientMessage(body: $0) })
+                hosted.afterJoin = { match, seat in match.handler.sendState(toSeat: seat, in: match) }
+                return hosted
+            })
         return modes
+    }
+}
+
+/// The native encoding of a game's events: `MATCH_EVENT` whose `bytes` are the event's body.
+func matchEventEncoder<Event>(matchID: MatchID, body: @escaping (Event, inout ByteBuffer) -> Void) -> EventEncoder<Event> {
+    EventEncoder(encoding: .native) { event, buffer in
+        buffer.writeWireByte(NativeMessageType.matchEvent.rawValue)
+        buffer.writeNativeUInt64(matchID)
+        // The `bytes` count is a 4-byte length prefix: exactly a frame around the body.
+        buffer.writeFrame { body(event, &$0) }
     }
 }

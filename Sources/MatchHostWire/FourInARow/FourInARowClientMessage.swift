@@ -17,16 +17,16 @@ public enum FourInARowClientMessage: Sendable, Hashable {
     }
 
     /// Writes the body: type byte, then fields.
-    public func encodeBody(into buffer: inout ByteBuffer) {
+    public func encode(into buffer: inout ByteBuffer) {
         switch self {
-        case .move(let message): message.encodeBody(into: &buffer)
+        case .move(let message): message.encode(into: &buffer)
         }
     }
 
     /// The body in a new buffer.
-    public func encodedBody(allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
+    public func encoded(allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: 4)
-        self.encodeBody(into: &buffer)
+        self.encode(into: &buffer)
         return buffer
     }
 }

@@ -17,7 +17,7 @@ public protocol FourInARowMessage: Sendable, Hashable {
 
 extension FourInARowMessage {
     /// Writes the body: type byte, then fields.
-    public func encodeBody(into buffer: inout ByteBuffer) {
+    public func encode(into buffer: inout ByteBuffer) {
         buffer.writeWireByte(Self.type)
         self.encodeFields(into: &buffer)
     }

@@ -27,19 +27,19 @@ public enum FourInARowServerMessage: Sendable, Hashable {
     }
 
     /// Writes the body: type byte, then fields.
-    public func encodeBody(into buffer: inout ByteBuffer) {
+    public func encode(into buffer: inout ByteBuffer) {
         switch self {
-        case .state(let message): message.encodeBody(into: &buffer)
-        case .moved(let message): message.encodeBody(into: &buffer)
-        case .moveRefused(let message): message.encodeBody(into: &buffer)
-        case .gameOver(let message): message.encodeBody(into: &buffer)
+        case .state(let message): message.encode(into: &buffer)
+        case .moved(let message): message.encode(into: &buffer)
+        case .moveRefused(let message): message.encode(into: &buffer)
+        case .gameOver(let message): message.encode(into: &buffer)
         }
     }
 
     /// The body in a new buffer.
-    public func encodedBody(allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
+    public func encoded(allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: 64)
-        self.encodeBody(into: &buffer)
+        self.encode(into: &buffer)
         return buffer
     }
 }
