@@ -37,8 +37,10 @@ protocol HostedMatch: AnyObject {
     var capacity: Int { get }
     /// Players seated and not gone.
     var activePlayerCount: Int { get }
-    /// The code that joins a private match; nil for a public one (listed in the lobby).
+    /// The code that joins a private match; nil for a public one.
     var inviteCode: String? { get set }
+    /// Whether the lobby lists it (public matches created by a player).
+    var isListed: Bool { get set }
     /// Called once when the match ends.
     var onEnd: ((any HostedMatch) -> Void)? { get set }
     /// Called after every change of a seat's presence (the lobby shows the player count).
@@ -72,6 +74,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     let mode: String
     let label: String
     var inviteCode: String?
+    var isListed = true
     var onEnd: ((any HostedMatch) -> Void)?
     var onChange: ((any HostedMatch) -> Void)?
     /// Called after each joining player's MATCH_JOINED response (Cat Race shows everyone the

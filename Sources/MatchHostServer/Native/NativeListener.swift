@@ -44,7 +44,10 @@ public final class NativeListener: Sendable {
                 heartbeatMilliseconds: UInt32(clamping: configuration.heartbeatInterval.nanoseconds / 1_000_000),
                 idleTimeoutMilliseconds: UInt32(clamping: configuration.idleTimeout.nanoseconds / 1_000_000),
                 maximumFrameBytes: UInt32(clamping: configuration.maxFrameBytes)),
-            lobbyInterval: configuration.lobbyInterval)
+            lobbyInterval: configuration.lobbyInterval,
+            matchmaker: MatchmakerConfiguration(
+                interval: configuration.matchmakerInterval, relaxAfter: configuration.matchmakerRelaxAfter,
+                maxTicketsPerPlayer: configuration.maxTicketsPerPlayer, capacity: configuration.maxTickets))
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
         let maximumDevices = configuration.maxDevices

@@ -17,6 +17,8 @@ struct NativeWorldOptions {
     var welcome: NativeWelcome
     /// How often lobby changes are published to subscribers.
     var lobbyInterval: TimeAmount = .milliseconds(50)
+    /// The matchmaker's passes, relaxation and limits.
+    var matchmaker = MatchmakerConfiguration()
     /// The most lobbies one session may follow.
     var maxLobbySubscriptions: Int = 8
 }
@@ -32,7 +34,7 @@ final class NativeWorld {
     /// Standalone ACKs wait here up to 200 ms for a RELIABLE frame to carry them instead.
     let acknowledgements: AcknowledgementBatcher
     private let clock: any MatchClock
-    private var logger: Logger
+    private(set) var logger: Logger
     private var matches: [MatchID: any HostedMatch] = [:]
     /// Each live session's seats, by match. Keyed by the session object, not its id string:
     /// every SEND_DATA looks its seat up here, and hashing an address is cheaper than 32
@@ -43,6 +45,11 @@ final class NativeWorld {
     private var inviteCodes: [String: MatchID] = [:]
     private var codeGenerator = SystemRandomNumberGenerator()
     var parties = PartyDirectory()
+    let matchmaker: Matchmaker
+    /// Each queued ticket's players, to tell them when it goes.
+    var ticketPlayers: [String: [PlayerID]] = [:]
+    /// The queued tickets of each party.
+    var partyTickets: [String: [String]] = [:]
     private(set) var modes = NativeGameModes()
     /// The Cat Race port's world, when it shares this world's loop: native catrace matches
     /// seat its tutorial clients.
@@ -59,6 +66,7 @@ final class NativeWorld {
         self.clock = clock
         self.logger = logger
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
+        self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
         self.sessions.onSessionAway = { [unowned self] session in
@@ -78,6 +86,7 @@ final class NativeWorld {
             }
             self.lobby.sessionEnded(session)
             self.leaveParty(player: session.playerID, partyID: nil)
+            self.playerGone(session.playerID)
         }
         self.modes = NativeGameModes.builtIn(maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace) {
             [unowned self] match, players in self.invite(players, toRace: match)
@@ -85,12 +94,13 @@ final class NativeWorld {
         self.lobby = LobbyFeed(
             clock: clock, interval: options.lobbyInterval, maximumSubscriptionsPerSession: options.maxLobbySubscriptions
         ) { [unowned self] mode, matchID in
-            guard let match = self.matches[matchID], match.mode == mode, match.inviteCode == nil, !match.isEnded else { return nil }
+            guard let match = self.matches[matchID], match.mode == mode, match.isListed, !match.isEnded else { return nil }
             let players = match.activePlayerCount
             return NativeLobbyEntry(
                 matchID: matchID, label: match.label, players: UInt8(clamping: players), capacity: UInt8(clamping: match.capacity),
                 joinable: players < match.capacity)
         }
+        self.matchmaker.start { [unowned self] groups in self.groupsFormed(groups) }
     }
 
     /// How many matches run.
@@ -175,6 +185,7 @@ final class NativeWorld {
         case .joinParty(let partyID):
             switch self.parties.join(partyID, player: session.playerID) {
             case .success(let party):
+                self.partyTicketsVoided(party.id, reason: "the party changed")
                 self.partyChanged(party, except: session.playerID)
                 return .success(.party(Self.wire(party)))
             case .failure(let refusal): return .failure(Self.error(refusal))
@@ -184,8 +195,10 @@ final class NativeWorld {
                 return .failure(NativeError(.noSuchParty, "not in party \(partyID)"))
             }
             return .success(.done)
-        case .matchmake, .cancelTicket:
-            return .failure(NativeError(.unknownRequest, "this server has no matchmaker"))
+        case .matchmake(let ticket):
+            return self.matchmake(ticket, for: session)
+        case .cancelTicket(let id):
+            return self.cancelTicket(id, for: session)
         }
     }
 
@@ -202,12 +215,12 @@ final class NativeWorld {
         return true
     }
 
-    private func unknownMode(_ mode: String) -> NativeError {
+    func unknownMode(_ mode: String) -> NativeError {
         NativeError(.unknownMode, "no game mode \"\(mode)\"; this server has: \(self.modes.names.joined(separator: ", "))")
     }
 
     /// Creates a match of `mode` (no players yet). Private matches get an invite code and stay out of the lobby.
-    func createMatch(mode: String, maxPlayers: Int, label: String, isPrivate: Bool, for session: Session?)
+    func createMatch(mode: String, maxPlayers: Int, label: String, isPrivate: Bool, isListed: Bool = true, for session: Session?)
         -> Result<any HostedMatch, NativeError>
     {
         guard let gameMode = self.modes[mode] else { return .failure(self.unknownMode(mode)) }
@@ -232,6 +245,7 @@ final class NativeWorld {
             hosted.inviteCode = code
             self.inviteCodes[code] = id
         }
+        hosted.isListed = isListed && !isPrivate
         hosted.onEnd = { [unowned self] ended in
             self.matches[ended.id] = nil
             if let race = ended as? NativeMatch<CatRaceGame> { self.catRaceWorld?.invitedMatchEnded(race.match) }
@@ -257,14 +271,14 @@ final class NativeWorld {
     }
 
     /// Seats `session`'s player in a match.
-    func join(_ matchID: MatchID, session: Session) -> Result<NativeMatchInfo, NativeError> {
+    func join(_ matchID: MatchID, session: Session, ignoringMatchLimit: Bool = false) -> Result<NativeMatchInfo, NativeError> {
         guard let match = self.matches[matchID], !match.isEnded else {
             return .failure(NativeError(.noSuchMatch, "no match \(matchID)"))
         }
         if self.seats[ObjectIdentifier(session)]?[matchID] != nil {
             return .failure(NativeError(.alreadyInMatch, "already in match \(matchID)"))
         }
-        guard (self.seats[ObjectIdentifier(session)]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
+        guard ignoringMatchLimit || (self.seats[ObjectIdentifier(session)]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
             return .failure(self.tooManyMatches)
         }
         let link = SessionSeatLink(session: session)
@@ -328,8 +342,10 @@ final class NativeWorld {
         return true
     }
 
-    /// Called when a party loses a member or is disbanded (the matchmaker drops its ticket).
-    func partyLeft(before: Party, after: Party, player: PlayerID) {}
+    /// Called when a party loses a member or is disbanded: its queued tickets go.
+    func partyLeft(before: Party, after: Party, player: PlayerID) {
+        self.partyTicketsVoided(before.id, reason: after.members.isEmpty ? "the party was disbanded" : "\(player) left the party")
+    }
 
     /// Sends the party as it is now to every member but `player`.
     func partyChanged(_ party: Party, except player: PlayerID) {
@@ -359,6 +375,7 @@ final class NativeWorld {
 
     /// Ends every match (players are told MATCH_ENDED) and every session (SHUTTING_DOWN).
     func shutDown() {
+        self.matchmaker.stop()
         for match in Array(self.matches.values) {
             match.end(reason: "server shutting down")
         }
