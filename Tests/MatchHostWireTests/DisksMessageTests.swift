@@ -294,27 +294,7 @@ enum DisksByteExamples {
     }
 
     @Test func documentHoldsExactlyTheseExamples() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let document = try String(contentsOf: root.appendingPathComponent("docs/protocol-disks.md"), encoding: .utf8)
-        let lines = document.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex(of: "## Byte examples"))
-        let end = lines[(start + 1)...].firstIndex { $0.hasPrefix("## ") } ?? lines.endIndex
-        var blocks: [String] = []
-        var current: [Substring]?
-        for line in lines[start..<end] {
-            if line.hasPrefix("```") {
-                if let block = current {
-                    blocks.append(block.joined(separator: "\n"))
-                    current = nil
-                } else {
-                    current = []
-                }
-            } else {
-                current?.append(line)
-            }
-        }
-        #expect(current == nil, "an unclosed code block")
+        let blocks = try documentedExamples(in: "docs/protocol-disks.md", under: "## Byte examples")
         #expect(blocks.count == Self.examples.count)
         for (block, example) in zip(blocks, Self.examples) {
             #expect(block == example.text, "\(example.name): docs/protocol-disks.md and DisksByteExamples differ")

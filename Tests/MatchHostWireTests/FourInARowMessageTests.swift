@@ -222,27 +222,7 @@ enum FourInARowByteExamples {
     }
 
     @Test func documentHoldsExactlyTheseExamples() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let document = try String(
-            contentsOf: root.appendingPathComponent("docs").appendingPathComponent("protocol-fourinarow.md"), encoding: .utf8)
-        let lines = document.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex(of: "## Byte examples"))
-        let end = lines[(start + 1)...].firstIndex { $0.hasPrefix("## ") } ?? lines.endIndex
-        var blocks: [String] = []
-        var current: [Substring]?
-        for line in lines[start..<end] {
-            if line.hasPrefix("```") {
-                if let block = current {
-                    blocks.append(block.joined(separator: "\n"))
-                    current = nil
-                } else {
-                    current = []
-                }
-            } else {
-                current?.append(line)
-            }
-        }
+        let blocks = try documentedExamples(in: "docs/protocol-fourinarow.md", under: "## Byte examples")
         #expect(blocks == [E.move, E.state, E.moved, E.refused, E.gameOver, E.draw, E.matchInput, E.matchEvent])
     }
 }

@@ -766,27 +766,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
     }
 
     @Test func documentHoldsExactlyTheseExamples() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let document = try String(contentsOf: root.appendingPathComponent("PROTOCOL.md"), encoding: .utf8)
-        let lines = document.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex(of: "### Native byte examples"))
-        let end = lines[start...].firstIndex { $0.hasPrefix("## ") } ?? lines.endIndex
-        var blocks: [String] = []
-        var current: [Substring]?
-        for line in lines[start..<end] {
-            if line.hasPrefix("```") {
-                if let block = current {
-                    blocks.append(block.joined(separator: "\n"))
-                    current = nil
-                } else {
-                    current = []
-                }
-            } else {
-                current?.append(line)
-            }
-        }
-        #expect(current == nil, "an unclosed code block")
+        let blocks = try documentedExamples(in: "PROTOCOL.md", under: "### Native byte examples")
         #expect(blocks.count == NativeExample.all.count)
         for (block, example) in zip(blocks, NativeExample.all) {
             #expect(block == example.text, "\(example.name): PROTOCOL.md and NativeByteExamples differ")
