@@ -1,3 +1,4 @@
+import MatchHostGames
 import NIOCore
 
 /// Everything `matchhost serve` can be told. Every limit on what a client may do is here,
@@ -59,6 +60,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;
     /// the default is random per process (tokens then die with the process).
     public var tokenSigningKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+    /// What every new native `disks` match is created with (default: the seed game's rules).
+    /// Each match still gets a random ``DisksGame/Options/seed``; tests shorten the game here.
+    public var disksOptions = DisksGame.Options()
 
     /// The documented defaults.
     public init() {}

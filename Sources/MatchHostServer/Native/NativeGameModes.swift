@@ -41,9 +41,12 @@ struct NativeGameModes {
     }
 
     /// The built-in games, their sizes bounded by `--max-players`.
-    /// - Parameter catRaceInvite: seats tutorial clients named by a START_MATCH in a native race.
+    /// - Parameters:
+    ///   - disks: what every `disks` match is created with; each gets a random seed.
+    ///   - catRaceInvite: seats tutorial clients named by a START_MATCH in a native race.
     static func builtIn(
-        maxPlayers: Int, catRace: CatRaceOptions, turnTimeLimit: TimeAmount = .seconds(30), catRaceInvite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void
+        maxPlayers: Int, catRace: CatRaceOptions, disks: DisksGame.Options = DisksGame.Options(),
+        turnTimeLimit: TimeAmount = .seconds(30), catRaceInvite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void
     ) -> NativeGameModes {
         var modes = NativeGameModes()
         let upTo = 2...max(2, maxPlayers)
@@ -65,7 +68,7 @@ struct NativeGameModes {
             })
         modes.add(
             NativeGameMode(name: DisksGame.mode, capacities: upTo, defaultCapacity: min(4, upTo.upperBound)) { setup in
-                var options = DisksGame.Options()
+                var options = disks
                 options.seed = UInt64.random(in: 0...UInt64.max)
                 let match = Match(
                     id: setup.id, handler: DisksGame(options: options),

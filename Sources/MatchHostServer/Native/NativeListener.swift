@@ -39,6 +39,7 @@ public final class NativeListener: Sendable {
             maxPlayersPerMatch: configuration.maxPlayersPerMatch,
             maxMatchesPerPlayer: configuration.maxMatchesPerPlayer,
             catRace: CatRaceOptions(maxTapRate: configuration.maxTapRate),
+            disks: configuration.disksOptions,
             welcome: NativeWelcome(
                 version: NativeFrame.protocolVersion,
                 heartbeatMilliseconds: UInt32(clamping: configuration.heartbeatInterval.nanoseconds / 1_000_000),

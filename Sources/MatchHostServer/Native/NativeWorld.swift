@@ -14,6 +14,8 @@ struct NativeWorldOptions {
     var maxPlayersPerMatch: Int
     var maxMatchesPerPlayer: Int
     var catRace: CatRaceOptions
+    /// What every `disks` match is created with (its seed aside).
+    var disks = DisksGame.Options()
     var welcome: NativeWelcome
     /// How often lobby changes are published to subscribers.
     var lobbyInterval: TimeAmount = .milliseconds(50)
@@ -88,7 +90,9 @@ final class NativeWorld {
             self.leaveParty(player: session.playerID, partyID: nil)
             self.playerGone(session.playerID)
         }
-        self.modes = NativeGameModes.builtIn(maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace) {
+        self.modes = NativeGameModes.builtIn(
+            maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace, disks: options.disks
+        ) {
             [unowned self] match, players in self.invite(players, toRace: match)
         }
         self.lobby = LobbyFeed(
