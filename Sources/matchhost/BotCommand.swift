@@ -6,7 +6,7 @@ import NIOPosix
 struct BotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bot", abstract: "Headless players for a running server.",
-        subcommands: [BotCatRaceCommand.self, BotDisksCommand.self])
+        subcommands: [BotCatRaceCommand.self, BotDisksCommand.self, BotFourInARowCommand.self])
 }
 
 /// `matchhost bot catrace`: K races of P bots tapping R times a second, N rounds each.

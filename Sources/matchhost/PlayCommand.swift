@@ -13,7 +13,7 @@ import Darwin
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play", abstract: "Play against other players in the terminal.",
-        subcommands: [PlayCatRaceCommand.self, PlayDisksCommand.self])
+        subcommands: [PlayCatRaceCommand.self, PlayDisksCommand.self, PlayFourInARowCommand.self])
 }
 
 /// `matchhost play catrace`: the Cat Race in a terminal, on the Cat Race port or in a native
