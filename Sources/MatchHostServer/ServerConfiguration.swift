@@ -1,3 +1,4 @@
+import MatchHostCore
 import NIOCore
 
 /// Everything `matchhost serve` can be told. Every limit on what a client may do is here,
@@ -59,7 +60,30 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;
     /// the default is random per process (tokens then die with the process).
     public var tokenSigningKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+    /// Where players, devices, matches, stats, turn-based games and player values are kept.
+    /// `matchhost serve` opens an SQLite file in `--data`; nil (the default) gives each native
+    /// listener a fresh ``InMemoryGameStore``, which forgets everything when it closes.
+    /// Two configurations are equal only if they name the same store object.
+    public var store: (any GameStore)? {
+        get { self.storeReference?.store }
+        set { self.storeReference = newValue.map(StoreReference.init) }
+    }
+    private var storeReference: StoreReference?
 
     /// The documented defaults.
     public init() {}
+}
+
+/// A store compared by identity, so that a configuration holding one stays `Hashable`.
+private struct StoreReference: Hashable, Sendable {
+    let store: any GameStore
+    private let identity: ObjectIdentifier
+
+    init(_ store: any GameStore) {
+        self.store = store
+        self.identity = ObjectIdentifier(store as AnyObject)
+    }
+
+    static func == (lhs: StoreReference, rhs: StoreReference) -> Bool { lhs.identity == rhs.identity }
+    func hash(into hasher: inout Hasher) { hasher.combine(self.identity) }
 }

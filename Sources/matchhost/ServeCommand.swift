@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import Logging
+import MatchHostSQLite
 import MatchHostServer
 import NIOCore
 import NIOPosix
@@ -90,7 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-ttl"), help: "Seconds a session token stays valid.")
     var tokenTTL: Double = 7 * 24 * 3600
 
-    @Option(help: "Directory for the server's data (created if missing): the token signing key.")
+    @Option(help: "Directory for the server's data (created if missing): the token signing key and the database (matchhost.sqlite).")
     var data = "data"
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -181,12 +183,29 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
 
+        // Opened (created, migrated) before anything is bound: a server that cannot store
+        // what it acknowledges must not accept players.
+        let store: SQLiteGameStore
+        do {
+            store = try await SQLiteGameStore.open(directory: self.data, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        configuration.store = store
+
         let service = MatchHostService(configuration: configuration, logger: logger) { name, address in
             print("\(name) listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)")
             fflush(nil)  // stdout may be a pipe: the bound address must not wait in a buffer
         }
         let group = ServiceGroup(
             configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try? await store.close()
     }
 }

@@ -51,13 +51,15 @@ public final class NativeListener: Sendable {
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
+        let store = configuration.store ?? InMemoryGameStore()
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             makeWorld: { loop in
                 NativeWorld(
                     options: options, authenticator: NativeAuthenticator(
                         signer: signer, tokenLifetimeSeconds: tokenLifetime, maximumDevices: maximumDevices),
-                    clock: EventLoopClock(eventLoop: loop), logger: listenerLogger)
+                    clock: EventLoopClock(eventLoop: loop), storage: WorldStore(store: store, eventLoop: loop),
+                    logger: listenerLogger)
             },
             makeHandler: { world, flusher, connections in
                 NativeConnectionHandler(
@@ -81,5 +83,9 @@ public final class NativeListener: Sendable {
     /// closes every connection.
     public func close() async {
         await self.listener.close { world in world.shutDown() }
+        // What the shutdown recorded (matches abandoned) is still being written: wait for it,
+        // so that whoever closes the store next does not cut it short.
+        let writes = (try? await self.listener.inspect { world, _ in world.storage.inFlight }) ?? []
+        for write in writes { await write.value }
     }
 }

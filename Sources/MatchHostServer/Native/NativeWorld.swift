@@ -31,6 +31,8 @@ final class NativeWorld {
     let authenticator: NativeAuthenticator
     /// Standalone ACKs wait here up to 200 ms for a RELIABLE frame to carry them instead.
     let acknowledgements: AcknowledgementBatcher
+    /// Players, matches and results on disk (or in memory), reached without blocking the loop.
+    let storage: WorldStore
     private let clock: any MatchClock
     private var logger: Logger
     private var matches: [MatchID: any HostedMatch] = [:]
@@ -53,10 +55,13 @@ final class NativeWorld {
     /// Round-trip times measured by the server's pings.
     let roundTrips = Metrics.Timer(label: "matchhost_native_round_trip")
 
-    init(options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, logger: Logger) {
+    init(
+        options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, storage: WorldStore, logger: Logger
+    ) {
         self.options = options
         self.authenticator = authenticator
         self.clock = clock
+        self.storage = storage
         self.logger = logger
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
         self.sessions = SessionRegistry(

@@ -1,0 +1,97 @@
+import Foundation
+import MatchHostCore
+import NIOCore
+
+/// The native world's way to its ``GameStore``: every call runs in a task of its own, off the
+/// event loop, and its result comes back on the loop, so no store call ever blocks the loop.
+///
+/// Loop-confined (create and call it on ``eventLoop``). Calls about one match go through
+/// ``write(for:_:then:)``, which runs them one after another in the order they were made (a
+/// turn-based game's creation before its first move, a match's players before its result);
+/// other calls (``run(_:then:)``) are not ordered with each other. Every call is tracked until
+/// its result is back, so that shutting down can wait for what is in flight (``inFlight``).
+final class WorldStore {
+    /// The store.
+    let store: any GameStore
+    /// The loop results come back on: the world's.
+    let eventLoop: any EventLoop
+    /// The wall clock storage records times with.
+    let now: () -> UnixMillis
+
+    /// The last write queued per match, and how many of that match's writes are still running.
+    private var matchQueues: [MatchID: (tail: Task<Void, Never>, count: Int)] = [:]
+    private var running: [Int: Task<Void, Never>] = [:]
+    private var nextCallNumber = 0
+
+    init(store: any GameStore, eventLoop: any EventLoop, now: @escaping () -> UnixMillis = UnixMillis.now) {
+        self.store = store
+        self.eventLoop = eventLoop
+        self.now = now
+    }
+
+    /// Every call whose result has not come back yet.
+    var inFlight: [Task<Void, Never>] { Array(self.running.values) }
+
+    /// Runs `call` off the loop; `completion` gets its result on the loop.
+    func run<Value: Sendable>(
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
+    ) {
+        self.start(after: nil, call, then: completion) { _ in }
+    }
+
+    /// Runs `call` off the loop after every earlier write for `matchID` has finished (whether
+    /// it succeeded or not); `completion` gets its result on the loop.
+    func write<Value: Sendable>(
+        for matchID: MatchID,
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
+    ) {
+        let previous = self.matchQueues[matchID]
+        let task = self.start(after: previous?.tail, call, then: completion) { store in
+            guard let queue = store.matchQueues[matchID] else { return }
+            store.matchQueues[matchID] = queue.count > 1 ? (queue.tail, queue.count - 1) : nil
+        }
+        self.matchQueues[matchID] = (task, (previous?.count ?? 0) + 1)
+    }
+
+    @discardableResult
+    private func start<Value: Sendable>(
+        after previous: Task<Void, Never>?,
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void,
+        finished: @escaping (WorldStore) -> Void
+    ) -> Task<Void, Never> {
+        self.eventLoop.preconditionInEventLoop()
+        let number = self.nextCallNumber
+        self.nextCallNumber += 1
+        let back = NIOLoopBound((self, completion, finished), eventLoop: self.eventLoop)
+        let store = self.store
+        let loop = self.eventLoop
+        // Nobody cancels these tasks: a write whose outcome is acknowledged must run to its end.
+        let task = Task {
+            await previous?.value
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await call(store))
+            } catch {
+                result = .failure(error)
+            }
+            loop.execute {
+                let (world, completion, finished) = back.value
+                world.running[number] = nil
+                finished(world)
+                completion(result)
+            }
+        }
+        self.running[number] = task
+        return task
+    }
+}
+
+extension UnixMillis {
+    /// The wall-clock time now.
+    static func now() -> UnixMillis {
+        UnixMillis(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+}
