@@ -41,9 +41,6 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxPlayersPerMatch: Int = 16
     /// The most matches one native player may be in at once (`--max-matches-per-player`, default 8).
     public var maxMatchesPerPlayer: Int = 8
-    /// The most device identities the server keeps (`--max-devices`, default 1,000,000); a new
-    /// device past it is refused with `AUTHENTICATION_FAILED`.
-    public var maxDevices: Int = 1_000_000
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
     public var lobbyInterval: TimeAmount = .milliseconds(50)
     /// How often the matchmaker forms groups (`--matchmaker-interval`, default 1 s).

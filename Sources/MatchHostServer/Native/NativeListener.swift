@@ -47,7 +47,6 @@ public final class NativeListener: Sendable {
             lobbyInterval: configuration.lobbyInterval)
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
-        let maximumDevices = configuration.maxDevices
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
@@ -56,8 +55,7 @@ public final class NativeListener: Sendable {
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             makeWorld: { loop in
                 NativeWorld(
-                    options: options, authenticator: NativeAuthenticator(
-                        signer: signer, tokenLifetimeSeconds: tokenLifetime, maximumDevices: maximumDevices),
+                    options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
                     clock: EventLoopClock(eventLoop: loop), storage: WorldStore(store: store, eventLoop: loop),
                     logger: listenerLogger)
             },

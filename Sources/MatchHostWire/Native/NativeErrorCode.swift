@@ -50,6 +50,8 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let slowConsumer = NativeErrorCode(rawValue: 17)
     /// The handshake or authentication did not finish within the idle timeout.
     public static let handshakeTimeout = NativeErrorCode(rawValue: 18)
+    /// The server could not read or write its database (authentication needs it); try again later.
+    public static let storageFailed = NativeErrorCode(rawValue: 19)
 
     /// A request kind this server does not know.
     public static let unknownRequest = NativeErrorCode(rawValue: 100)
@@ -109,6 +111,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .sequenceError: return "SEQUENCE_ERROR"
         case .slowConsumer: return "SLOW_CONSUMER"
         case .handshakeTimeout: return "HANDSHAKE_TIMEOUT"
+        case .storageFailed: return "STORAGE_FAILED"
         case .unknownRequest: return "UNKNOWN_REQUEST"
         case .unknownMode: return "UNKNOWN_MODE"
         case .noSuchMatch: return "NO_SUCH_MATCH"
