@@ -240,6 +240,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
                     resumeToken: self.world.sessions.resumeToken(of: session),
                     sessionGraceMilliseconds: UInt32(clamping: self.world.options.sessionGrace.nanoseconds / 1_000_000))))
         self.logger.info("authenticated", metadata: self.logMetadata)
+        self.world.sessionStarted(session)
         self.setReading(true)
         self.handleBufferedFrames()
         self.queueAcknowledgementIfOwed()

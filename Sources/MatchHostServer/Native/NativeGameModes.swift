@@ -61,7 +61,12 @@ struct NativeGameModes {
                     // Tutorial clients may race here too (see catRaceInvite), in their own encoding.
                     encoders: [catRaceNativeEncoder(matchID: setup.id), catRaceFrameEncoder],
                     clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
-                return NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite)
+                let hosted = NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite)
+                let tally = CatRaceTally()
+                match.handler.onRaceWon = { [unowned match] seat in tally.raceWon(by: match.seats[seat].player) }
+                hosted.storageKind = .realTime
+                hosted.storeEnding = tally.ending
+                return hosted
             })
         modes.add(
             NativeGameMode(name: DisksGame.mode, capacities: upTo, defaultCapacity: min(4, upTo.upperBound)) { setup in
@@ -77,6 +82,8 @@ struct NativeGameModes {
                 // The game sends STATE as the seat is made, before the joiner's MATCH_JOINED;
                 // again after it, for clients that ignore events of matches they are not in yet.
                 hosted.afterJoin = { match, seat in match.send(.state(match.handler.state(in: match)), to: .only(seat: seat)) }
+                hosted.storageKind = .realTime
+                hosted.storeEnding = StoredResults.disks
                 return hosted
             })
         modes.add(
@@ -89,6 +96,11 @@ struct NativeGameModes {
                     match: match, mode: FourInARowGame.mode, label: setup.label, dataInput: nil,
                     decodeInput: { try FourInARowClientMessage(body: $0) })
                 hosted.afterJoin = { match, seat in match.handler.sendState(toSeat: seat, in: match) }
+                hosted.storageKind = .turnBased
+                hosted.storeEnding = StoredResults.fourInARow
+                hosted.turnState = { match in
+                    match.handler.state.phase == .waiting ? nil : Array(match.handler.state.encoded().readableBytesView)
+                }
                 return hosted
             })
         return modes

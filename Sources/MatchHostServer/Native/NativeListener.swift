@@ -51,13 +51,17 @@ public final class NativeListener: Sendable {
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
         let store = configuration.store ?? InMemoryGameStore()
+        // Before binding: no player may arrive before the world knows what the last run left.
+        let startup = try await WorldStartup.load(from: store)
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             makeWorld: { loop in
-                NativeWorld(
+                let world = NativeWorld(
                     options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
-                    clock: EventLoopClock(eventLoop: loop), storage: WorldStore(store: store, eventLoop: loop),
+                    clock: EventLoopClock(eventLoop: loop), storage: WorldStore(store: store, eventLoop: loop, logger: listenerLogger),
                     logger: listenerLogger)
+                world.start(from: startup)
+                return world
             },
             makeHandler: { world, flusher, connections in
                 NativeConnectionHandler(

@@ -33,14 +33,17 @@ final class NativeWorld {
     let acknowledgements: AcknowledgementBatcher
     /// Players, matches and results on disk (or in memory), reached without blocking the loop.
     let storage: WorldStore
-    private let clock: any MatchClock
+    /// Which matches are stored, and what restored or abandoned matches wait for their players.
+    var storedMatches = StoredMatchesState()
+    let clock: any MatchClock
     private var logger: Logger
-    private var matches: [MatchID: any HostedMatch] = [:]
+    var matches: [MatchID: any HostedMatch] = [:]
     /// Each live session's seats, by match. Keyed by the session object, not its id string:
     /// every SEND_DATA looks its seat up here, and hashing an address is cheaper than 32
     /// characters. An entry lives exactly as long as its session (removed when it ends).
-    private var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
-    private var nextMatchID: MatchID = 1
+    var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
+    /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
+    var nextMatchID: MatchID = 1
     /// Private matches by invite code.
     private var inviteCodes: [String: MatchID] = [:]
     private var codeGenerator = SystemRandomNumberGenerator()
@@ -237,7 +240,17 @@ final class NativeWorld {
             hosted.inviteCode = code
             self.inviteCodes[code] = id
         }
+        self.register(hosted)
+        self.logger.info(
+            "match created",
+            metadata: ["match": "\(id)", "mode": "\(mode)", "player": "\(session?.playerID ?? "matchmaker")", "private": "\(isPrivate)"])
+        return .success(hosted)
+    }
+
+    /// Makes `hosted` one of the world's matches: listed, reachable by id, cleaned up when it ends.
+    func register(_ hosted: any HostedMatch) {
         hosted.onEnd = { [unowned self] ended in
+            self.recordEnd(of: ended)
             self.matches[ended.id] = nil
             if let race = ended as? NativeMatch<CatRaceGame> { self.catRaceWorld?.invitedMatchEnded(race.match) }
             if let code = ended.inviteCode { self.inviteCodes[code] = nil }
@@ -249,12 +262,8 @@ final class NativeWorld {
         hosted.onChange = { [unowned self] changed in
             self.lobby.matchChanged(changed.id, mode: changed.mode)
         }
-        self.matches[id] = hosted
-        self.lobby.matchChanged(id, mode: mode)
-        self.logger.info(
-            "match created",
-            metadata: ["match": "\(id)", "mode": "\(mode)", "player": "\(session?.playerID ?? "matchmaker")", "private": "\(isPrivate)"])
-        return .success(hosted)
+        self.matches[hosted.id] = hosted
+        self.lobby.matchChanged(hosted.id, mode: hosted.mode)
     }
 
     private var tooManyMatches: NativeError {
@@ -276,6 +285,7 @@ final class NativeWorld {
         switch match.join(session.playerID, link: link) {
         case .success(let seat):
             self.seats[ObjectIdentifier(session), default: [:]][matchID] = (seat, link)
+            self.recordSeat(in: match, player: session.playerID)
             return .success(match.info())
         case .failure(let refusal):
             switch refusal {
@@ -364,6 +374,8 @@ final class NativeWorld {
 
     /// Ends every match (players are told MATCH_ENDED) and every session (SHUTTING_DOWN).
     func shutDown() {
+        // Turn-based games stay stored as running: they continue after the restart.
+        self.storedMatches.isShuttingDown = true
         for match in Array(self.matches.values) {
             match.end(reason: "server shutting down")
         }

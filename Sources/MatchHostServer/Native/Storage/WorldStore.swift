@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MatchHostCore
 import NIOCore
 
@@ -17,16 +18,30 @@ final class WorldStore {
     let eventLoop: any EventLoop
     /// The wall clock storage records times with.
     let now: () -> UnixMillis
+    /// Where failed writes nobody waits for are reported.
+    let logger: Logger
 
     /// The last write queued per match, and how many of that match's writes are still running.
     private var matchQueues: [MatchID: (tail: Task<Void, Never>, count: Int)] = [:]
     private var running: [Int: Task<Void, Never>] = [:]
     private var nextCallNumber = 0
 
-    init(store: any GameStore, eventLoop: any EventLoop, now: @escaping () -> UnixMillis = UnixMillis.now) {
+    init(store: any GameStore, eventLoop: any EventLoop, logger: Logger, now: @escaping () -> UnixMillis = UnixMillis.now) {
         self.store = store
         self.eventLoop = eventLoop
+        self.logger = logger
         self.now = now
+    }
+
+    /// A completion that logs a failure as `what` (a write nobody waits for).
+    func logFailure<Value>(_ what: String, match: MatchID? = nil) -> (Result<Value, any Error>) -> Void {
+        let logger = self.logger
+        return { result in
+            guard case .failure(let error) = result else { return }
+            var metadata: Logger.Metadata = ["error": "\(error)"]
+            if let match { metadata["match"] = "\(match)" }
+            logger.warning("\(what)", metadata: metadata)
+        }
     }
 
     /// Every call whose result has not come back yet.

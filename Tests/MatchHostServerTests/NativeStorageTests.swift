@@ -1,0 +1,221 @@
+import Logging
+import MatchHostCore
+import MatchHostGames
+@testable import MatchHostServer
+import MatchHostWire
+import NIOCore
+import Testing
+
+extension TestNativeConnection {
+    /// Sends `request` and returns its answer, skipping the events that come first (a game's
+    /// STATE goes out as the seat is made, before MATCH_JOINED).
+    func ask(_ request: NativeRequest) async throws -> Result<NativeResponse, NativeError> {
+        let id = try await self.request(request)
+        let answer = try await self.nextMessage(matching: "the answer to request \(id)") { message in
+            switch message {
+            case .response(id, _), .requestError(id, _): return true
+            default: return false
+            }
+        }
+        switch answer {
+        case .response(_, let response): return .success(response)
+        case .requestError(_, let error): return .failure(error)
+        default: throw TestClientError.unexpected("\(answer)")
+        }
+    }
+
+    /// Reads server messages until one satisfies `predicate` (at most 200), returning it.
+    func nextMessage(matching what: String, _ predicate: (NativeServerMessage) -> Bool) async throws -> NativeServerMessage {
+        for _ in 0..<200 {
+            let message = try await self.nextMessage()
+            if predicate(message) { return message }
+        }
+        throw TestClientError.unexpected("no \(what)")
+    }
+
+    /// The next Four in a Row event of `matchID` satisfying `predicate`.
+    func nextFourInARowEvent(
+        in matchID: MatchIdentifier, _ what: String, where predicate: (FourInARowServerMessage) -> Bool
+    ) async throws -> FourInARowServerMessage {
+        let message = try await self.nextMessage(matching: what) { message in
+            guard case .matchEvent(matchID, let body) = message, let event = try? FourInARowServerMessage(body: body) else { return false }
+            return predicate(event)
+        }
+        guard case .matchEvent(_, let body) = message else { throw TestClientError.unexpected("no event") }
+        return try FourInARowServerMessage(body: body)
+    }
+
+    /// Plays move `number` into `column` and waits until this player sees it acknowledged (MOVED).
+    func playFourInARow(_ number: UInt16, column: UInt8, in matchID: MatchIdentifier) async throws {
+        let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: number, column: column)).encoded()
+        try await self.sendReliable(.matchInput(matchID: matchID, input: move))
+        _ = try await self.nextFourInARowEvent(in: matchID, "MOVED \(number)") { event in
+            if case .moved(let moved) = event { return moved.moveNumber == number }
+            return false
+        }
+    }
+}
+
+/// Two players seated in a new Four in a Row match: seat 0 (`first`) moves first.
+private func fourInARowPair(
+    _ server: RunningNativeServer, _ a: String, _ b: String
+) async throws -> (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, players: [String]) {
+    let (first, firstAuth) = try await server.login(a)
+    let (second, secondAuth) = try await server.login(b)
+    let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
+    _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
+    return (first, second, created.matchID, [firstAuth.playerID, secondAuth.playerID])
+}
+
+@Suite struct NativeMatchRecordTests {
+    @Test func aFinishedFourInARowIsStoredWithItsResultAndStats() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (first, second, matchID, players) = try await fourInARowPair(server, "four-a", "four-b")
+        // Seat 0 stacks column 0, seat 1 column 1: seat 0 has four at move 7.
+        for number in UInt16(1)...7 {
+            let mover = number % 2 == 1 ? first : second
+            try await mover.playFourInARow(number, column: number % 2 == 1 ? 0 : 1, in: matchID)
+        }
+        _ = try await second.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { return true } else { return false } }
+        try await server.stop()  // waits for the result to be written
+
+        let record = try #require(await store.match(id: matchID))
+        #expect(record.kind == .turnBased)
+        #expect(record.game == "fourinarow")
+        #expect(record.players == players)
+        #expect(
+            record.state
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: players[0], outcome: .won, summary: "four in a row after 7 moves"),
+                        PlayerResultRecord(playerID: players[1], outcome: .lost, summary: "four in a row after 7 moves"),
+                    ])))
+        #expect(await store.stats(game: "fourinarow", playerID: players[0])?.won == 1)
+        #expect(await store.stats(game: "fourinarow", playerID: players[1])?.lost == 1)
+        #expect(await store.activeTurnGames().isEmpty)
+    }
+
+    @Test func aRealTimeMatchRecordsEveryPlayerWhoJoinedAndIsAbandonedWithoutAResult() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (a, aAuth) = try await server.login("race-a")
+        let (b, bAuth) = try await server.login("race-b")
+        let created = try #require(try await a.ask(.createMatch(mode: "catrace", maxPlayers: 0, label: "")).joined)
+        _ = try #require(try await b.ask(.joinMatch(created.matchID)).joined)
+        #expect(try await b.ask(.leaveMatch(created.matchID)) == .success(.matchLeft(created.matchID)))
+        _ = try await a.ask(.leaveMatch(created.matchID))
+        // A relay is not stored.
+        let relay = try #require(try await a.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
+        try await server.stop()
+
+        let record = try #require(await store.match(id: created.matchID))
+        #expect(record.kind == .realTime)
+        #expect(record.players == [aAuth.playerID, bAuth.playerID])
+        // No race was won, so there is no result.
+        #expect(record.state == .abandoned(reason: "racer \(bAuth.playerID) left (left)"))
+        #expect(await store.match(id: relay.matchID) == nil)
+    }
+
+    @Test func aGracefulStopAbandonsRealTimeMatchesButKeepsTurnBasedGamesRunning() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (a, _) = try await server.login("stop-a")
+        let disks = try #require(try await a.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined)
+        let (first, _, four, _) = try await fourInARowPair(server, "stop-c", "stop-d")
+        try await first.playFourInARow(1, column: 3, in: four)
+        try await server.stop()
+
+        #expect(await store.match(id: disks.matchID)?.state == .abandoned(reason: "server shutting down"))
+        #expect(await store.match(id: four)?.state == .running)
+        #expect(await store.activeTurnGames().map(\.matchID) == [four])
+    }
+
+    @Test func matchIDsContinueAfterTheLargestStoredAndInterruptedMatchesAreToldToTheirPlayers() async throws {
+        let store = InMemoryGameStore()
+        let first = try await RunningNativeServer.start { $0.store = store }
+        let (_, issued) = try await first.login("interrupted")
+        try await first.stop()
+        // What a crash leaves: a real-time match still running.
+        try await store.recordMatchStarted(id: 41, game: "disks", mode: "", players: [issued.playerID, "someone"], startedAt: 5)
+
+        let second = try await RunningNativeServer.start { $0.store = store }
+        #expect(await store.match(id: 41)?.state == .abandoned(reason: "server restarted"))
+        let (again, _) = try await second.login("interrupted", secret: issued.deviceSecret)
+        #expect(try await again.nextMessage() == .matchEnded(matchID: 41, reason: "abandoned: server restarted"))
+        let created = try #require(try await again.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
+        #expect(created.matchID == 42)
+        try await second.stop()
+    }
+}
+
+@Suite struct NativeStartupTests {
+    @Test func aStoreThatFailsAtStartupKeepsTheListenerFromBinding() async throws {
+        await #expect(throws: GameStoreError.storageFailed(reason: "disk on fire")) {
+            _ = try await RunningNativeServer.start { $0.store = FailingGameStore(failsAtStartup: true) }
+        }
+    }
+}
+
+@Suite struct StoredResultTests {
+    private func raceWith(_ players: [PlayerID]) -> Match<CatRaceGame> {
+        let match = Match(
+            id: 1, handler: CatRaceGame(options: CatRaceOptions(maxTapRate: 20)), encoders: [catRaceFrameEncoder],
+            clock: ManualClock(), gracePeriod: .seconds(30), capacity: 4, logger: Logger(label: "test"))
+        for player in players { _ = match.join(player, link: nil) }
+        return match
+    }
+
+    @Test func catRaceStoresWhoWonTheMostRaces() {
+        let match = self.raceWith(["a", "b", "c"])
+        let tally = CatRaceTally()
+        #expect(tally.ending(.abandoned(reason: "racer a left"), in: match) == .abandoned(reason: "racer a left"))
+        tally.raceWon(by: "b")
+        tally.raceWon(by: "a")
+        tally.raceWon(by: "b")
+        #expect(
+            tally.ending(.abandoned(reason: "racer a left"), in: match)
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: "a", outcome: .lost, score: 1, summary: "won 1 race"),
+                        PlayerResultRecord(playerID: "b", outcome: .won, score: 2, summary: "won 2 races"),
+                        PlayerResultRecord(playerID: "c", outcome: .lost, score: 0, summary: "won 0 races"),
+                    ])))
+    }
+
+    @Test func disksWinnersWinAndAGameNobodyScoredInIsADraw() throws {
+        let match = Match(
+            id: 2, handler: DisksGame(options: DisksGame.Options()), encoders: [], clock: ManualClock(), gracePeriod: .seconds(30),
+            capacity: 4, logger: Logger(label: "test"))
+        let scored = DisksResult(
+            reason: .timeLimit,
+            players: [
+                .init(playerID: "a", seat: 0, score: 3, won: true, left: false),
+                .init(playerID: "b", seat: 1, score: 1, won: false, left: true),
+            ])
+        #expect(
+            StoredResults.disks(.finished(scored), in: match)
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: "a", outcome: .won, score: 3),
+                        PlayerResultRecord(playerID: "b", outcome: .lost, score: 1, summary: "left"),
+                    ])))
+        let nobody = DisksResult(
+            reason: .timeLimit,
+            players: [.init(playerID: "a", seat: 0, score: 0, won: false, left: false), .init(playerID: "b", seat: 1, score: 0, won: false, left: false)])
+        guard case .finished(let result) = StoredResults.disks(.finished(nobody), in: match) else {
+            Issue.record("a finished game is stored finished")
+            return
+        }
+        #expect(result.players.map(\.outcome) == [.draw, .draw])
+    }
+
+    @Test func aResultNamesExactlyTheRecordedPlayers() {
+        let result = MatchResultRecord(players: [
+            PlayerResultRecord(playerID: "tutorial-client", outcome: .won), PlayerResultRecord(playerID: "b", outcome: .won),
+        ])
+        #expect(
+            resultLines(result, for: ["a", "b"])
+                == MatchResultRecord(players: [PlayerResultRecord(playerID: "a", outcome: .lost), PlayerResultRecord(playerID: "b", outcome: .won)]))
+    }
+}
