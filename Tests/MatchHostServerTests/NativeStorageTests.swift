@@ -56,22 +56,22 @@ extension TestNativeConnection {
     }
 }
 
-/// Two players seated in a new Four in a Row match: seat 0 (`first`) moves first.
+/// Two devices' players seated in a new Four in a Row match: seat 0 (`first`) moves first.
 private func fourInARowPair(
     _ server: RunningNativeServer, _ a: String, _ b: String
-) async throws -> (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, players: [String]) {
+) async throws -> (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, players: [String], secrets: [String]) {
     let (first, firstAuth) = try await server.login(a)
     let (second, secondAuth) = try await server.login(b)
     let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
     _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
-    return (first, second, created.matchID, [firstAuth.playerID, secondAuth.playerID])
+    return (first, second, created.matchID, [firstAuth.playerID, secondAuth.playerID], [firstAuth.deviceSecret, secondAuth.deviceSecret])
 }
 
 @Suite struct NativeMatchRecordTests {
     @Test func aFinishedFourInARowIsStoredWithItsResultAndStats() async throws {
         let store = InMemoryGameStore()
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (first, second, matchID, players) = try await fourInARowPair(server, "four-a", "four-b")
+        let (first, second, matchID, players, _) = try await fourInARowPair(server, "four-a", "four-b")
         // Seat 0 stacks column 0, seat 1 column 1: seat 0 has four at move 7.
         for number in UInt16(1)...7 {
             let mover = number % 2 == 1 ? first : second
@@ -122,9 +122,13 @@ private func fourInARowPair(
         let server = try await RunningNativeServer.start { $0.store = store }
         let (a, _) = try await server.login("stop-a")
         let disks = try #require(try await a.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined)
-        let (first, _, four, _) = try await fourInARowPair(server, "stop-c", "stop-d")
+        let (first, _, four, _, _) = try await fourInARowPair(server, "stop-c", "stop-d")
         try await first.playFourInARow(1, column: 3, in: four)
-        try await server.stop()
+        await server.listener.close()
+        // What the listener said as it closed is still in the connection's inbox.
+        let ended = try await first.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { return true } else { return false } }
+        #expect(ended == .matchEnded(matchID: four, reason: "abandoned(server shutting down; the game is saved and continues when the server is back)"))
+        try await server.group.shutdownGracefully()
 
         #expect(await store.match(id: disks.matchID)?.state == .abandoned(reason: "server shutting down"))
         #expect(await store.match(id: four)?.state == .running)
@@ -142,10 +146,116 @@ private func fourInARowPair(
         let second = try await RunningNativeServer.start { $0.store = store }
         #expect(await store.match(id: 41)?.state == .abandoned(reason: "server restarted"))
         let (again, _) = try await second.login("interrupted", secret: issued.deviceSecret)
-        #expect(try await again.nextMessage() == .matchEnded(matchID: 41, reason: "abandoned: server restarted"))
+        #expect(try await again.nextMessage() == .matchEnded(matchID: 41, reason: "abandoned(server restarted)"))
         let created = try #require(try await again.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
         #expect(created.matchID == 42)
         try await second.stop()
+    }
+}
+
+@Suite struct TurnDurabilityTests {
+    @Test func everyMoveIsStoredBeforeAnyoneIsToldOfIt() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (first, second, matchID, players, _) = try await fourInARowPair(server, "durable-a", "durable-b")
+        // The game is stored as soon as both players are seated.
+        #expect(await store.activeTurnGames().map(\.players) == [players])
+        for number in UInt16(1)...4 {
+            try await (number % 2 == 1 ? first : second).playFourInARow(number, column: UInt8(number), in: matchID)
+            // MOVED has arrived, so the move is in the log already.
+            #expect(try await store.moveLog(matchID: matchID).map(\.moveNumber) == Array(1...Int(number)))
+        }
+        let stored = try #require(await store.activeTurnGames().first)
+        let state = try FourInARowState(bytes: ByteBuffer(bytes: stored.state))
+        #expect(state.moves == [1, 2, 3, 4])
+        #expect(stored.moveCount == 4)
+        try await server.stop()
+    }
+
+    @Test func aStoredGameContinuesOnTheNextServerWithItsPlayersSeatedAgain() async throws {
+        let store = InMemoryGameStore()
+        let before = try await RunningNativeServer.start { $0.store = store }
+        let pair = try await fourInARowPair(before, "resume-a", "resume-b")
+        let (matchID, players) = (pair.match, pair.players)
+        for number in UInt16(1)...3 {
+            try await (number % 2 == 1 ? pair.first : pair.second).playFourInARow(number, column: number % 2 == 1 ? 0 : 1, in: matchID)
+        }
+        try await before.stop()
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        #expect(try await after.listener.counts().matches == 1)
+        // Seat 1 is to move; it comes back first, and gets its seat and the game as stored.
+        let (second, _) = try await after.login("resume-b", secret: pair.secrets[1])
+        guard case .matchResumed(let info) = try await second.nextMessage() else {
+            Issue.record("expected MATCH_RESUMED right after AUTHENTICATED")
+            return
+        }
+        #expect(info.matchID == matchID)
+        #expect(info.mode == "fourinarow")
+        #expect(info.players == [.init(playerID: players[0], presence: .reserved), .init(playerID: players[1], presence: .connected)])
+        guard case .state(let snapshot) = try await second.nextFourInARowEvent(in: matchID, "STATE", where: { if case .state = $0 { true } else { false } })
+        else { return }
+        #expect(snapshot.moveNumber == 4)
+        #expect(snapshot.seatToMove == 1)
+        #expect(snapshot.board.filter { $0 != 0 }.count == 3)
+        // A fresh turn from the restart (30 s by default), not what was left before it.
+        #expect(snapshot.turnTimeLeftMilliseconds > 20_000)
+
+        let (first, _) = try await after.login("resume-a", secret: pair.secrets[0])
+        guard case .matchResumed = try await first.nextMessage() else {
+            Issue.record("expected MATCH_RESUMED")
+            return
+        }
+        _ = try await second.nextMessage(matching: "PRESENCE reconnected") {
+            $0 == .presence(matchID: matchID, playerID: players[0], change: .reconnected, reason: .none)
+        }
+        for number in UInt16(4)...7 {
+            try await (number % 2 == 1 ? first : second).playFourInARow(number, column: number % 2 == 1 ? 0 : 1, in: matchID)
+        }
+        _ = try await second.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { return true } else { return false } }
+        // A new match does not reuse the stored game's id.
+        let relay = try #require(try await first.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
+        #expect(relay.matchID > matchID)
+        try await after.stop()
+
+        #expect(try await store.moveLog(matchID: matchID).map(\.moveNumber) == Array(1...7))
+        guard case .finished(let result) = await store.match(id: matchID)?.state else {
+            Issue.record("the game is stored as finished")
+            return
+        }
+        #expect(result.players.map(\.outcome) == [.won, .lost])
+    }
+
+    @Test func aMoveTheStoreCannotTakeIsRefusedAndTheTurnGoesOn() async throws {
+        let key = [UInt8](repeating: 3, count: 32)
+        let working = try await RunningNativeServer.start { $0.tokenSigningKey = key }
+        let (_, a) = try await working.login("unsaved-a")
+        let (_, b) = try await working.login("unsaved-b")
+        try await working.stop()
+
+        let failing = try await RunningNativeServer.start {
+            $0.tokenSigningKey = key
+            $0.store = FailingGameStore()
+        }
+        let first = try await failing.handshake()
+        try await first.send(.authenticate(.token(a.sessionToken)))
+        _ = try await first.next()
+        let second = try await failing.handshake()
+        try await second.send(.authenticate(.token(b.sessionToken)))
+        _ = try await second.next()
+        let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
+        _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
+        let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: 1, column: 3)).encoded()
+        try await first.sendReliable(.matchInput(matchID: created.matchID, input: move))
+        let refused = try await first.nextFourInARowEvent(in: created.matchID, "MOVE_REFUSED") {
+            if case .moveRefused = $0 { return true }
+            if case .moved = $0 { Issue.record("a move that was not stored was acknowledged") }
+            return false
+        }
+        guard case .moveRefused(let refusal) = refused else { return }
+        #expect(refusal.reason == .couldNotBeSaved)
+        #expect(refusal.moveNumber == 1)
+        try await failing.stop()
     }
 }
 

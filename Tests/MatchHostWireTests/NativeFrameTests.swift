@@ -475,6 +475,26 @@ enum NativeByteExamples {
         70 61 72 74 79 20 6d 65 6d 62 65 72 20 6c 65 66     "party member lef
         74                                                   t"
         """#
+    static let matchResumed = #"""
+        00 00 00 72  0b                                   length 114, kind RELIABLE
+        00 00 00 00 00 00 00 01                           sequence 1
+        00 00 00 00 00 00 00 00                           ack 0
+        4a                                                MATCH_RESUMED
+        00 00 00 00 00 00 10 92                           matchId 4242
+        00 0a  66 6f 75 72 69 6e 61 72 6f 77              mode "fourinarow"
+        00 00                                             label "" (empty)
+        02                                                capacity 2
+        02                                                count 2
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        01                                                presence 1: connected
+        00 20                                             playerId, 32 bytes:
+        62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
+        62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
+        03                                                presence 3: reserved
+        00 00                                             inviteCode "" (empty)
+        """#
 }
 
 /// The bytes of an example: on each line, the leading tokens that are two lowercase hex
@@ -671,6 +691,9 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             .reliable(
                 "TICKET_CANCELLED", E.ticketCancelled, sequence: 16, ack: 13,
                 .server(.ticketCancelled(ticketID: "t17", reason: "party member left"))),
+            .reliable(
+                "MATCH_RESUMED", E.matchResumed, sequence: 1, ack: 0,
+                .server(.matchResumed(NativeMatchInfo(matchID: match, mode: "fourinarow", label: "", capacity: 2, players: [.init(playerID: alice, presence: .connected), .init(playerID: bob, presence: .reserved)])))),
         ]
     }()
 }
@@ -844,7 +867,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
     }
 
     @Test func unknownMessageTypes() {
-        for type: UInt8 in [0x00, 0x0B, 0x1F, 0x23, 0x3F, 0x4A, 0xFF] {
+        for type: UInt8 in [0x00, 0x0B, 0x1F, 0x23, 0x3F, 0x4B, 0xFF] {
             #expect(throws: WireError.unknownMessageType(type)) { try self.client([type]) }
             #expect(throws: WireError.unknownMessageType(type)) { try self.server([type]) }
         }

@@ -37,11 +37,23 @@ struct WorldStartup: Sendable {
     }
 }
 
+/// Why a stored game cannot continue.
+private struct RestoreError: Error, CustomStringConvertible {
+    let description: String
+}
+
 extension NativeWorld {
-    /// Takes over what the last run left: match ids continue after the largest stored, and the
-    /// players of matches the restart abandoned are told so when they come back.
+    /// MATCH_ENDED's reason for a turn-based game when the server stops: it is kept, and continues.
+    static let savedGameShutdownReason = "server shutting down; the game is saved and continues when the server is back"
+
+    /// Takes over what the last run left: match ids continue after the largest stored, stored
+    /// turn-based games continue (their seats held for their players), and the players of
+    /// matches the restart abandoned are told so when they come back.
     func start(from startup: WorldStartup) {
         self.nextMatchID = max(self.nextMatchID, startup.largestMatchID + 1)
+        for game in startup.turnGames {
+            self.restore(game)
+        }
         for match in startup.abandoned {
             for player in match.players {
                 self.storedMatches.abandonedByPlayer[player, default: []].append(match.id)
@@ -53,12 +65,62 @@ extension NativeWorld {
         }
     }
 
-    /// `session`'s player has just authenticated: it hears of the matches a restart abandoned
+    /// Continues a stored turn-based game: the match is created from its state, and a seat is
+    /// reserved for each player (in seat order), so play resumes at once with a full turn for
+    /// the player to move; a player not back within the seat grace period leaves the game.
+    private func restore(_ game: TurnGameRecord) {
+        let id = game.matchID
+        let setup = MatchSetup(
+            id: id, capacity: game.players.count, label: "", clock: self.clock, seatGrace: self.options.seatGrace,
+            logger: self.storage.logger, storage: self.storage)
+        let hosted: any HostedMatch
+        do {
+            guard let restore = self.modes[game.game]?.restore else {
+                throw RestoreError(description: "this server has no turn-based mode \"\(game.game)\"")
+            }
+            hosted = try restore(setup, game.state)
+        } catch {
+            self.storage.logger.error("stored game cannot continue", metadata: ["match": "\(id)", "error": "\(error)"])
+            let endedAt = self.storage.now()
+            let reason = "could not be restored: \(error)"
+            self.storage.write(
+                for: id, { store in try await store.recordMatchAbandoned(matchID: id, endedAt: endedAt, reason: reason) },
+                then: self.storage.logFailure("unrestorable game not recorded as abandoned", match: id))
+            return
+        }
+        self.register(hosted)
+        self.storedMatches.recordedPlayers[id] = game.players
+        for player in game.players {
+            switch hosted.reserve(player) {
+            case .success: self.storedMatches.waitingSeats[player, default: []].append(id)
+            case .failure(let refusal):
+                self.storage.logger.error("stored player not seated", metadata: ["match": "\(id)", "player": "\(player)", "refusal": "\(refusal)"])
+            }
+        }
+        self.storage.logger.info("turn-based game restored", metadata: ["match": "\(id)", "moves": "\(game.moveCount)"])
+    }
+
+    /// `session`'s player has just authenticated: it takes back its seats in restored games
+    /// (MATCH_RESUMED, then the game's STATE) and hears of the matches a restart abandoned
     /// under it (MATCH_ENDED).
     func sessionStarted(_ session: Session) {
         let player = session.playerID
+        for matchID in self.storedMatches.waitingSeats.removeValue(forKey: player) ?? [] {
+            guard let match = self.matches[matchID], !match.isEnded,
+                match.info().players.contains(where: { $0.playerID == player }),
+                let seat = match.seatPlayers.firstIndex(of: player)
+            else { continue }
+            let link = SessionSeatLink(session: session)
+            self.seats[ObjectIdentifier(session), default: [:]][matchID] = (seat, link)
+            // The player is back as of this message (its seat turns connected just below).
+            var info = match.info()
+            if let index = info.players.firstIndex(where: { $0.playerID == player }) { info.players[index].presence = .connected }
+            session.sendReliable(NativeServerMessage.matchResumed(info).encoded(allocator: self.allocator))
+            // Arriving at its reserved seat: the other player sees PRESENCE reconnected, this one gets STATE.
+            match.back(seat: seat, link: link)
+        }
         for matchID in self.storedMatches.abandonedByPlayer.removeValue(forKey: player) ?? [] {
-            let ended = NativeServerMessage.matchEnded(matchID: matchID, reason: "abandoned: \(WorldStartup.restartReason)")
+            let ended = NativeServerMessage.matchEnded(matchID: matchID, reason: "abandoned(\(WorldStartup.restartReason))")
             session.sendReliable(ended.encoded(allocator: self.allocator))
         }
     }

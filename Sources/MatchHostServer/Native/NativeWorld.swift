@@ -233,7 +233,9 @@ final class NativeWorld {
         let id = self.nextMatchID
         self.nextMatchID += 1
         let hosted = gameMode.make(
-            MatchSetup(id: id, capacity: capacity, label: label, clock: self.clock, seatGrace: self.options.seatGrace, logger: self.logger))
+            MatchSetup(
+                id: id, capacity: capacity, label: label, clock: self.clock, seatGrace: self.options.seatGrace, logger: self.logger,
+                storage: self.storage))
         if isPrivate {
             var code = InviteCode.random(using: &self.codeGenerator)
             while self.inviteCodes[code] != nil { code = InviteCode.random(using: &self.codeGenerator) }
@@ -377,7 +379,7 @@ final class NativeWorld {
         // Turn-based games stay stored as running: they continue after the restart.
         self.storedMatches.isShuttingDown = true
         for match in Array(self.matches.values) {
-            match.end(reason: "server shutting down")
+            match.end(reason: match.storageKind == .turnBased ? NativeWorld.savedGameShutdownReason : "server shutting down")
         }
         self.sessions.endAll(error: NativeError(.shuttingDown, "the server is shutting down"))
     }
