@@ -10,25 +10,6 @@ import Testing
 import Glibc
 #endif
 
-extension MatchHostClient.Event {
-    /// The Four in a Row event this is, in `matchID`.
-    func fourInARow(in matchID: MatchIdentifier) -> FourInARowServerMessage? {
-        guard case .matchEvent(matchID, let body, _) = self else { return nil }
-        return try? FourInARowServerMessage(body: body)
-    }
-}
-
-/// Plays move `number` into `column` for `client` and waits until `events` show it acknowledged.
-private func play(
-    _ number: UInt16, column: UInt8, by client: MatchHostClient, events: Recorder<MatchHostClient.Event>, in matchID: MatchIdentifier
-) async throws {
-    try await client.sendInput(FourInARowClientMessage.move(FourInARowMove(moveNumber: number, column: column)).encoded(), in: matchID)
-    _ = try await events.next("MOVED \(number)") { event in
-        if case .moved(let moved)? = event.fourInARow(in: matchID) { return moved.moveNumber == number }
-        return false
-    }
-}
-
 /// `kill -9` in the middle of a Four in a Row game, and a restart on the same data.
 @Suite(.serialized) struct CrashRestartTests {
     @Test func aTurnBasedGameContinuesFromItsLastAcknowledgedMoveAfterSIGKILL() async throws {

@@ -112,6 +112,8 @@ final class NativeWorld {
         switch message {
         case .request(let id, .subscribeLobby(let mode)) where self.subscribe(session, to: mode, requestID: id):
             return
+        case .request(let id, let request) where request.isAnsweredFromStorage:
+            self.answerFromStorage(request, id: id, for: session)
         case .request(let id, let request):
             let reply: NativeServerMessage
             let result = self.perform(request, for: session)
@@ -194,6 +196,8 @@ final class NativeWorld {
             return .success(.done)
         case .matchmake, .cancelTicket:
             return .failure(NativeError(.unknownRequest, "this server has no matchmaker"))
+        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue:
+            return .failure(NativeError(.unknownRequest, "internal: answered from storage"))
         }
     }
 

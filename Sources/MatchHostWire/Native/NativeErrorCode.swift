@@ -89,6 +89,16 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let queueFull = NativeErrorCode(rawValue: 116)
     /// Too many lobby subscriptions on this session.
     public static let tooManySubscriptions = NativeErrorCode(rawValue: 117)
+    /// No player has that id.
+    public static let noSuchPlayer = NativeErrorCode(rawValue: 118)
+    /// A key-value key is empty or longer than the server allows.
+    public static let invalidKey = NativeErrorCode(rawValue: 119)
+    /// A value is larger than the server allows.
+    public static let valueTooLarge = NativeErrorCode(rawValue: 120)
+    /// The player holds as many keys as the server allows.
+    public static let tooManyKeys = NativeErrorCode(rawValue: 121)
+    /// The server could not read or write its database for the request; try again later.
+    public static let storageUnavailable = NativeErrorCode(rawValue: 122)
 
     /// The code's name as in PROTOCOL.md.
     public var name: String {
@@ -130,6 +140,11 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .alreadyInParty: return "ALREADY_IN_PARTY"
         case .queueFull: return "QUEUE_FULL"
         case .tooManySubscriptions: return "TOO_MANY_SUBSCRIPTIONS"
+        case .noSuchPlayer: return "NO_SUCH_PLAYER"
+        case .invalidKey: return "INVALID_KEY"
+        case .valueTooLarge: return "VALUE_TOO_LARGE"
+        case .tooManyKeys: return "TOO_MANY_KEYS"
+        case .storageUnavailable: return "STORAGE_UNAVAILABLE"
         default: return "ERROR_\(self.rawValue)"
         }
     }

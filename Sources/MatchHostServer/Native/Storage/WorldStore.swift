@@ -6,12 +6,20 @@ import NIOCore
 /// The native world's way to its ``GameStore``: every call runs in a task of its own, off the
 /// event loop, and its result comes back on the loop, so no store call ever blocks the loop.
 ///
-/// Loop-confined (create and call it on ``eventLoop``). Calls about one match go through
-/// ``write(for:_:then:)``, which runs them one after another in the order they were made (a
-/// turn-based game's creation before its first move, a match's players before its result);
-/// other calls (``run(_:then:)``) are not ordered with each other. Every call is tracked until
-/// its result is back, so that shutting down can wait for what is in flight (``inFlight``).
+/// Loop-confined (create and call it on ``eventLoop``). Writes go through a queue
+/// (``write(in:_:then:)``): one per match (a turn-based game's creation before its first move,
+/// a match's players before its result) and one per player (its values), each run one after
+/// another in the order they were made. ``readAfterQueuedWrites(_:then:)`` waits for every
+/// write queued before it (a player asking for its stats right after MATCH_ENDED sees that
+/// match counted); ``run(_:then:)`` is not ordered at all. Every call is tracked until its result
+/// is back, so that shutting down can wait for what is in flight (``inFlight``).
 final class WorldStore {
+    /// What a queue of writes is for.
+    enum Queue: Hashable {
+        case match(MatchID)
+        case player(PlayerID)
+    }
+
     /// The store.
     let store: any GameStore
     /// The loop results come back on: the world's.
@@ -21,8 +29,8 @@ final class WorldStore {
     /// Where failed writes nobody waits for are reported.
     let logger: Logger
 
-    /// The last write queued per match, and how many of that match's writes are still running.
-    private var matchQueues: [MatchID: (tail: Task<Void, Never>, count: Int)] = [:]
+    /// The last write of each queue, and how many of its writes are still running.
+    private var queues: [Queue: (tail: Task<Void, Never>, count: Int)] = [:]
     private var running: [Int: Task<Void, Never>] = [:]
     private var nextCallNumber = 0
 
@@ -52,27 +60,45 @@ final class WorldStore {
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
     ) {
-        self.start(after: nil, call, then: completion) { _ in }
+        self.start(after: [], call, then: completion) { _ in }
     }
 
-    /// Runs `call` off the loop after every earlier write for `matchID` has finished (whether
-    /// it succeeded or not); `completion` gets its result on the loop.
+    /// Runs `call` off the loop once every write queued so far has finished; `completion` gets
+    /// its result on the loop.
+    func readAfterQueuedWrites<Value: Sendable>(
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void
+    ) {
+        self.start(after: self.queues.values.map(\.tail), call, then: completion) { _ in }
+    }
+
+    /// Runs `call` off the loop after every earlier write of `queue` has finished (whether it
+    /// succeeded or not); `completion` gets its result on the loop.
+    func write<Value: Sendable>(
+        in queue: Queue,
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
+    ) {
+        let previous = self.queues[queue]
+        let task = self.start(after: previous.map { [$0.tail] } ?? [], call, then: completion) { store in
+            guard let entry = store.queues[queue] else { return }
+            store.queues[queue] = entry.count > 1 ? (entry.tail, entry.count - 1) : nil
+        }
+        self.queues[queue] = (task, (previous?.count ?? 0) + 1)
+    }
+
+    /// ``write(in:_:then:)`` in the queue of `matchID`.
     func write<Value: Sendable>(
         for matchID: MatchID,
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
     ) {
-        let previous = self.matchQueues[matchID]
-        let task = self.start(after: previous?.tail, call, then: completion) { store in
-            guard let queue = store.matchQueues[matchID] else { return }
-            store.matchQueues[matchID] = queue.count > 1 ? (queue.tail, queue.count - 1) : nil
-        }
-        self.matchQueues[matchID] = (task, (previous?.count ?? 0) + 1)
+        self.write(in: .match(matchID), call, then: completion)
     }
 
     @discardableResult
     private func start<Value: Sendable>(
-        after previous: Task<Void, Never>?,
+        after previous: [Task<Void, Never>],
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void,
         finished: @escaping (WorldStore) -> Void
@@ -85,7 +111,7 @@ final class WorldStore {
         let loop = self.eventLoop
         // Nobody cancels these tasks: a write whose outcome is acknowledged must run to its end.
         let task = Task {
-            await previous?.value
+            for earlier in previous { await earlier.value }
             let result: Result<Value, any Error>
             do {
                 result = .success(try await call(store))
