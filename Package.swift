@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "matchhost",
             dependencies: [
-                "MatchHostServer", "MatchHostClient", "MatchHostWire",
+                "MatchHostServer", "MatchHostClient", "MatchHostWire", "MatchHostSQLite",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "MatchHostServerTests",
             dependencies: [
-                "MatchHostServer", "MatchHostGames", "MatchHostWire",
+                "MatchHostServer", "MatchHostGames", "MatchHostWire", "MatchHostSQLite",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(
             name: "MatchHostClientTests",
             dependencies: [
-                "MatchHostClient", "MatchHostServer", "MatchHostWire",
+                "MatchHostClient", "MatchHostServer", "MatchHostWire", "MatchHostSQLite",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -9,6 +9,19 @@ extension SQLiteGameStore {
         }
     }
 
+    /// See ``GameStore/addMatchPlayer(matchID:playerID:)``.
+    public func addMatchPlayer(matchID: MatchID, playerID: PlayerID) async throws {
+        try await self.write { db in
+            let match = try Self.runningMatch(db, matchID)
+            guard !match.players.contains(playerID) else {
+                throw GameStoreError.invalidMatch(matchID, reason: "player \(playerID) is in the match already")
+            }
+            try db.execute(
+                sql: "INSERT INTO match_player (match_id, seat, player_id) VALUES (?, ?, ?)",
+                arguments: [Int64(matchID), match.players.count, playerID])
+        }
+    }
+
     /// See ``GameStore/recordMatchFinished(matchID:endedAt:result:)``.
     @discardableResult
     public func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {

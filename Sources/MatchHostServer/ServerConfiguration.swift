@@ -1,4 +1,5 @@
 import MatchHostGames
+import MatchHostCore
 import NIOCore
 
 /// Everything `matchhost serve` can be told. Every limit on what a client may do is here,
@@ -41,9 +42,6 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxPlayersPerMatch: Int = 16
     /// The most matches one native player may be in at once (`--max-matches-per-player`, default 8).
     public var maxMatchesPerPlayer: Int = 8
-    /// The most device identities the server keeps (`--max-devices`, default 1,000,000); a new
-    /// device past it is refused with `AUTHENTICATION_FAILED`.
-    public var maxDevices: Int = 1_000_000
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
     public var lobbyInterval: TimeAmount = .milliseconds(50)
     /// How often the matchmaker forms groups (`--matchmaker-interval`, default 1 s).
@@ -63,7 +61,30 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// What every new native `disks` match is created with (default: the seed game's rules).
     /// Each match still gets a random ``DisksGame/Options/seed``; tests shorten the game here.
     public var disksOptions = DisksGame.Options()
+    /// Where players, devices, matches, stats, turn-based games and player values are kept.
+    /// `matchhost serve` opens an SQLite file in `--data`; nil (the default) gives each native
+    /// listener a fresh ``InMemoryGameStore``, which forgets everything when it closes.
+    /// Two configurations are equal only if they name the same store object.
+    public var store: (any GameStore)? {
+        get { self.storeReference?.store }
+        set { self.storeReference = newValue.map(StoreReference.init) }
+    }
+    private var storeReference: StoreReference?
 
     /// The documented defaults.
     public init() {}
+}
+
+/// A store compared by identity, so that a configuration holding one stays `Hashable`.
+private struct StoreReference: Hashable, Sendable {
+    let store: any GameStore
+    private let identity: ObjectIdentifier
+
+    init(_ store: any GameStore) {
+        self.store = store
+        self.identity = ObjectIdentifier(store as AnyObject)
+    }
+
+    static func == (lhs: StoreReference, rhs: StoreReference) -> Bool { lhs.identity == rhs.identity }
+    func hash(into hasher: inout Hasher) { hasher.combine(self.identity) }
 }

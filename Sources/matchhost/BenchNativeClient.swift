@@ -369,7 +369,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
             self.counters.presenceReceived += 1
         case .matchEnded:
             self.counters.matchesEnded += 1
-        case .matchData, .matchEvent, .lobbyUpdate, .matchmakerMatched, .partyUpdate, .ticketCancelled:
+        case .matchData, .matchEvent, .lobbyUpdate, .matchmakerMatched, .partyUpdate, .ticketCancelled, .matchResumed:
             break  // MATCH_DATA is read in place above; relay matches send none of the others
         }
     }

@@ -6,6 +6,9 @@ struct MatchHostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "matchhost",
         abstract: "A self-hosted multiplayer game server.",
-        subcommands: [ServeCommand.self, BenchCommand.self, PlayCommand.self, BotCommand.self, LobbyCommand.self],
+        subcommands: [
+            ServeCommand.self, BenchCommand.self, PlayCommand.self, BotCommand.self, LobbyCommand.self, LeaderboardCommand.self,
+            PlayerCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self)
 }

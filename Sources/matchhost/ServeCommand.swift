@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import Logging
+import MatchHostSQLite
 import MatchHostServer
 import NIOCore
 import NIOPosix
@@ -67,8 +69,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-matches-per-player"), help: "Most native matches one player may be in at once.")
     var maxMatchesPerPlayer = 8
 
-    @Option(name: .customLong("max-devices"), help: "Most device identities kept; a new device past it is refused.")
-    var maxDevices = 1_000_000
+    // Retired: device identities now live in the database, not in memory. Still accepted so
+    // that scripts written for earlier versions start; a warning says it does nothing.
+    @Option(name: .customLong("max-devices"), help: .hidden)
+    var maxDevices: Int?
 
     @Option(name: .customLong("lobby-interval"), help: "Seconds (0.001-10) between lobby updates to subscribers; changes in between are coalesced.")
     var lobbyInterval = 0.05
@@ -90,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-ttl"), help: "Seconds a session token stays valid.")
     var tokenTTL: Double = 7 * 24 * 3600
 
-    @Option(help: "Directory for the server's data (created if missing): the token signing key.")
+    @Option(help: "Directory for the server's data (created if missing): the token signing key and the database (matchhost.sqlite).")
     var data = "data"
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -121,7 +125,6 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.check(self.idleTimeout, "--idle-timeout", 0.1...86_400)
         guard self.maxBacklog >= 1024 else { throw ValidationError("--max-backlog must be at least 1024") }
         guard (2...16).contains(self.maxPlayers) else { throw ValidationError("--max-players must be 2-16") }
-        guard self.maxDevices >= 1 else { throw ValidationError("--max-devices must be at least 1") }
         guard self.maxMatchesPerPlayer >= 1 else { throw ValidationError("--max-matches-per-player must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
@@ -167,7 +170,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxBacklogBytes = self.maxBacklog
         configuration.maxPlayersPerMatch = self.maxPlayers
         configuration.maxMatchesPerPlayer = self.maxMatchesPerPlayer
-        configuration.maxDevices = self.maxDevices
+        if self.maxDevices != nil {
+            logger.warning("--max-devices has no effect any more: device identities are kept in the database (--data)")
+        }
         configuration.tokenLifetime = .nanoseconds(Int64(self.tokenTTL * 1e9))
         configuration.lobbyInterval = .nanoseconds(Int64(self.lobbyInterval * 1e9))
         configuration.matchmakerInterval = .nanoseconds(Int64(self.matchmakerInterval * 1e9))
@@ -181,12 +186,29 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
 
+        // Opened (created, migrated) before anything is bound: a server that cannot store
+        // what it acknowledges must not accept players.
+        let store: SQLiteGameStore
+        do {
+            store = try await SQLiteGameStore.open(directory: self.data, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        configuration.store = store
+
         let service = MatchHostService(configuration: configuration, logger: logger) { name, address in
             print("\(name) listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)")
             fflush(nil)  // stdout may be a pipe: the bound address must not wait in a buffer
         }
         let group = ServiceGroup(
             configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try? await store.close()
     }
 }

@@ -1,4 +1,5 @@
 import Logging
+import MatchHostCore
 import MatchHostServer
 import MatchHostWire
 import NIOCore
@@ -104,18 +105,70 @@ private func bytes(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
         try await server.stop()
     }
 
-    @Test func newDevicesPastTheLimitAreRefusedWhileKnownOnesStillGetIn() async throws {
-        let server = try await RunningNativeServer.start { $0.maxDevices = 2 }
-        let (_, first) = try await server.login("limit-1")
-        _ = try await server.login("limit-2")
-        let third = try await server.handshake()
-        try await third.send(.authenticate(.device(id: "limit-3", secret: "")))
-        let refused = try await third.closingError()
-        #expect(refused.code == .authenticationFailed)
-        #expect(refused.message.contains("--max-devices"))
-        let (_, again) = try await server.login("limit-1", secret: first.deviceSecret)
-        #expect(again.playerID == first.playerID)
+    @Test func deviceIdentitiesAreStoredSoAnotherServerOnTheSameStoreKnowsThem() async throws {
+        let store = InMemoryGameStore()
+        let first = try await RunningNativeServer.start { $0.store = store }
+        let (_, issued) = try await first.login("stored-device")
+        // AUTHENTICATED came after the commit: the player and its device are there already.
+        let identity = try #require(await store.deviceIdentity(deviceID: "stored-device"))
+        #expect(identity.playerID == issued.playerID)
+        // Only a 32-byte hash of the secret is kept, never the secret.
+        #expect(identity.secretHash.count == 32)
+        #expect(hexEncoded(identity.secretHash) != issued.deviceSecret)
+        let created = try #require(await store.player(id: issued.playerID))
+        #expect(created.alias == String(issued.playerID.prefix(8)))
+        try await first.stop()
+
+        let second = try await RunningNativeServer.start { $0.store = store }
+        let (_, again) = try await second.login("stored-device", secret: issued.deviceSecret)
+        #expect(again.playerID == issued.playerID)
+        #expect(again.deviceSecret.isEmpty)
+        let thief = try await second.handshake()
+        try await thief.send(.authenticate(.device(id: "stored-device", secret: String(repeating: "0", count: 64))))
+        #expect(try await thief.closingError().code == .authenticationFailed)
+        try await second.stop()  // waits for the last-seen write
+        let seen = try #require(await store.player(id: issued.playerID))
+        #expect(seen.lastSeenAt > created.lastSeenAt)
+        #expect(seen.createdAt == created.createdAt)
+    }
+
+    @Test func framesSentRightAfterAuthenticateWaitForItsAnswer() async throws {
+        let server = try await RunningNativeServer.start()
+        let connection = try await server.handshake()
+        var pipelined = NativeFrame.authenticate(.device(id: "pipelined", secret: "")).encodedFrame()
+        pipelined.writeImmutableBuffer(
+            NativeFrame.reliable(sequence: 1, ack: 0, message: NativeClientMessage.request(id: 1, .leaveMatch(7)).encoded())
+                .encodedFrame())
+        try await connection.sendRaw(Array(pipelined.readableBytesView))
+        guard case .authenticated = try await connection.next() else { Issue.record("expected AUTHENTICATED first"); return }
+        guard case .requestError(1, let error) = try await connection.nextMessage() else {
+            Issue.record("expected the request's answer after AUTHENTICATED")
+            return
+        }
+        #expect(error.code == .notInMatch)
         try await server.stop()
+    }
+
+    @Test func aStoreThatFailsRefusesDevicesWithStorageFailedButTokensStillWork() async throws {
+        let key = [UInt8](repeating: 9, count: 32)
+        let working = try await RunningNativeServer.start { $0.tokenSigningKey = key }
+        let (_, issued) = try await working.login("before-the-failure")
+        try await working.stop()
+
+        let failing = try await RunningNativeServer.start {
+            $0.tokenSigningKey = key
+            $0.store = FailingGameStore()
+        }
+        let device = try await failing.handshake()
+        try await device.send(.authenticate(.device(id: "during-the-failure", secret: "")))
+        let refused = try await device.closingError()
+        #expect(refused.code == .storageFailed)
+        #expect(refused.message.contains("disk on fire"))
+        let withToken = try await failing.handshake()
+        try await withToken.send(.authenticate(.token(issued.sessionToken)))
+        guard case .authenticated(let byToken) = try await withToken.next() else { Issue.record("no AUTHENTICATED"); return }
+        #expect(byToken.playerID == issued.playerID)
+        try await failing.stop()
     }
 
     @Test func sessionTokensAuthenticateUntilAlteredOrExpired() async throws {
@@ -362,11 +415,11 @@ extension Result {
 
     @Test func answeringPingsKeepsAQuietConnectionOpen() async throws {
         let server = try await RunningNativeServer.start {
-            $0.heartbeatInterval = .milliseconds(50)
-            $0.idleTimeout = .milliseconds(200)
+            $0.heartbeatInterval = .milliseconds(100)
+            $0.idleTimeout = .milliseconds(600)
         }
         let (client, _) = try await server.login("polite")
-        // Ten pings answered: well past the idle timeout, and still open.
+        // Ten pings answered: well past the idle timeout (with room for a loaded machine), and still open.
         for _ in 0..<10 {
             guard case .ping(let value) = try await client.next() else { Issue.record("expected PING"); return }
             try await client.send(.pong(value))

@@ -57,6 +57,36 @@ struct MatchStorageTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func playersJoiningARunningMatchTakeTheNextSeatAndCountInItsResult(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.recordMatchStarted(id: 5, game: "disks", mode: "", players: ["a"], startedAt: 100)
+            try await store.addMatchPlayer(matchID: 5, playerID: "b")
+            try await store.addMatchPlayer(matchID: 5, playerID: "c")
+            #expect(try await store.match(id: 5)?.players == ["a", "b", "c"])
+            #expect(try await store.matchHistory(playerID: "c", limit: 10).map(\.id) == [5])
+            await #expect(throws: GameStoreError.invalidMatch(5, reason: "player b is in the match already")) {
+                try await store.addMatchPlayer(matchID: 5, playerID: "b")
+            }
+            await #expect(throws: GameStoreError.unknownMatch(6)) { try await store.addMatchPlayer(matchID: 6, playerID: "b") }
+            // The result must name the player who joined late too.
+            await #expect(throws: GameStoreError.invalidResult(5, reason: "the result must name exactly the match's players [\"a\", \"b\", \"c\"]")) {
+                try await store.recordMatchFinished(
+                    matchID: 5, endedAt: 200,
+                    result: MatchResultRecord(players: [.init(playerID: "a", outcome: .won), .init(playerID: "b", outcome: .lost)]))
+            }
+            let stats = try await store.recordMatchFinished(
+                matchID: 5, endedAt: 200,
+                result: MatchResultRecord(players: [
+                    .init(playerID: "c", outcome: .won), .init(playerID: "a", outcome: .lost), .init(playerID: "b", outcome: .lost),
+                ]))
+            #expect(stats.map(\.playerID) == ["a", "b", "c"])
+            #expect(stats.map(\.won) == [0, 0, 1])
+            await #expect(throws: GameStoreError.matchNotRunning(5)) { try await store.addMatchPlayer(matchID: 5, playerID: "d") }
+            #expect(try await store.match(id: 5)?.players == ["a", "b", "c"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func drawsBetweenEqualsChangeNoRating(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.recordMatchStarted(id: 7, game: "go", mode: "", players: ["x", "y"], startedAt: 1)

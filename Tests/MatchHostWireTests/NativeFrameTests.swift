@@ -475,6 +475,180 @@ enum NativeByteExamples {
         70 61 72 74 79 20 6d 65 6d 62 65 72 20 6c 65 66     "party member lef
         74                                                   t"
         """#
+    static let matchResumed = #"""
+        00 00 00 72  0b                                   length 114, kind RELIABLE
+        00 00 00 00 00 00 00 01                           sequence 1
+        00 00 00 00 00 00 00 00                           ack 0
+        4a                                                MATCH_RESUMED
+        00 00 00 00 00 00 10 92                           matchId 4242
+        00 0a  66 6f 75 72 69 6e 61 72 6f 77              mode "fourinarow"
+        00 00                                             label "" (empty)
+        02                                                capacity 2
+        02                                                count 2
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        01                                                presence 1: connected
+        00 20                                             playerId, 32 bytes:
+        62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
+        62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
+        03                                                presence 3: reserved
+        00 00                                             inviteCode "" (empty)
+        """#
+    static let getProfile = #"""
+        00 00 00 19  0b                                   length 25, kind RELIABLE
+        00 00 00 00 00 00 00 01                           sequence 1
+        00 00 00 00 00 00 00 00                           ack 0
+        20                                                REQUEST
+        00 00 00 15                                       requestId 21
+        0d                                                kind 13 GET_PROFILE
+        00 00                                             playerId "" (empty)
+        """#
+    static let profile = #"""
+        00 00 00 78  0b                                   length 120, kind RELIABLE
+        00 00 00 00 00 00 00 01                           sequence 1
+        00 00 00 00 00 00 00 01                           ack 1
+        40                                                RESPONSE
+        00 00 00 15                                       requestId 21
+        08                                                kind 8 PROFILE
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        00 08  66 39 39 38 63 66 34 63                    alias "f998cf4c"
+        00 00 01 9b 76 da a8 00                           createdAt 1767225600000 (ms)
+        00 00 01 9b 7c 01 04 00                           lastSeenAt 1767312000000 (ms)
+        01                                                count 1
+        00 0a  66 6f 75 72 69 6e 61 72 6f 77              game "fourinarow"
+        00 00 00 03                                       played 3
+        00 00 00 02                                       won 2
+        00 00 00 01                                       lost 1
+        00 00 00 00                                       drawn 0
+        40 97 ae 00 00 00 00 00                           rating 1515.5
+        """#
+    static let getMatchHistory = #"""
+        00 00 00 1a  0b                                   length 26, kind RELIABLE
+        00 00 00 00 00 00 00 02                           sequence 2
+        00 00 00 00 00 00 00 01                           ack 1
+        20                                                REQUEST
+        00 00 00 16                                       requestId 22
+        0e                                                kind 14 GET_MATCH_HISTORY
+        00 00                                             playerId "" (empty)
+        02                                                limit 2
+        """#
+    static let matchHistory = #"""
+        00 00 00 fd  0b                                   length 253, kind RELIABLE
+        00 00 00 00 00 00 00 02                           sequence 2
+        00 00 00 00 00 00 00 02                           ack 2
+        40                                                RESPONSE
+        00 00 00 16                                       requestId 22
+        09                                                kind 9 MATCH_HISTORY
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        02                                                count 2
+        00 00 00 00 00 00 10 92                           matchId 4242
+        00 0a  66 6f 75 72 69 6e 61 72 6f 77              game "fourinarow"
+        00 00 01 9b 76 da a8 00                           startedAt 1767225600000
+        00 00 01 9b 76 df 3b e0                           endedAt 1767225900000
+        02                                                state 2: finished
+        01                                                outcome 1: won
+        00 00                                             reason "" (empty)
+        02                                                count 2
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        00 20                                             playerId, 32 bytes:
+        62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
+        62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
+        00 00 00 00 00 00 10 90                           matchId 4240
+        00 05  64 69 73 6b 73                             game "disks"
+        00 00 01 9b 76 d1 80 40                           startedAt 1767225000000
+        00 00 01 9b 76 d2 6a a0                           endedAt 1767225060000
+        03                                                state 3: abandoned
+        00                                                outcome 0: none
+        00 10                                             reason, 16 bytes:
+        73 65 72 76 65 72 20 72 65 73 74 61 72 74 65 64     "server restarted"
+        01                                                count 1
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        """#
+    static let getLeaderboard = #"""
+        00 00 00 26  0b                                   length 38, kind RELIABLE
+        00 00 00 00 00 00 00 03                           sequence 3
+        00 00 00 00 00 00 00 02                           ack 2
+        20                                                REQUEST
+        00 00 00 17                                       requestId 23
+        0f                                                kind 15 GET_LEADERBOARD
+        00 0a  66 6f 75 72 69 6e 61 72 6f 77              game "fourinarow"
+        00 00                                             around "" (empty)
+        02                                                limit 2
+        """#
+    static let leaderboard = #"""
+        00 00 00 a4  0b                                   length 164, kind RELIABLE
+        00 00 00 00 00 00 00 03                           sequence 3
+        00 00 00 00 00 00 00 03                           ack 3
+        40                                                RESPONSE
+        00 00 00 17                                       requestId 23
+        0a                                                kind 10 LEADERBOARD
+        00 0a  66 6f 75 72 69 6e 61 72 6f 77              game "fourinarow"
+        02                                                count 2
+        00 00 00 01                                       rank 1
+        00 20                                             playerId, 32 bytes:
+        62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
+        62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
+        00 08  62 36 37 62 37 33 66 31                    alias "b67b73f1"
+        40 97 ed 00 00 00 00 00                           rating 1531.25
+        00 00 00 05                                       won 5
+        00 00 00 06                                       played 6
+        00 00 00 02                                       rank 2
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        00 08  66 39 39 38 63 66 34 63                    alias "f998cf4c"
+        40 97 ae 00 00 00 00 00                           rating 1515.5
+        00 00 00 02                                       won 2
+        00 00 00 03                                       played 3
+        """#
+    static let writeValue = #"""
+        00 00 00 28  0b                                   length 40, kind RELIABLE
+        00 00 00 00 00 00 00 04                           sequence 4
+        00 00 00 00 00 00 00 03                           ack 3
+        20                                                REQUEST
+        00 00 00 18                                       requestId 24
+        11                                                kind 17 WRITE_VALUE
+        00 08  73 65 74 74 69 6e 67 73                    key "settings"
+        00 00 00 03  01 02 03                             value, 3 bytes
+        """#
+    static let readValue = #"""
+        00 00 00 21  0b                                   length 33, kind RELIABLE
+        00 00 00 00 00 00 00 05                           sequence 5
+        00 00 00 00 00 00 00 04                           ack 4
+        20                                                REQUEST
+        00 00 00 19                                       requestId 25
+        10                                                kind 16 READ_VALUE
+        00 08  73 65 74 74 69 6e 67 73                    key "settings"
+        """#
+    static let value = #"""
+        00 00 00 29  0b                                   length 41, kind RELIABLE
+        00 00 00 00 00 00 00 05                           sequence 5
+        00 00 00 00 00 00 00 05                           ack 5
+        40                                                RESPONSE
+        00 00 00 19                                       requestId 25
+        0b                                                kind 11 VALUE
+        00 08  73 65 74 74 69 6e 67 73                    key "settings"
+        01                                                found 1
+        00 00 00 03  01 02 03                             value, 3 bytes
+        """#
+    static let deleteValue = #"""
+        00 00 00 21  0b                                   length 33, kind RELIABLE
+        00 00 00 00 00 00 00 06                           sequence 6
+        00 00 00 00 00 00 00 05                           ack 5
+        20                                                REQUEST
+        00 00 00 1a                                       requestId 26
+        12                                                kind 18 DELETE_VALUE
+        00 08  73 65 74 74 69 6e 67 73                    key "settings"
+        """#
 }
 
 /// The bytes of an example: on each line, the leading tokens that are two lowercase hex
@@ -671,6 +845,39 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             .reliable(
                 "TICKET_CANCELLED", E.ticketCancelled, sequence: 16, ack: 13,
                 .server(.ticketCancelled(ticketID: "t17", reason: "party member left"))),
+            .reliable(
+                "MATCH_RESUMED", E.matchResumed, sequence: 1, ack: 0,
+                .server(.matchResumed(NativeMatchInfo(matchID: match, mode: "fourinarow", label: "", capacity: 2, players: [.init(playerID: alice, presence: .connected), .init(playerID: bob, presence: .reserved)])))),
+            .reliable(
+                "REQUEST GET_PROFILE", E.getProfile, sequence: 1, ack: 0,
+                .client(.request(id: 21, .getProfile(playerID: "")))),
+            .reliable(
+                "RESPONSE PROFILE", E.profile, sequence: 1, ack: 1,
+                .server(.response(id: 21, .profile(NativeProfile(playerID: alice, alias: "f998cf4c", createdAt: 1_767_225_600_000, lastSeenAt: 1_767_312_000_000, stats: [NativeGameStats(game: "fourinarow", played: 3, won: 2, lost: 1, drawn: 0, rating: 1515.5)]))))),
+            .reliable(
+                "REQUEST GET_MATCH_HISTORY", E.getMatchHistory, sequence: 2, ack: 1,
+                .client(.request(id: 22, .getMatchHistory(playerID: "", limit: 2)))),
+            .reliable(
+                "RESPONSE MATCH_HISTORY", E.matchHistory, sequence: 2, ack: 2,
+                .server(.response(id: 22, .matchHistory(playerID: alice, matches: [NativeMatchSummary(matchID: match, game: "fourinarow", startedAt: 1_767_225_600_000, endedAt: 1_767_225_900_000, state: .finished, outcome: .won, reason: "", players: [alice, bob]), NativeMatchSummary(matchID: 4240, game: "disks", startedAt: 1_767_225_000_000, endedAt: 1_767_225_060_000, state: .abandoned, outcome: .none, reason: "server restarted", players: [alice])])))),
+            .reliable(
+                "REQUEST GET_LEADERBOARD", E.getLeaderboard, sequence: 3, ack: 2,
+                .client(.request(id: 23, .getLeaderboard(game: "fourinarow", around: "", limit: 2)))),
+            .reliable(
+                "RESPONSE LEADERBOARD", E.leaderboard, sequence: 3, ack: 3,
+                .server(.response(id: 23, .leaderboard(game: "fourinarow", entries: [NativeLeaderboardEntry(rank: 1, playerID: bob, alias: "b67b73f1", rating: 1531.25, won: 5, played: 6), NativeLeaderboardEntry(rank: 2, playerID: alice, alias: "f998cf4c", rating: 1515.5, won: 2, played: 3)])))),
+            .reliable(
+                "REQUEST WRITE_VALUE", E.writeValue, sequence: 4, ack: 3,
+                .client(.request(id: 24, .writeValue(key: "settings", value: ByteBuffer(bytes: [1, 2, 3]))))),
+            .reliable(
+                "REQUEST READ_VALUE", E.readValue, sequence: 5, ack: 4,
+                .client(.request(id: 25, .readValue(key: "settings")))),
+            .reliable(
+                "RESPONSE VALUE", E.value, sequence: 5, ack: 5,
+                .server(.response(id: 25, .value(key: "settings", value: ByteBuffer(bytes: [1, 2, 3]))))),
+            .reliable(
+                "REQUEST DELETE_VALUE", E.deleteValue, sequence: 6, ack: 5,
+                .client(.request(id: 26, .deleteValue(key: "settings")))),
         ]
     }()
 }
@@ -760,8 +967,8 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             default: break
             }
         }
-        #expect(requestKinds == Set(1...12))
-        #expect(responseKinds == Set(1...7))
+        #expect(requestKinds == Set(1...18))
+        #expect(responseKinds == Set(1...11))
         #expect(targetCounts == [0, 1])
     }
 
@@ -824,7 +1031,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
     }
 
     @Test func unknownMessageTypes() {
-        for type: UInt8 in [0x00, 0x0B, 0x1F, 0x23, 0x3F, 0x4A, 0xFF] {
+        for type: UInt8 in [0x00, 0x0B, 0x1F, 0x23, 0x3F, 0x4B, 0xFF] {
             #expect(throws: WireError.unknownMessageType(type)) { try self.client([type]) }
             #expect(throws: WireError.unknownMessageType(type)) { try self.server([type]) }
         }
@@ -983,10 +1190,10 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         for method: UInt8 in [0, 3, 0xFF] {
             #expect(throws: NativeWireError.unknownAuthenticationMethod(method)) { try self.frame([0x03, method] + self.str("x")) }
         }
-        for kind: UInt8 in [0, 13, 0xFF] {
+        for kind: UInt8 in [0, 19, 0xFF] {
             #expect(throws: NativeWireError.unknownRequestKind(kind)) { try self.client([0x20] + self.u32(7) + [kind] + self.u64(1)) }
         }
-        for kind: UInt8 in [0, 8, 0xFF] {
+        for kind: UInt8 in [0, 12, 0xFF] {
             #expect(throws: NativeWireError.unknownResponseKind(kind)) { try self.server([0x40] + self.u32(7) + [kind] + self.u64(1)) }
         }
     }

@@ -540,6 +540,8 @@ final class ClientSession {
             self.events.yield(.partyUpdate(party))
         case .ticketCancelled(let ticketID, let reason):
             self.events.yield(.ticketCancelled(ticketID: ticketID, reason: reason))
+        case .matchResumed(let match):
+            self.events.yield(.matchResumed(match))
         }
     }
 

@@ -94,6 +94,9 @@ extension MatchHostClient {
         case partyUpdate(NativePartyInfo)
         /// `TICKET_CANCELLED`: the server took a ticket out of the queue (a party member left, say).
         case ticketCancelled(ticketID: String, reason: String)
+        /// `MATCH_RESUMED`: after a server restart this player is seated again in a stored
+        /// turn-based match it was playing (sent right after authenticating); the game's state follows.
+        case matchResumed(NativeMatchInfo)
     }
 }
 

@@ -54,6 +54,12 @@ public protocol GameStore: Sendable {
         id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis
     ) async throws
 
+    /// Adds a player to a running match, in the next seat: for games players may join after
+    /// the start (a real-time match is recorded when its first player takes a seat).
+    /// Throws ``GameStoreError/unknownMatch(_:)``, ``GameStoreError/matchNotRunning(_:)`` or
+    /// ``GameStoreError/invalidMatch(_:reason:)`` (the player is in the match already).
+    func addMatchPlayer(matchID: MatchID, playerID: PlayerID) async throws
+
     /// Records a match's result and, in the same transaction, each player's stats and rating
     /// in the match's game (``EloRating``). Ends a turn-based match too. Returns the players'
     /// new stats in seat order. Throws ``GameStoreError/unknownMatch(_:)``,

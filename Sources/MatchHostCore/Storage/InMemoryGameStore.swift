@@ -78,6 +78,15 @@ public actor InMemoryGameStore: GameStore {
         try self.insertMatch(id: id, game: game, mode: mode, kind: .realTime, players: players, startedAt: startedAt)
     }
 
+    /// See ``GameStore/addMatchPlayer(matchID:playerID:)``.
+    public func addMatchPlayer(matchID: MatchID, playerID: PlayerID) throws {
+        let match = try self.runningMatch(matchID)
+        guard !match.players.contains(playerID) else {
+            throw GameStoreError.invalidMatch(matchID, reason: "player \(playerID) is in the match already")
+        }
+        self.matches[matchID]?.players.append(playerID)
+    }
+
     /// See ``GameStore/recordMatchFinished(matchID:endedAt:result:)``.
     @discardableResult
     public func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) throws -> [PlayerStats] {

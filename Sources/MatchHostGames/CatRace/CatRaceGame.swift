@@ -55,7 +55,7 @@ public final class CatRaceGame: GameHandler {
     /// See ``CatRaceInput``.
     public typealias Input = CatRaceInput
     /// The winning seat. Cat Race matches restart, so a match has many winners and itself only
-    /// ever ends abandoned; winners are logged, and will be stored with persistence.
+    /// ever ends abandoned; each race's winner is logged and reported to ``onRaceWon``.
     public typealias Result = Int
 
     struct Racer {
@@ -75,6 +75,9 @@ public final class CatRaceGame: GameHandler {
     public private(set) var state: MatchStarted.State = .active
     /// Called for every refused input, for logs and metrics.
     public var onRefusal: ((CatRaceRefusal, Int) -> Void)?
+    /// Called with the winner's seat each time a race is won (a match runs a race per restart),
+    /// so that the host can keep results.
+    public var onRaceWon: ((Int) -> Void)?
 
     private var racers: [Racer] = []
     private let capacityNanos: Int64
@@ -136,6 +139,7 @@ public final class CatRaceGame: GameHandler {
                 self.state = .gameOver
                 match.send(.gameOver(GameOver(winnerIndex: UInt8(seat))), to: .all)
                 match.logger.info("race won", metadata: ["winner": "\(match.seats[seat].player)"])
+                self.onRaceWon?(seat)
             }
         case .restart:
             guard self.state == .gameOver else {

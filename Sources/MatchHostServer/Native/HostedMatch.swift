@@ -47,8 +47,20 @@ protocol HostedMatch: AnyObject {
     var onChange: ((any HostedMatch) -> Void)? { get set }
     /// The sessions seated in the match and not gone.
     var seatedSessions: [Session] { get }
+    /// Every player who took a seat, in seat order (those gone too).
+    var seatPlayers: [PlayerID] { get }
+    /// How the match is stored.
+    var storageKind: MatchStorageKind { get }
+    /// How the match ended, as storage keeps it; nil until it ends (and for a relay).
+    var storedEnding: StoredEnding? { get }
+    /// A turn-based game's whole state once play has started (nil before, and for other games):
+    /// what is stored when the match is.
+    func storedTurnState() -> [UInt8]?
     func info() -> NativeMatchInfo
     func join(_ player: PlayerID, link: SessionSeatLink) -> Result<Int, JoinRefusal>
+    /// Holds a seat for `player`, who is not connected yet (a restored game's players); its
+    /// grace period starts now.
+    func reserve(_ player: PlayerID) -> Result<Int, JoinRefusal>
     /// The player at `seat` has been told it joined (its MATCH_JOINED response went out).
     func welcomed(seat: Int)
     func leave(seat: Int, reason: LeaveReason)
@@ -80,6 +92,12 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     /// Called after each joining player's MATCH_JOINED response (Cat Race shows everyone the
     /// new line-up), so the response comes before the game's first event.
     var afterJoin: ((Match<Handler>, Int) -> Void)?
+    var storageKind = MatchStorageKind.notStored
+    /// Turns how the match ended into what storage keeps (set with ``storageKind``).
+    var storeEnding: ((MatchOutcome<Handler.Result>, Match<Handler>) -> StoredEnding)?
+    /// The game's state to store, once play has started (turn-based games).
+    var turnState: ((Match<Handler>) -> [UInt8]?)?
+    private(set) var storedEnding: StoredEnding?
     private let dataInput: DataAdapter?
     private let decodeInput: InputDecoder?
     private let allocator = ByteBufferAllocator()
@@ -95,6 +113,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
             self.onChange?(self)
         }
         match.onEnd = { [unowned self] match, outcome in
+            self.storedEnding = self.storeEnding?(outcome, match)
             let ended = NativeServerMessage.matchEnded(matchID: match.id, reason: outcome.description)
                 .encoded(allocator: self.allocator)
             for seat in match.seats where seat.presence != .left && seat.link?.encoding == .native {
@@ -114,6 +133,12 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
         self.match.seats.compactMap { seat in seat.presence == .left ? nil : (seat.link as? SessionSeatLink)?.session }
     }
 
+    var seatPlayers: [PlayerID] { self.match.seats.map(\.player) }
+
+    func storedTurnState() -> [UInt8]? {
+        self.turnState?(self.match)
+    }
+
     func info() -> NativeMatchInfo {
         NativeMatchInfo(
             matchID: self.match.id, mode: self.mode, label: self.label, capacity: UInt8(clamping: self.match.capacity),
@@ -130,6 +155,10 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
 
     func join(_ player: PlayerID, link: SessionSeatLink) -> Result<Int, JoinRefusal> {
         self.match.join(player, link: link)
+    }
+
+    func reserve(_ player: PlayerID) -> Result<Int, JoinRefusal> {
+        self.match.join(player, link: nil)
     }
 
     func welcomed(seat: Int) {

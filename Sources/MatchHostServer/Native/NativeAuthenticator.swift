@@ -1,36 +1,50 @@
+import Crypto
 import Foundation
+import Logging
+import MatchHostCore
 import MatchHostWire
 
-/// Decides who a native client is: device credentials through the ``DeviceDirectory``,
-/// session tokens through the ``SessionTokenSigner``. Loop-confined, like the directory.
+/// Decides who a native client is: device credentials against the device identities in the
+/// ``GameStore``, session tokens through the ``SessionTokenSigner``. Loop-confined.
+///
+/// A device's first contact creates its player and the device identity in one store
+/// transaction, keeping only the SHA-256 of the secret it issues (the secret is random, so a
+/// slow password hash adds nothing); the answer comes only once that is committed, so no
+/// client ever holds a secret the server could forget. A known device's secret is checked
+/// against the stored hash in constant time.
 final class NativeAuthenticator {
-    private let devices: DeviceDirectory
+    /// Who a client is: the player, and the device secret just issued (empty unless first contact).
+    typealias Outcome = Result<(playerID: String, issuedSecret: String), NativeError>
+
     private let signer: SessionTokenSigner
     private let tokenLifetimeSeconds: UInt64
     private let now: () -> UInt64
+    private var random = SystemRandomNumberGenerator()
 
     /// - Parameters:
     ///   - signer: signs and verifies session tokens.
     ///   - tokenLifetimeSeconds: how long an issued token stays valid.
     ///   - now: wall-clock seconds since 1970; tokens are checked against it.
-    ///   - maximumDevices: the most device identities kept.
-    init(
-        signer: SessionTokenSigner, tokenLifetimeSeconds: UInt64, maximumDevices: Int,
-        now: @escaping () -> UInt64 = unixTimeNow
-    ) {
-        self.devices = DeviceDirectory(capacity: maximumDevices)
+    init(signer: SessionTokenSigner, tokenLifetimeSeconds: UInt64, now: @escaping () -> UInt64 = unixTimeNow) {
         self.signer = signer
         self.tokenLifetimeSeconds = tokenLifetimeSeconds
         self.now = now
     }
 
-    /// The player behind `credentials`, and a device secret if one was just issued.
-    func authenticate(_ credentials: NativeCredentials) -> Result<(playerID: String, issuedSecret: String), NativeError> {
+    /// Finds the player behind `credentials` and marks it seen. `completion` runs on the
+    /// storage's loop, at once for a token, after the store answers for a device.
+    func authenticate(_ credentials: NativeCredentials, storage: WorldStore, logger: Logger, completion: @escaping (Outcome) -> Void) {
+        let touchAndComplete: (Outcome) -> Void = { outcome in
+            if case .success(let (playerID, issuedSecret)) = outcome, issuedSecret.isEmpty {
+                Self.touch(playerID, storage: storage, logger: logger)
+            }
+            completion(outcome)
+        }
         switch credentials {
-        case .device(let id, let secret):
-            return self.devices.authenticate(deviceID: id, secret: secret)
         case .token(let token):
-            return self.signer.verify(token, now: self.now()).map { ($0, "") }
+            touchAndComplete(self.signer.verify(token, now: self.now()).map { ($0, "") })
+        case .device(let id, let secret):
+            self.authenticateDevice(id, secret: secret, storage: storage, completion: touchAndComplete)
         }
     }
 
@@ -38,6 +52,75 @@ final class NativeAuthenticator {
     func issueToken(for playerID: String) -> (token: String, expiresAt: UInt64) {
         let expiresAt = self.now() + self.tokenLifetimeSeconds
         return (self.signer.sign(playerID: playerID, expiresAt: expiresAt), expiresAt)
+    }
+
+    private func authenticateDevice(
+        _ deviceID: String, secret: String, storage: WorldStore, completion: @escaping (Outcome) -> Void
+    ) {
+        guard !deviceID.isEmpty else {
+            return completion(.failure(NativeError(.authenticationFailed, "device id is empty")))
+        }
+        storage.run({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(Self.storageFailure(error)))
+            case .success(let identity?):
+                let hash = hexEncoded(SHA256.hash(data: Array(secret.utf8)))
+                guard !secret.isEmpty, constantTimeEquals(hash, hexEncoded(identity.secretHash)) else {
+                    return completion(.failure(NativeError(.authenticationFailed, "wrong secret for this device id")))
+                }
+                completion(.success((identity.playerID, "")))
+            case .success(nil):
+                guard secret.isEmpty else {
+                    // A secret for a device never seen: refuse rather than adopt an identity we did not issue.
+                    return completion(
+                        .failure(NativeError(.authenticationFailed, "unknown device id with a secret; send an empty secret on first contact")))
+                }
+                self.createPlayer(deviceID: deviceID, storage: storage, completion: completion)
+            }
+        }
+    }
+
+    private func createPlayer(deviceID: String, storage: WorldStore, completion: @escaping (Outcome) -> Void) {
+        let playerID = self.random.hexString(bytes: 16)
+        let issued = self.random.hexString(bytes: 32)
+        let secretHash = Array(SHA256.hash(data: Array(issued.utf8)))
+        let createdAt = storage.now()
+        storage.run({ store in
+            try await store.createPlayerWithDevice(
+                id: playerID, alias: Self.defaultAlias(of: playerID), deviceID: deviceID, secretHash: secretHash, createdAt: createdAt)
+        }) { result in
+            switch result {
+            case .success:
+                completion(.success((playerID, issued)))
+            case .failure(let error):
+                guard case .deviceExists? = error as? GameStoreError else {
+                    return completion(.failure(Self.storageFailure(error)))
+                }
+                // Another connection's first contact with the same device id committed first.
+                completion(
+                    .failure(NativeError(.authenticationFailed, "device id \(deviceID) was just registered; authenticate with its secret")))
+            }
+        }
+    }
+
+    /// The alias a new player starts with: the start of its id, as Cat Race shows it.
+    static func defaultAlias(of playerID: PlayerID) -> String {
+        String(playerID.prefix(8))
+    }
+
+    private static func touch(_ playerID: PlayerID, storage: WorldStore, logger: Logger) {
+        let at = storage.now()
+        storage.run({ store in try await store.touch(playerID: playerID, at: at) }) { result in
+            if case .failure(let error) = result {
+                // A token of a player the store does not know (a store that was replaced) is still valid.
+                logger.debug("last seen not recorded", metadata: ["player": "\(playerID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    private static func storageFailure(_ error: any Error) -> NativeError {
+        NativeError(.storageFailed, "the server could not read or write its database (\(error)); try again later")
     }
 }
 

@@ -18,6 +18,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private enum State {
         case awaitingHello
         case awaitingAuthentication
+        /// AUTHENTICATE is with the store: frames that arrive meanwhile wait, unread, in
+        /// `frames`, and socket reads are paused, until the answer.
+        case authenticating
         case established(Session)
     }
 
@@ -102,8 +105,18 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.lastReceivedAt = .now()
         var incoming = Self.unwrapInboundIn(data)
         self.frames.append(&incoming)
+        self.handleBufferedFrames()
+    }
+
+    private var isAuthenticating: Bool {
+        if case .authenticating = self.state { return true }
+        return false
+    }
+
+    /// Handles every whole frame received, up to one that starts an authentication.
+    private func handleBufferedFrames() {
         do {
-            while !self.isClosing, let body = try self.frames.nextFrame() {
+            while !self.isClosing, !self.isAuthenticating, let body = try self.frames.nextFrame() {
                 let frame = try NativeFrame(frameBody: body)
                 switch frame {
                 case .ack, .ping, .pong: try self.controlRate.spend()
@@ -117,13 +130,17 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        self.queueAcknowledgementIfOwed()
+        context.fireChannelReadComplete()
+    }
+
+    private func queueAcknowledgementIfOwed() {
         if !self.acknowledgementQueued, !self.isClosing, case .established(let session) = self.state,
             session.transport === self, session.inbox.unacknowledgedCount > 0
         {
             self.acknowledgementQueued = true
             self.world.acknowledgements.enqueue(self)
         }
-        context.fireChannelReadComplete()
     }
 
     func acknowledgementDue() {
@@ -153,18 +170,11 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         case .awaitingAuthentication:
             switch frame {
             case .authenticate(let credentials):
-                let (playerID, issuedSecret) = try self.world.authenticator.authenticate(credentials).get()
-                let session = self.world.sessions.open(player: playerID, transport: self)
-                self.state = .established(session)
-                let token = self.world.authenticator.issueToken(for: playerID)
-                self.writeControl(
-                    .authenticated(
-                        NativeAuthenticated(
-                            playerID: playerID, deviceSecret: issuedSecret, sessionToken: token.token,
-                            tokenExpiresAt: token.expiresAt, sessionID: session.id,
-                            resumeToken: self.world.sessions.resumeToken(of: session),
-                            sessionGraceMilliseconds: UInt32(clamping: self.world.options.sessionGrace.nanoseconds / 1_000_000))))
-                self.logger.info("authenticated", metadata: self.logMetadata)
+                self.state = .authenticating
+                self.setReading(false)
+                self.world.authenticator.authenticate(credentials, storage: self.world.storage, logger: self.logger) { outcome in
+                    self.authenticationAnswered(outcome)
+                }
             case .resume(let sessionID, let resumeToken, let lastReceived):
                 let session = try self.world.sessions.resume(
                     sessionID: sessionID, resumeToken: resumeToken, lastReceived: lastReceived, transport: self
@@ -173,6 +183,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             default:
                 throw NativeError(.notAuthenticated, "expected AUTHENTICATE or RESUME, got frame kind \(frame.kind.rawValue)")
             }
+
+        case .authenticating:
+            preconditionFailure("frames wait while AUTHENTICATE is answered")
 
         case .established(let session):
             // Replaced by a newer connection or ended: ignore what is still in flight.
@@ -201,6 +214,41 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
                 throw NativeError(.badMessage, "frame kind \(frame.kind.rawValue) is sent by servers only")
             }
         }
+    }
+
+    /// The store has answered AUTHENTICATE: the session starts (AUTHENTICATED goes out, then
+    /// the frames that waited are handled), or the connection closes with the refusal.
+    private func authenticationAnswered(_ outcome: NativeAuthenticator.Outcome) {
+        guard !self.isClosing, self.isAuthenticating else { return }
+        let playerID: String
+        let issuedSecret: String
+        switch outcome {
+        case .failure(let error):
+            self.close(with: error)
+            return
+        case .success(let who):
+            (playerID, issuedSecret) = who
+        }
+        let session = self.world.sessions.open(player: playerID, transport: self)
+        self.state = .established(session)
+        let token = self.world.authenticator.issueToken(for: playerID)
+        self.writeControl(
+            .authenticated(
+                NativeAuthenticated(
+                    playerID: playerID, deviceSecret: issuedSecret, sessionToken: token.token,
+                    tokenExpiresAt: token.expiresAt, sessionID: session.id,
+                    resumeToken: self.world.sessions.resumeToken(of: session),
+                    sessionGraceMilliseconds: UInt32(clamping: self.world.options.sessionGrace.nanoseconds / 1_000_000))))
+        self.logger.info("authenticated", metadata: self.logMetadata)
+        self.world.sessionStarted(session)
+        self.setReading(true)
+        self.handleBufferedFrames()
+        self.queueAcknowledgementIfOwed()
+    }
+
+    /// Pauses or resumes socket reads (what was read already stays in `frames`).
+    private func setReading(_ reading: Bool) {
+        try? self.context?.channel.syncOptions?.setOption(.autoRead, value: reading)
     }
 
     private static func nativeError(for error: any Error) -> NativeError {

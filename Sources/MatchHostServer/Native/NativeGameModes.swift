@@ -13,6 +13,8 @@ struct MatchSetup {
     var clock: any MatchClock
     var seatGrace: TimeAmount
     var logger: Logger
+    /// Where a turn-based game commits its moves.
+    var storage: WorldStore
 }
 
 /// One game mode a native client can create or queue for.
@@ -25,6 +27,9 @@ struct NativeGameMode {
     var defaultCapacity: Int
     /// Creates and starts a match.
     var make: (MatchSetup) -> any HostedMatch
+    /// Continues a stored turn-based game from its state (after a restart), seats not yet
+    /// taken; nil for modes that are not stored turn by turn.
+    var restore: ((MatchSetup, [UInt8]) throws -> any HostedMatch)?
 }
 
 /// The game modes of the native port, by name.
@@ -64,7 +69,12 @@ struct NativeGameModes {
                     // Tutorial clients may race here too (see catRaceInvite), in their own encoding.
                     encoders: [catRaceNativeEncoder(matchID: setup.id), catRaceFrameEncoder],
                     clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
-                return NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite)
+                let hosted = NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite)
+                let tally = CatRaceTally()
+                match.handler.onRaceWon = { [unowned match] seat in tally.raceWon(by: match.seats[seat].player) }
+                hosted.storageKind = .realTime
+                hosted.storeEnding = tally.ending
+                return hosted
             })
         modes.add(
             NativeGameMode(name: DisksGame.mode, capacities: upTo, defaultCapacity: min(4, upTo.upperBound)) { setup in
@@ -80,22 +90,41 @@ struct NativeGameModes {
                 // The game sends STATE as the seat is made, before the joiner's MATCH_JOINED;
                 // again after it, for clients that ignore events of matches they are not in yet.
                 hosted.afterJoin = { match, seat in match.send(.state(match.handler.state(in: match)), to: .only(seat: seat)) }
+                hosted.storageKind = .realTime
+                hosted.storeEnding = StoredResults.disks
                 return hosted
             })
         modes.add(
-            NativeGameMode(name: FourInARowGame.mode, capacities: 2...2, defaultCapacity: 2) { setup in
-                let match = Match(
-                    id: setup.id, handler: FourInARowGame(options: FourInARowOptions(turnTimeLimit: turnTimeLimit)),
-                    encoders: [matchEventEncoder(matchID: setup.id) { (event: FourInARowServerMessage, body) in event.encode(into: &body) }],
-                    clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
-                let hosted = NativeMatch(
-                    match: match, mode: FourInARowGame.mode, label: setup.label, dataInput: nil,
-                    decodeInput: { try FourInARowClientMessage(body: $0) })
-                hosted.afterJoin = { match, seat in match.handler.sendState(toSeat: seat, in: match) }
-                return hosted
-            })
+            NativeGameMode(
+                name: FourInARowGame.mode, capacities: 2...2, defaultCapacity: 2,
+                make: { setup in fourInARow(setup, turnTimeLimit: turnTimeLimit, restoredState: nil) },
+                restore: { setup, bytes in
+                    let state = try FourInARowState(bytes: ByteBuffer(bytes: bytes))
+                    return fourInARow(setup, turnTimeLimit: turnTimeLimit, restoredState: state)
+                }))
         return modes
     }
+}
+
+/// A Four in a Row match, new or continuing a stored game; every move is committed to storage
+/// before it is acknowledged.
+private func fourInARow(_ setup: MatchSetup, turnTimeLimit: TimeAmount, restoredState: FourInARowState?) -> any HostedMatch {
+    let options = FourInARowOptions(
+        turnTimeLimit: turnTimeLimit, journal: StoreTurnJournal(storage: setup.storage), restoredState: restoredState)
+    let match = Match(
+        id: setup.id, handler: FourInARowGame(options: options),
+        encoders: [matchEventEncoder(matchID: setup.id) { (event: FourInARowServerMessage, body) in event.encode(into: &body) }],
+        clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
+    let hosted = NativeMatch(
+        match: match, mode: FourInARowGame.mode, label: setup.label, dataInput: nil,
+        decodeInput: { try FourInARowClientMessage(body: $0) })
+    hosted.afterJoin = { match, seat in match.handler.sendState(toSeat: seat, in: match) }
+    hosted.storageKind = .turnBased
+    hosted.storeEnding = StoredResults.fourInARow
+    hosted.turnState = { match in
+        match.handler.state.phase == .waiting ? nil : Array(match.handler.state.encoded().readableBytesView)
+    }
+    return hosted
 }
 
 /// The native encoding of a game's events: `MATCH_EVENT` whose `bytes` are the event's body.

@@ -51,17 +51,21 @@ public final class NativeListener: Sendable {
                 maxTicketsPerPlayer: configuration.maxTicketsPerPlayer, capacity: configuration.maxTickets))
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
-        let maximumDevices = configuration.maxDevices
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
+        let store = configuration.store ?? InMemoryGameStore()
+        // Before binding: no player may arrive before the world knows what the last run left.
+        let startup = try await WorldStartup.load(from: store)
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             makeWorld: { loop in
-                NativeWorld(
-                    options: options, authenticator: NativeAuthenticator(
-                        signer: signer, tokenLifetimeSeconds: tokenLifetime, maximumDevices: maximumDevices),
-                    clock: EventLoopClock(eventLoop: loop), logger: listenerLogger)
+                let world = NativeWorld(
+                    options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
+                    clock: EventLoopClock(eventLoop: loop), storage: WorldStore(store: store, eventLoop: loop, logger: listenerLogger),
+                    logger: listenerLogger)
+                world.start(from: startup)
+                return world
             },
             makeHandler: { world, flusher, connections in
                 NativeConnectionHandler(
@@ -85,5 +89,9 @@ public final class NativeListener: Sendable {
     /// closes every connection.
     public func close() async {
         await self.listener.close { world in world.shutDown() }
+        // What the shutdown recorded (matches abandoned) is still being written: wait for it,
+        // so that whoever closes the store next does not cut it short.
+        let writes = (try? await self.listener.inspect { world, _ in world.storage.inFlight }) ?? []
+        for write in writes { await write.value }
     }
 }

@@ -35,14 +35,19 @@ final class NativeWorld {
     let authenticator: NativeAuthenticator
     /// Standalone ACKs wait here up to 200 ms for a RELIABLE frame to carry them instead.
     let acknowledgements: AcknowledgementBatcher
-    private let clock: any MatchClock
+    /// Players, matches and results on disk (or in memory), reached without blocking the loop.
+    let storage: WorldStore
+    /// Which matches are stored, and what restored or abandoned matches wait for their players.
+    var storedMatches = StoredMatchesState()
+    let clock: any MatchClock
     private(set) var logger: Logger
-    private var matches: [MatchID: any HostedMatch] = [:]
+    var matches: [MatchID: any HostedMatch] = [:]
     /// Each live session's seats, by match. Keyed by the session object, not its id string:
     /// every SEND_DATA looks its seat up here, and hashing an address is cheaper than 32
     /// characters. An entry lives exactly as long as its session (removed when it ends).
-    private var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
-    private var nextMatchID: MatchID = 1
+    var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
+    /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
+    var nextMatchID: MatchID = 1
     /// Private matches by invite code.
     private var inviteCodes: [String: MatchID] = [:]
     private var codeGenerator = SystemRandomNumberGenerator()
@@ -62,10 +67,13 @@ final class NativeWorld {
     /// Round-trip times measured by the server's pings.
     let roundTrips = Metrics.Timer(label: "matchhost_native_round_trip")
 
-    init(options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, logger: Logger) {
+    init(
+        options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, storage: WorldStore, logger: Logger
+    ) {
         self.options = options
         self.authenticator = authenticator
         self.clock = clock
+        self.storage = storage
         self.logger = logger
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
@@ -118,6 +126,8 @@ final class NativeWorld {
         switch message {
         case .request(let id, .subscribeLobby(let mode)) where self.subscribe(session, to: mode, requestID: id):
             return
+        case .request(let id, let request) where request.isAnsweredFromStorage:
+            self.answerFromStorage(request, id: id, for: session)
         case .request(let id, let request):
             let reply: NativeServerMessage
             let result = self.perform(request, for: session)
@@ -203,6 +213,8 @@ final class NativeWorld {
             return self.matchmake(ticket, for: session)
         case .cancelTicket(let id):
             return self.cancelTicket(id, for: session)
+        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue:
+            return .failure(NativeError(.unknownRequest, "internal: answered from storage"))
         }
     }
 
@@ -242,7 +254,9 @@ final class NativeWorld {
         let id = self.nextMatchID
         self.nextMatchID += 1
         let hosted = gameMode.make(
-            MatchSetup(id: id, capacity: capacity, label: label, clock: self.clock, seatGrace: self.options.seatGrace, logger: self.logger))
+            MatchSetup(
+                id: id, capacity: capacity, label: label, clock: self.clock, seatGrace: self.options.seatGrace, logger: self.logger,
+                storage: self.storage))
         if isPrivate {
             var code = InviteCode.random(using: &self.codeGenerator)
             while self.inviteCodes[code] != nil { code = InviteCode.random(using: &self.codeGenerator) }
@@ -250,7 +264,17 @@ final class NativeWorld {
             self.inviteCodes[code] = id
         }
         hosted.isListed = isListed && !isPrivate
+        self.register(hosted)
+        self.logger.info(
+            "match created",
+            metadata: ["match": "\(id)", "mode": "\(mode)", "player": "\(session?.playerID ?? "matchmaker")", "private": "\(isPrivate)"])
+        return .success(hosted)
+    }
+
+    /// Makes `hosted` one of the world's matches: listed, reachable by id, cleaned up when it ends.
+    func register(_ hosted: any HostedMatch) {
         hosted.onEnd = { [unowned self] ended in
+            self.recordEnd(of: ended)
             self.matches[ended.id] = nil
             if let race = ended as? NativeMatch<CatRaceGame> { self.catRaceWorld?.invitedMatchEnded(race.match) }
             if let code = ended.inviteCode { self.inviteCodes[code] = nil }
@@ -262,12 +286,8 @@ final class NativeWorld {
         hosted.onChange = { [unowned self] changed in
             self.lobby.matchChanged(changed.id, mode: changed.mode)
         }
-        self.matches[id] = hosted
-        self.lobby.matchChanged(id, mode: mode)
-        self.logger.info(
-            "match created",
-            metadata: ["match": "\(id)", "mode": "\(mode)", "player": "\(session?.playerID ?? "matchmaker")", "private": "\(isPrivate)"])
-        return .success(hosted)
+        self.matches[hosted.id] = hosted
+        self.lobby.matchChanged(hosted.id, mode: hosted.mode)
     }
 
     private var tooManyMatches: NativeError {
@@ -289,6 +309,7 @@ final class NativeWorld {
         switch match.join(session.playerID, link: link) {
         case .success(let seat):
             self.seats[ObjectIdentifier(session), default: [:]][matchID] = (seat, link)
+            self.recordSeat(in: match, player: session.playerID)
             return .success(match.info())
         case .failure(let refusal):
             switch refusal {
@@ -380,8 +401,10 @@ final class NativeWorld {
     /// Ends every match (players are told MATCH_ENDED) and every session (SHUTTING_DOWN).
     func shutDown() {
         self.matchmaker.stop()
+        // Turn-based games stay stored as running: they continue after the restart.
+        self.storedMatches.isShuttingDown = true
         for match in Array(self.matches.values) {
-            match.end(reason: "server shutting down")
+            match.end(reason: match.storageKind == .turnBased ? NativeWorld.savedGameShutdownReason : "server shutting down")
         }
         self.sessions.endAll(error: NativeError(.shuttingDown, "the server is shutting down"))
     }

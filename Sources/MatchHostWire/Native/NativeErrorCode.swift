@@ -50,6 +50,8 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let slowConsumer = NativeErrorCode(rawValue: 17)
     /// The handshake or authentication did not finish within the idle timeout.
     public static let handshakeTimeout = NativeErrorCode(rawValue: 18)
+    /// The server could not read or write its database (authentication needs it); try again later.
+    public static let storageFailed = NativeErrorCode(rawValue: 19)
 
     /// A request kind this server does not know.
     public static let unknownRequest = NativeErrorCode(rawValue: 100)
@@ -87,6 +89,16 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let queueFull = NativeErrorCode(rawValue: 116)
     /// Too many lobby subscriptions on this session.
     public static let tooManySubscriptions = NativeErrorCode(rawValue: 117)
+    /// No player has that id.
+    public static let noSuchPlayer = NativeErrorCode(rawValue: 118)
+    /// A key-value key is empty or longer than the server allows.
+    public static let invalidKey = NativeErrorCode(rawValue: 119)
+    /// A value is larger than the server allows.
+    public static let valueTooLarge = NativeErrorCode(rawValue: 120)
+    /// The player holds as many keys as the server allows.
+    public static let tooManyKeys = NativeErrorCode(rawValue: 121)
+    /// The server could not read or write its database for the request; try again later.
+    public static let storageUnavailable = NativeErrorCode(rawValue: 122)
 
     /// The code's name as in PROTOCOL.md.
     public var name: String {
@@ -109,6 +121,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .sequenceError: return "SEQUENCE_ERROR"
         case .slowConsumer: return "SLOW_CONSUMER"
         case .handshakeTimeout: return "HANDSHAKE_TIMEOUT"
+        case .storageFailed: return "STORAGE_FAILED"
         case .unknownRequest: return "UNKNOWN_REQUEST"
         case .unknownMode: return "UNKNOWN_MODE"
         case .noSuchMatch: return "NO_SUCH_MATCH"
@@ -127,6 +140,11 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .alreadyInParty: return "ALREADY_IN_PARTY"
         case .queueFull: return "QUEUE_FULL"
         case .tooManySubscriptions: return "TOO_MANY_SUBSCRIPTIONS"
+        case .noSuchPlayer: return "NO_SUCH_PLAYER"
+        case .invalidKey: return "INVALID_KEY"
+        case .valueTooLarge: return "VALUE_TOO_LARGE"
+        case .tooManyKeys: return "TOO_MANY_KEYS"
+        case .storageUnavailable: return "STORAGE_UNAVAILABLE"
         default: return "ERROR_\(self.rawValue)"
         }
     }

@@ -29,6 +29,9 @@ public enum NativeMessageType: UInt8, Sendable, CaseIterable {
     case partyUpdate = 0x48
     /// S→C `TICKET_CANCELLED`: a queued ticket was taken out of the queue by the server.
     case ticketCancelled = 0x49
+    /// S→C `MATCH_RESUMED`: a turn-based match the player is in continues after a server restart;
+    /// the player has its seat again.
+    case matchResumed = 0x4A
 }
 
 /// How a player's presence in a match changed.
@@ -87,7 +90,7 @@ public enum NativeClientMessage: Hashable, Sendable {
             self = .matchInput(
                 matchID: try body.readNativeUInt64(field: "match id"), input: try body.readNativeBytes(field: "input"))
         case .response, .requestError, .presence, .matchData, .matchEnded, .matchEvent, .lobbyUpdate, .matchmakerMatched,
-            .partyUpdate, .ticketCancelled:
+            .partyUpdate, .ticketCancelled, .matchResumed:
             throw WireError.wrongDirection(messageType: raw)
         }
     }
@@ -142,6 +145,9 @@ public enum NativeServerMessage: Hashable, Sendable {
     case partyUpdate(NativePartyInfo)
     /// `TICKET_CANCELLED`: the server took the ticket out of the queue, for this reason.
     case ticketCancelled(ticketID: String, reason: String)
+    /// `MATCH_RESUMED`: after a server restart, the player is seated again in this stored
+    /// turn-based match (same fields as MATCH_JOINED); the game's STATE follows.
+    case matchResumed(NativeMatchInfo)
 
     /// Decodes a message (type byte first). A payload is a slice of `message`.
     public init(message: ByteBuffer) throws {
@@ -198,6 +204,8 @@ public enum NativeServerMessage: Hashable, Sendable {
             self = .ticketCancelled(
                 ticketID: try body.readNativeString(field: "ticket id", maximumLength: NativeLimits.identifier),
                 reason: try body.readNativeString(field: "reason", maximumLength: NativeLimits.message))
+        case .matchResumed:
+            self = .matchResumed(try NativeMatchInfo(from: &body))
         case .request, .sendData, .matchInput:
             throw WireError.wrongDirection(messageType: raw)
         }
@@ -250,6 +258,9 @@ public enum NativeServerMessage: Hashable, Sendable {
             buffer.writeWireByte(NativeMessageType.ticketCancelled.rawValue)
             buffer.writeNativeString(ticketID)
             buffer.writeNativeString(reason)
+        case .matchResumed(let match):
+            buffer.writeWireByte(NativeMessageType.matchResumed.rawValue)
+            match.encode(into: &buffer)
         }
     }
 

@@ -28,6 +28,19 @@ public enum NativeRequest: Hashable, Sendable {
     case joinParty(String)
     /// Kind 12: leaves a party; a leader leaving disbands it.
     case leaveParty(String)
+    /// Kind 13: a player's profile and stats (`playerID` empty: the asking player's).
+    case getProfile(playerID: String)
+    /// Kind 14: a player's most recent matches, newest first, at most `limit` (0: 20; at most 100).
+    case getMatchHistory(playerID: String, limit: UInt8)
+    /// Kind 15: a game's leaderboard: its top `limit` players, or (with `around`) the `limit`
+    /// entries around that player (0: 10; at most 100).
+    case getLeaderboard(game: String, around: String, limit: UInt8)
+    /// Kind 16: the asking player's value under `key`.
+    case readValue(key: String)
+    /// Kind 17: stores `value` under `key` for the asking player, replacing what was there.
+    case writeValue(key: String, value: ByteBuffer)
+    /// Kind 18: removes the asking player's `key` (nothing happens if it is not there).
+    case deleteValue(key: String)
 
     /// The request kind byte.
     public var kind: UInt8 {
@@ -44,6 +57,12 @@ public enum NativeRequest: Hashable, Sendable {
         case .createParty: return 10
         case .joinParty: return 11
         case .leaveParty: return 12
+        case .getProfile: return 13
+        case .getMatchHistory: return 14
+        case .getLeaderboard: return 15
+        case .readValue: return 16
+        case .writeValue: return 17
+        case .deleteValue: return 18
         }
     }
 
@@ -78,6 +97,25 @@ public enum NativeRequest: Hashable, Sendable {
             self = .joinParty(try body.readNativeString(field: "party id", maximumLength: NativeLimits.identifier))
         case 12:
             self = .leaveParty(try body.readNativeString(field: "party id", maximumLength: NativeLimits.identifier))
+        case 13:
+            self = .getProfile(playerID: try body.readNativeString(field: "player id", maximumLength: NativeLimits.identifier))
+        case 14:
+            self = .getMatchHistory(
+                playerID: try body.readNativeString(field: "player id", maximumLength: NativeLimits.identifier),
+                limit: try body.readWireByte(field: "limit"))
+        case 15:
+            self = .getLeaderboard(
+                game: try body.readNativeString(field: "game", maximumLength: NativeLimits.mode),
+                around: try body.readNativeString(field: "around player id", maximumLength: NativeLimits.identifier),
+                limit: try body.readWireByte(field: "limit"))
+        case 16:
+            self = .readValue(key: try body.readNativeString(field: "key", maximumLength: NativeLimits.identifier))
+        case 17:
+            self = .writeValue(
+                key: try body.readNativeString(field: "key", maximumLength: NativeLimits.identifier),
+                value: try body.readNativeBytes(field: "value"))
+        case 18:
+            self = .deleteValue(key: try body.readNativeString(field: "key", maximumLength: NativeLimits.identifier))
         default:
             throw NativeWireError.unknownRequestKind(kind)
         }
@@ -104,6 +142,20 @@ public enum NativeRequest: Hashable, Sendable {
             ticket.encode(into: &buffer)
         case .createParty(let maxSize):
             buffer.writeWireByte(maxSize)
+        case .getProfile(let playerID):
+            buffer.writeNativeString(playerID)
+        case .getMatchHistory(let playerID, let limit):
+            buffer.writeNativeString(playerID)
+            buffer.writeWireByte(limit)
+        case .getLeaderboard(let game, let around, let limit):
+            buffer.writeNativeString(game)
+            buffer.writeNativeString(around)
+            buffer.writeWireByte(limit)
+        case .readValue(let key), .deleteValue(let key):
+            buffer.writeNativeString(key)
+        case .writeValue(let key, let value):
+            buffer.writeNativeString(key)
+            buffer.writeNativeBytes(value)
         }
     }
 }
@@ -124,6 +176,14 @@ public enum NativeResponse: Hashable, Sendable {
     case ticketQueued(ticketID: String)
     /// Kind 7: the player's party, as it is now.
     case party(NativePartyInfo)
+    /// Kind 8: a player's profile (GET_PROFILE).
+    case profile(NativeProfile)
+    /// Kind 9: a player's matches, newest first (GET_MATCH_HISTORY).
+    case matchHistory(playerID: String, matches: [NativeMatchSummary])
+    /// Kind 10: part of a game's leaderboard, best first (GET_LEADERBOARD).
+    case leaderboard(game: String, entries: [NativeLeaderboardEntry])
+    /// Kind 11: the value under `key`, or nil when there is none (READ_VALUE).
+    case value(key: String, value: ByteBuffer?)
 
     /// The response kind byte.
     public var kind: UInt8 {
@@ -135,6 +195,10 @@ public enum NativeResponse: Hashable, Sendable {
         case .done: return 5
         case .ticketQueued: return 6
         case .party: return 7
+        case .profile: return 8
+        case .matchHistory: return 9
+        case .leaderboard: return 10
+        case .value: return 11
         }
     }
 
@@ -161,6 +225,28 @@ public enum NativeResponse: Hashable, Sendable {
             self = .ticketQueued(ticketID: try body.readNativeString(field: "ticket id", maximumLength: NativeLimits.identifier))
         case 7:
             self = .party(try NativePartyInfo(from: &body))
+        case 8:
+            self = .profile(try NativeProfile(from: &body))
+        case 9:
+            let playerID = try body.readNativeString(field: "player id", maximumLength: NativeLimits.identifier)
+            let count = Int(try body.readWireByte(field: "match count"))
+            var matches: [NativeMatchSummary] = []
+            matches.reserveCapacity(count)
+            for _ in 0..<count { matches.append(try NativeMatchSummary(from: &body)) }
+            self = .matchHistory(playerID: playerID, matches: matches)
+        case 10:
+            let game = try body.readNativeString(field: "game", maximumLength: NativeLimits.mode)
+            let count = Int(try body.readWireByte(field: "entry count"))
+            var entries: [NativeLeaderboardEntry] = []
+            entries.reserveCapacity(count)
+            for _ in 0..<count { entries.append(try NativeLeaderboardEntry(from: &body)) }
+            self = .leaderboard(game: game, entries: entries)
+        case 11:
+            let key = try body.readNativeString(field: "key", maximumLength: NativeLimits.identifier)
+            let found = try body.readWireByte(field: "found")
+            guard found <= 1 else { throw NativeWireError.invalidValue(field: "found", value: UInt64(found)) }
+            let value = try body.readNativeBytes(field: "value")
+            self = .value(key: key, value: found == 1 ? value : nil)
         default:
             throw NativeWireError.unknownResponseKind(kind)
         }
@@ -187,6 +273,20 @@ public enum NativeResponse: Hashable, Sendable {
             buffer.writeNativeString(ticketID)
         case .party(let party):
             party.encode(into: &buffer)
+        case .profile(let profile):
+            profile.encode(into: &buffer)
+        case .matchHistory(let playerID, let matches):
+            buffer.writeNativeString(playerID)
+            buffer.writeWireByte(UInt8(matches.count))
+            for match in matches { match.encode(into: &buffer) }
+        case .leaderboard(let game, let entries):
+            buffer.writeNativeString(game)
+            buffer.writeWireByte(UInt8(entries.count))
+            for entry in entries { entry.encode(into: &buffer) }
+        case .value(let key, let value):
+            buffer.writeNativeString(key)
+            buffer.writeWireByte(value == nil ? 0 : 1)
+            buffer.writeNativeBytes(value ?? ByteBuffer())
         }
     }
 }

@@ -1,0 +1,70 @@
+import MatchHostWire
+import NIOCore
+
+extension MatchHostClient {
+    /// A player's profile: alias, when it was created and last seen, and its stats per game.
+    /// - Parameter playerID: the player; empty (the default) for this client's own player.
+    /// - Throws: `NO_SUCH_PLAYER` for an id the server does not know.
+    public func profile(of playerID: String = "") async throws -> NativeProfile {
+        let response = try await self.request(.getProfile(playerID: playerID))
+        guard case .profile(let profile) = response else {
+            throw MatchHostClientError.protocolViolation("expected PROFILE, got \(response)")
+        }
+        return profile
+    }
+
+    /// A player's most recent matches, newest first.
+    /// - Parameters:
+    ///   - playerID: the player; empty (the default) for this client's own player.
+    ///   - limit: how many at most; 0 takes the server's default (20), more than 100 gives 100.
+    /// - Throws: `NO_SUCH_PLAYER` for an id with neither an account nor a match.
+    public func matchHistory(of playerID: String = "", limit: UInt8 = 0) async throws -> [NativeMatchSummary] {
+        let response = try await self.request(.getMatchHistory(playerID: playerID, limit: limit))
+        guard case .matchHistory(_, let matches) = response else {
+            throw MatchHostClientError.protocolViolation("expected MATCH_HISTORY, got \(response)")
+        }
+        return matches
+    }
+
+    /// Part of a game's leaderboard, best first: its top players, or the entries around one
+    /// player (empty when that player has no finished match in the game).
+    /// - Parameters:
+    ///   - game: the game's mode name (`fourinarow`, `disks`, `catrace`).
+    ///   - playerID: the player to centre on; empty (the default) for the top of the board.
+    ///   - limit: how many entries; 0 takes the server's default (10), more than 100 gives 100.
+    public func leaderboard(game: String, around playerID: String = "", limit: UInt8 = 0) async throws -> [NativeLeaderboardEntry] {
+        guard game.utf8.count <= NativeLimits.mode else { throw MatchHostClientError.invalidArgument("game names are at most 64 bytes") }
+        let response = try await self.request(.getLeaderboard(game: game, around: playerID, limit: limit))
+        guard case .leaderboard(_, let entries) = response else {
+            throw MatchHostClientError.protocolViolation("expected LEADERBOARD, got \(response)")
+        }
+        return entries
+    }
+
+    /// This player's value under `key`, or nil when there is none.
+    /// - Throws: `INVALID_KEY` for an empty key.
+    public func readValue(key: String) async throws -> [UInt8]? {
+        let response = try await self.request(.readValue(key: key))
+        guard case .value(_, let value) = response else {
+            throw MatchHostClientError.protocolViolation("expected VALUE, got \(response)")
+        }
+        return value.map { Array($0.readableBytesView) }
+    }
+
+    /// Stores `value` under `key` for this player, replacing what was there. Committed to the
+    /// server's database when this returns.
+    /// - Throws: `INVALID_KEY` (empty, or longer than the server's limit, 128 bytes by default),
+    ///   `VALUE_TOO_LARGE` (16 KiB by default), `TOO_MANY_KEYS` (64 by default).
+    public func writeValue(_ value: [UInt8], key: String) async throws {
+        try Self.expectDone(await self.request(.writeValue(key: key, value: ByteBuffer(bytes: value))), "WRITE_VALUE")
+    }
+
+    /// Removes this player's `key`; nothing happens if it is not there.
+    public func deleteValue(key: String) async throws {
+        try Self.expectDone(await self.request(.deleteValue(key: key)), "DELETE_VALUE")
+    }
+
+    private static func expectDone(_ response: NativeResponse, _ request: String) throws {
+        guard case .done = response else { throw MatchHostClientError.protocolViolation("\(request) answered with \(response)") }
+    }
+}

@@ -1,0 +1,183 @@
+import Logging
+import MatchHostCore
+import MatchHostWire
+
+/// What the native world remembers about storing its matches. Loop-confined, like the world.
+struct StoredMatchesState {
+    /// Each recorded match's players as storage has them, in seat order; an entry lives from
+    /// the match's record until its end is written.
+    var recordedPlayers: [MatchID: [PlayerID]] = [:]
+    /// Real-time matches that a restart abandoned, by player, for a MATCH_ENDED when the
+    /// player comes back.
+    var abandonedByPlayer: [PlayerID: [MatchID]] = [:]
+    /// Restored turn-based matches holding a seat for the player, by player.
+    var waitingSeats: [PlayerID: [MatchID]] = [:]
+    /// Set when the server stops: turn-based games are then left running in storage.
+    var isShuttingDown = false
+}
+
+/// What a native world starts from, read from the store before its listener binds (so no
+/// player can arrive before it is in place).
+struct WorldStartup: Sendable {
+    /// The reason stored for, and told to the players of, real-time matches a restart cut short.
+    static let restartReason = "server restarted"
+
+    /// Real-time matches that were running when the server stopped, now recorded as abandoned.
+    var abandoned: [MatchRecord] = []
+    /// The largest match id ever stored.
+    var largestMatchID: MatchID = 0
+    /// Turn-based games still running, to continue.
+    var turnGames: [TurnGameRecord] = []
+
+    /// Records interrupted real-time matches as abandoned and reads what the world continues from.
+    static func load(from store: any GameStore) async throws -> WorldStartup {
+        let abandoned = try await store.abandonUnfinishedMatches(at: UnixMillis.now(), reason: Self.restartReason)
+        return WorldStartup(
+            abandoned: abandoned, largestMatchID: try await store.largestMatchID(), turnGames: try await store.activeTurnGames())
+    }
+}
+
+/// Why a stored game cannot continue.
+private struct RestoreError: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension NativeWorld {
+    /// MATCH_ENDED's reason for a turn-based game when the server stops: it is kept, and continues.
+    static let savedGameShutdownReason = "server shutting down; the game is saved and continues when the server is back"
+
+    /// Takes over what the last run left: match ids continue after the largest stored, stored
+    /// turn-based games continue (their seats held for their players), and the players of
+    /// matches the restart abandoned are told so when they come back.
+    func start(from startup: WorldStartup) {
+        self.nextMatchID = max(self.nextMatchID, startup.largestMatchID + 1)
+        for game in startup.turnGames {
+            self.restore(game)
+        }
+        for match in startup.abandoned {
+            for player in match.players {
+                self.storedMatches.abandonedByPlayer[player, default: []].append(match.id)
+            }
+        }
+        if !startup.abandoned.isEmpty {
+            self.storage.logger.notice(
+                "matches interrupted by the restart recorded as abandoned", metadata: ["matches": "\(startup.abandoned.map(\.id))"])
+        }
+    }
+
+    /// Continues a stored turn-based game: the match is created from its state, and a seat is
+    /// reserved for each player (in seat order), so play resumes at once with a full turn for
+    /// the player to move; a player not back within the seat grace period leaves the game.
+    private func restore(_ game: TurnGameRecord) {
+        let id = game.matchID
+        let setup = MatchSetup(
+            id: id, capacity: game.players.count, label: "", clock: self.clock, seatGrace: self.options.seatGrace,
+            logger: self.storage.logger, storage: self.storage)
+        let hosted: any HostedMatch
+        do {
+            guard let restore = self.modes[game.game]?.restore else {
+                throw RestoreError(description: "this server has no turn-based mode \"\(game.game)\"")
+            }
+            hosted = try restore(setup, game.state)
+        } catch {
+            self.storage.logger.error("stored game cannot continue", metadata: ["match": "\(id)", "error": "\(error)"])
+            let endedAt = self.storage.now()
+            let reason = "could not be restored: \(error)"
+            self.storage.write(
+                for: id, { store in try await store.recordMatchAbandoned(matchID: id, endedAt: endedAt, reason: reason) },
+                then: self.storage.logFailure("unrestorable game not recorded as abandoned", match: id))
+            return
+        }
+        self.register(hosted)
+        self.storedMatches.recordedPlayers[id] = game.players
+        for player in game.players {
+            switch hosted.reserve(player) {
+            case .success: self.storedMatches.waitingSeats[player, default: []].append(id)
+            case .failure(let refusal):
+                self.storage.logger.error("stored player not seated", metadata: ["match": "\(id)", "player": "\(player)", "refusal": "\(refusal)"])
+            }
+        }
+        self.storage.logger.info("turn-based game restored", metadata: ["match": "\(id)", "moves": "\(game.moveCount)"])
+    }
+
+    /// `session`'s player has just authenticated: it takes back its seats in restored games
+    /// (MATCH_RESUMED, then the game's STATE) and hears of the matches a restart abandoned
+    /// under it (MATCH_ENDED).
+    func sessionStarted(_ session: Session) {
+        let player = session.playerID
+        for matchID in self.storedMatches.waitingSeats.removeValue(forKey: player) ?? [] {
+            guard let match = self.matches[matchID], !match.isEnded,
+                match.info().players.contains(where: { $0.playerID == player }),
+                let seat = match.seatPlayers.firstIndex(of: player)
+            else { continue }
+            let link = SessionSeatLink(session: session)
+            self.seats[ObjectIdentifier(session), default: [:]][matchID] = (seat, link)
+            // The player is back as of this message (its seat turns connected just below).
+            var info = match.info()
+            if let index = info.players.firstIndex(where: { $0.playerID == player }) { info.players[index].presence = .connected }
+            session.sendReliable(NativeServerMessage.matchResumed(info).encoded(allocator: self.allocator))
+            // Arriving at its reserved seat: the other player sees PRESENCE reconnected, this one gets STATE.
+            match.back(seat: seat, link: link)
+        }
+        for matchID in self.storedMatches.abandonedByPlayer.removeValue(forKey: player) ?? [] {
+            let ended = NativeServerMessage.matchEnded(matchID: matchID, reason: "abandoned(\(WorldStartup.restartReason))")
+            session.sendReliable(ended.encoded(allocator: self.allocator))
+        }
+    }
+
+    /// `player` has just taken a seat in `match`: a real-time match is recorded with its first
+    /// player and each later one is added; a turn-based game is recorded, with its state, once
+    /// play starts.
+    func recordSeat(in match: any HostedMatch, player: PlayerID) {
+        let id = match.id
+        let game = match.mode
+        let startedAt = self.storage.now()
+        switch match.storageKind {
+        case .notStored:
+            return
+        case .realTime:
+            if self.storedMatches.recordedPlayers[id] == nil {
+                self.storedMatches.recordedPlayers[id] = [player]
+                self.storage.write(
+                    for: id, { store in try await store.recordMatchStarted(id: id, game: game, mode: "", players: [player], startedAt: startedAt) },
+                    then: self.storage.logFailure("match start not recorded", match: id))
+            } else {
+                self.storedMatches.recordedPlayers[id]?.append(player)
+                self.storage.write(
+                    for: id, { store in try await store.addMatchPlayer(matchID: id, playerID: player) },
+                    then: self.storage.logFailure("match player not recorded", match: id))
+            }
+        case .turnBased:
+            guard self.storedMatches.recordedPlayers[id] == nil, let state = match.storedTurnState() else { return }
+            let players = match.seatPlayers
+            self.storedMatches.recordedPlayers[id] = players
+            self.storage.write(
+                for: id,
+                { store in
+                    try await store.createTurnGame(matchID: id, game: game, mode: "", players: players, startedAt: startedAt, state: state)
+                },
+                then: self.storage.logFailure("turn-based game not recorded", match: id))
+        }
+    }
+
+    /// `match` has ended: its result (or that it was abandoned) is written after everything
+    /// else written for it. A turn-based game ended by the server stopping stays running in
+    /// storage, to continue after the restart.
+    func recordEnd(of match: any HostedMatch) {
+        let id = match.id
+        guard let players = self.storedMatches.recordedPlayers.removeValue(forKey: id) else { return }
+        if match.storageKind == .turnBased, self.storedMatches.isShuttingDown { return }
+        let endedAt = self.storage.now()
+        switch match.storedEnding ?? .abandoned(reason: "ended") {
+        case .finished(let result):
+            let lines = resultLines(result, for: players)
+            self.storage.write(
+                for: id, { store in try await store.recordMatchFinished(matchID: id, endedAt: endedAt, result: lines) },
+                then: self.storage.logFailure("match result not recorded", match: id))
+        case .abandoned(let reason):
+            self.storage.write(
+                for: id, { store in try await store.recordMatchAbandoned(matchID: id, endedAt: endedAt, reason: reason) },
+                then: self.storage.logFailure("abandoned match not recorded", match: id))
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import MatchHostCore
+import MatchHostGames
+import MatchHostWire
+import NIOCore
+
+extension NativeRequest {
+    /// Whether the answer comes from the store (profile, history, leaderboard, player values).
+    var isAnsweredFromStorage: Bool {
+        switch self {
+        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue: return true
+        default: return false
+        }
+    }
+}
+
+extension NativeWorld {
+    /// The most matches or leaderboard entries one answer holds.
+    static let maximumStoredListLength = 100
+
+    /// Answers a request about what is stored. The store is asked off the loop; the RESPONSE
+    /// or REQUEST_ERROR goes out when it answers, so it may come after the answers to requests
+    /// sent later (match them by request id). A player's value requests run in the order they
+    /// came; profile, history and leaderboard see every result written before they came.
+    func answerFromStorage(_ request: NativeRequest, id: UInt32, for session: Session) {
+        let asker = session.playerID
+        // Every game but the relay has results to count.
+        let games = self.modes.names.filter { $0 != RelayGame.mode }
+        let call: @Sendable (any GameStore) async throws -> NativeResponse
+        // Reads of results wait for results being written; a player's values are one queue.
+        var valueQueue: WorldStore.Queue?
+        switch request {
+        case .getProfile(let playerID):
+            let target = playerID.isEmpty ? asker : playerID
+            call = { store in try await Self.profile(of: target, games: games, in: store) }
+        case .getMatchHistory(let playerID, let limit):
+            let target = playerID.isEmpty ? asker : playerID
+            let count = Self.listLength(limit, default: 20)
+            call = { store in
+                let matches = try await store.matchHistory(playerID: target, limit: count)
+                if matches.isEmpty, try await store.player(id: target) == nil {
+                    throw NativeError(.noSuchPlayer, "no player with id \(target)")
+                }
+                return .matchHistory(playerID: target, matches: matches.map { Self.summary(of: $0, for: target) })
+            }
+        case .getLeaderboard(let game, let around, let limit):
+            let count = Self.listLength(limit, default: 10)
+            call = { store in
+                let entries =
+                    around.isEmpty
+                    ? try await store.leaderboard(game: game, limit: count)
+                    : try await store.leaderboard(game: game, around: around, count: count)
+                return .leaderboard(game: game, entries: entries.map(Self.wire))
+            }
+        case .readValue(let key):
+            guard !key.isEmpty else {
+                session.sendReliable(NativeServerMessage.requestError(id: id, Self.error(for: GameStoreError.emptyKey)).encoded(allocator: self.allocator))
+                return
+            }
+            valueQueue = .player(asker)
+            call = { store in .value(key: key, value: try await store.readValue(playerID: asker, key: key).map { ByteBuffer(bytes: $0) }) }
+        case .writeValue(let key, let value):
+            let bytes = Array(value.readableBytesView)
+            valueQueue = .player(asker)
+            call = { store in
+                try await store.writeValue(playerID: asker, key: key, value: bytes)
+                return .done
+            }
+        case .deleteValue(let key):
+            valueQueue = .player(asker)
+            call = { store in
+                try await store.deleteValue(playerID: asker, key: key)
+                return .done
+            }
+        default:
+            return
+        }
+        let answer = { (result: Result<NativeResponse, any Error>) in
+            let reply: NativeServerMessage
+            switch result {
+            case .success(let response): reply = .response(id: id, response)
+            case .failure(let error): reply = .requestError(id: id, Self.error(for: error))
+            }
+            // A session that ended meanwhile takes nothing.
+            session.sendReliable(reply.encoded(allocator: self.allocator))
+        }
+        if let valueQueue {
+            self.storage.write(in: valueQueue, call, then: answer)
+        } else {
+            self.storage.readAfterQueuedWrites(call, then: answer)
+        }
+    }
+
+    private static func listLength(_ limit: UInt8, default length: Int) -> Int {
+        limit == 0 ? length : min(Int(limit), Self.maximumStoredListLength)
+    }
+
+    private static func profile(of playerID: PlayerID, games: [String], in store: any GameStore) async throws -> NativeResponse {
+        guard let player = try await store.player(id: playerID) else {
+            throw NativeError(.noSuchPlayer, "no player with id \(playerID)")
+        }
+        var stats: [NativeGameStats] = []
+        for game in games {
+            guard let numbers = try await store.stats(game: game, playerID: playerID) else { continue }
+            stats.append(
+                NativeGameStats(
+                    game: game, played: UInt32(clamping: numbers.played), won: UInt32(clamping: numbers.won),
+                    lost: UInt32(clamping: numbers.lost), drawn: UInt32(clamping: numbers.drawn), rating: numbers.rating))
+        }
+        return .profile(
+            NativeProfile(
+                playerID: player.id, alias: player.alias, createdAt: UInt64(clamping: player.createdAt.milliseconds),
+                lastSeenAt: UInt64(clamping: player.lastSeenAt.milliseconds), stats: stats))
+    }
+
+    private static func summary(of match: MatchRecord, for playerID: PlayerID) -> NativeMatchSummary {
+        var state = NativeStoredMatchState.running
+        var outcome = NativeOutcome.none
+        var reason = ""
+        switch match.state {
+        case .running:
+            break
+        case .abandoned(let why):
+            state = .abandoned
+            reason = why
+        case .finished(let result):
+            state = .finished
+            switch result.players.first(where: { $0.playerID == playerID })?.outcome {
+            case .won?: outcome = .won
+            case .lost?: outcome = .lost
+            case .draw?: outcome = .draw
+            case nil: break
+            }
+        }
+        return NativeMatchSummary(
+            matchID: match.id, game: match.game, startedAt: UInt64(clamping: match.startedAt.milliseconds),
+            endedAt: UInt64(clamping: match.endedAt?.milliseconds ?? 0), state: state, outcome: outcome, reason: reason,
+            players: match.players)
+    }
+
+    private static func wire(_ entry: LeaderboardEntry) -> NativeLeaderboardEntry {
+        NativeLeaderboardEntry(
+            rank: UInt32(clamping: entry.rank), playerID: entry.playerID, alias: entry.alias ?? "", rating: entry.rating,
+            won: UInt32(clamping: entry.won), played: UInt32(clamping: entry.played))
+    }
+
+    /// The REQUEST_ERROR for what the store threw.
+    static func error(for error: any Error) -> NativeError {
+        switch error {
+        case let error as NativeError:
+            return error
+        case let error as GameStoreError:
+            switch error {
+            case .unknownPlayer: return NativeError(.noSuchPlayer, error.description)
+            case .emptyKey, .keyTooLong: return NativeError(.invalidKey, error.description)
+            case .valueTooLarge: return NativeError(.valueTooLarge, error.description)
+            case .tooManyKeys: return NativeError(.tooManyKeys, error.description)
+            default: return NativeError(.storageUnavailable, "the server could not use its database (\(error)); try again later")
+            }
+        default:
+            return NativeError(.storageUnavailable, "the server could not use its database (\(error)); try again later")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import MatchHostCore
+import NIOCore
+
+/// The ``TurnJournal`` of the native port's turn-based games: each accepted move is committed
+/// to the ``GameStore`` (``GameStore/appendMove(matchID:moveNumber:move:state:at:)``, one
+/// transaction with the state after it) before the game acknowledges it to anyone.
+///
+/// The write goes through the match's queue in ``WorldStore``, so it lands after the game's
+/// creation and any earlier move; its completion comes back on the world's loop, which is
+/// the match's.
+final class StoreTurnJournal: TurnJournal {
+    private let storage: WorldStore
+
+    init(storage: WorldStore) {
+        self.storage = storage
+    }
+
+    func commit(
+        matchID: MatchID, moveNumber: Int, move: ByteBuffer, state: ByteBuffer, completion: @escaping ((any Error)?) -> Void
+    ) {
+        let move = Array(move.readableBytesView)
+        let state = Array(state.readableBytesView)
+        let at = self.storage.now()
+        self.storage.write(
+            for: matchID, { store in try await store.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at) }
+        ) { result in
+            switch result {
+            case .success: completion(nil)
+            case .failure(let error): completion(error)
+            }
+        }
+    }
+}

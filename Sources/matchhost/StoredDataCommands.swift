@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import MatchHostCore
+import MatchHostSQLite
+
+/// Runs `body` with the server's database in `data`, then closes it; a database that cannot be
+/// opened stops the command with one line saying why. SQLite's write-ahead log lets this run
+/// while the server writes.
+func withStoredData(_ data: String, _ body: (SQLiteGameStore) async throws -> Void) async throws {
+    let store: SQLiteGameStore
+    do {
+        store = try await SQLiteGameStore.open(directory: data, options: SQLiteStoreOptions(createIfMissing: false), logger: silentLogger)
+    } catch {
+        FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+        throw ExitCode(2)
+    }
+    do {
+        try await body(store)
+    } catch {
+        try? await store.close()
+        throw error
+    }
+    try? await store.close()
+}
+
+/// A wall-clock time as `2026-01-01 12:00:00 UTC`.
+func formatted(_ time: UnixMillis) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
+    return formatter.string(from: Date(timeIntervalSince1970: Double(time.milliseconds) / 1000))
+}
+
+/// `matchhost leaderboard GAME`: a game's leaderboard, from the server's database.
+struct LeaderboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "leaderboard",
+        abstract: "Print a game's leaderboard from the server's database.",
+        discussion: """
+            Reads the database in --data (the server may be running). Players are ranked by \
+            rating, then wins, then id. With --around, prints the entries around that player.
+            """)
+
+    @Argument(help: "The game (fourinarow, disks, catrace).")
+    var game: String
+
+    @Option(help: "A player id to centre the list on.")
+    var around: String?
+
+    @Option(help: "How many entries (1-1000).")
+    var limit = 10
+
+    @Option(help: "The server's data directory.")
+    var data = "data"
+
+    func validate() throws {
+        guard (1...1000).contains(self.limit) else { throw ValidationError("--limit must be 1-1000") }
+    }
+
+    func run() async throws {
+        try await withStoredData(self.data) { store in try await self.show(from: store) }
+    }
+
+    private func show(from store: SQLiteGameStore) async throws {
+        let entries =
+            if let around = self.around {
+                try await store.leaderboard(game: self.game, around: around, count: self.limit)
+            } else {
+                try await store.leaderboard(game: self.game, limit: self.limit)
+            }
+        guard !entries.isEmpty else {
+            print(self.around == nil ? "no results in \(self.game) yet" : "\(self.around ?? "") has no results in \(self.game)")
+            return
+        }
+        print("rank  rating   won  played  player                            alias")
+        for entry in entries {
+            let rank = String(entry.rank).padding(toLength: 4, withPad: " ", startingAt: 0)
+            let rating = String(format: "%7.1f", entry.rating)
+            let won = String(format: "%5d", entry.won)
+            let played = String(format: "%7d", entry.played)
+            print("\(rank)  \(rating) \(won) \(played)  \(entry.playerID.padding(toLength: 32, withPad: " ", startingAt: 0))  \(entry.alias ?? "-")")
+        }
+    }
+}
+
+/// `matchhost player ID`: a player's account, stats and recent matches, from the server's database.
+struct PlayerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "player",
+        abstract: "Print a player's account, stats and recent matches from the server's database.",
+        discussion: "Reads the database in --data (the server may be running).")
+
+    @Argument(help: "The player id.")
+    var id: String
+
+    @Option(help: "How many recent matches (0-1000).")
+    var matches = 10
+
+    @Option(help: "The server's data directory.")
+    var data = "data"
+
+    /// The games whose stats are shown.
+    static let games = ["catrace", "disks", "fourinarow"]
+
+    func validate() throws {
+        guard (0...1000).contains(self.matches) else { throw ValidationError("--matches must be 0-1000") }
+    }
+
+    func run() async throws {
+        try await withStoredData(self.data) { store in try await self.show(from: store) }
+    }
+
+    private func show(from store: SQLiteGameStore) async throws {
+        let history = try await store.matchHistory(playerID: self.id, limit: self.matches)
+        let player = try await store.player(id: self.id)
+        guard player != nil || !history.isEmpty else {
+            FileHandle.standardError.write(Data("matchhost: no player with id \(self.id) in \(store.path)\n".utf8))
+            throw ExitCode(1)
+        }
+        print("player     \(self.id)")
+        if let player {
+            print("alias      \(player.alias)")
+            print("created    \(formatted(player.createdAt))")
+            print("last seen  \(formatted(player.lastSeenAt))")
+        } else {
+            print("(no account: a Cat Race port player)")
+        }
+        for game in Self.games {
+            guard let stats = try await store.stats(game: game, playerID: self.id) else { continue }
+            print(
+                "\(game.padding(toLength: 10, withPad: " ", startingAt: 0)) played \(stats.played), won \(stats.won), "
+                    + "lost \(stats.lost), drawn \(stats.drawn), rating \(String(format: "%.1f", stats.rating))")
+        }
+        guard !history.isEmpty else { return }
+        print("recent matches:")
+        for match in history {
+            print("  \(match.id)  \(match.game)  \(formatted(match.startedAt))  \(Self.describe(match.state, for: self.id))")
+        }
+    }
+
+    private static func describe(_ state: MatchState, for player: PlayerID) -> String {
+        switch state {
+        case .running: return "running"
+        case .abandoned(let reason): return "abandoned (\(reason))"
+        case .finished(let result):
+            guard let line = result.players.first(where: { $0.playerID == player }) else { return "finished" }
+            return line.outcome.rawValue + (line.summary.map { " (\($0))" } ?? "")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import MatchHostClient
+import MatchHostCore
+import MatchHostSQLite
+import MatchHostWire
+import NIOCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `kill -9` in the middle of a Four in a Row game, and a restart on the same data.
+@Suite(.serialized) struct CrashRestartTests {
+    @Test func aTurnBasedGameContinuesFromItsLastAcknowledgedMoveAfterSIGKILL() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-crash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let turnMilliseconds: UInt32 = 30_000  // the server's default turn
+
+        // Before the crash: a game three moves in, and a real-time match waiting for players.
+        let first = try ServeProcess.start(data: data)
+        let aliceDevice = newDeviceID()
+        let bobDevice = newDeviceID()
+        let alice = makeClient(port: first.nativePort, credentials: .device(id: aliceDevice, secret: ""))
+        let bob = makeClient(port: first.nativePort, credentials: .device(id: bobDevice, secret: ""))
+        let aliceAuth = try await alice.connect()
+        let bobAuth = try await bob.connect()
+        let aliceEvents = Recorder(alice.events)
+        let bobEvents = Recorder(bob.events)
+        let game = try await alice.createMatch(mode: "fourinarow").matchID
+        _ = try await bob.joinMatch(game)
+        let disks = try await alice.createMatch(mode: "disks").matchID
+        try await play(1, column: 0, by: alice, events: aliceEvents, in: game)
+        try await play(2, column: 1, by: bob, events: bobEvents, in: game)
+        try await play(3, column: 0, by: alice, events: aliceEvents, in: game)
+        // Move 3 is acknowledged: it must survive.
+        first.stop(with: SIGKILL)
+        #expect(first.process.terminationReason == .uncaughtSignal)
+        await alice.close()
+        await bob.close()
+        // Down for a moment: a turn timer that went on from before the crash would show it.
+        try await Task.sleep(for: .seconds(1))
+
+        let launchedAt = ContinuousClock.now
+        let second = try ServeProcess.start(data: data)
+        // Bob, whose turn it is, comes back first, with his device.
+        let bobAgain = makeClient(port: second.nativePort, credentials: .device(id: bobDevice, secret: bobAuth.deviceSecret))
+        let bobAgainEvents = Recorder(bobAgain.events)
+        #expect(try await bobAgain.connect().playerID == bobAuth.playerID)
+        let resumed = try await bobAgainEvents.next("MATCH_RESUMED") { if case .matchResumed = $0 { true } else { false } }
+        guard case .matchResumed(let info) = resumed else { return }
+        #expect(info.matchID == game)
+        #expect(info.players.map(\.playerID) == [aliceAuth.playerID, bobAuth.playerID])
+        let stateEvent = try await bobAgainEvents.next("STATE") { if case .state? = $0.fourInARow(in: game) { true } else { false } }
+        let receivedAt = ContinuousClock.now
+        guard case .state(let state)? = stateEvent.fourInARow(in: game) else { return }
+        #expect(state.phase == .playing)
+        #expect(state.moveNumber == 4)
+        #expect(state.seatToMove == 1)
+        // Two discs of seat 0 (1 on the wire) and one of seat 1 (2): moves 1 to 3, none twice.
+        #expect(state.board.filter { $0 == 1 }.count == 2)
+        #expect(state.board.filter { $0 == 2 }.count == 1)
+        // The turn timer restarted with the server: at most the time since the new process was launched has gone.
+        let sinceLaunch = receivedAt - launchedAt
+        let sinceLaunchMilliseconds = sinceLaunch.components.seconds * 1000 + sinceLaunch.components.attoseconds / 1_000_000_000_000_000
+        #expect(Int64(state.turnTimeLeftMilliseconds) >= Int64(turnMilliseconds) - sinceLaunchMilliseconds - 5)
+
+        // Alice comes back with her session token, which outlived the crash.
+        let aliceAgain = makeClient(port: second.nativePort, credentials: .token(aliceAuth.sessionToken))
+        let aliceAgainEvents = Recorder(aliceAgain.events)
+        #expect(try await aliceAgain.connect().playerID == aliceAuth.playerID)
+        _ = try await aliceAgainEvents.next("MATCH_RESUMED") { if case .matchResumed(let info) = $0 { info.matchID == game } else { false } }
+        // The real-time match she was in did not survive, and she is told so.
+        #expect(
+            try await aliceAgainEvents.next("MATCH_ENDED of the disks match") { if case .matchEnded(disks, _) = $0 { true } else { false } }
+                == .matchEnded(matchID: disks, reason: "abandoned(server restarted)"))
+
+        // The game goes on from move 4; alice completes column 0 at move 7.
+        try await play(4, column: 1, by: bobAgain, events: bobAgainEvents, in: game)
+        try await play(5, column: 0, by: aliceAgain, events: aliceAgainEvents, in: game)
+        try await play(6, column: 1, by: bobAgain, events: bobAgainEvents, in: game)
+        try await play(7, column: 0, by: aliceAgain, events: aliceAgainEvents, in: game)
+        let over = try await bobAgainEvents.next("GAME_OVER") { if case .gameOver? = $0.fourInARow(in: game) { true } else { false } }
+        guard case .gameOver(let result)? = over.fourInARow(in: game) else { return }
+        #expect(result.winnerSeat == 0)
+        await aliceAgain.close()
+        await bobAgain.close()
+        second.stop(with: SIGTERM)
+        #expect(second.process.terminationStatus == 0)
+
+        // The database holds each move once, in order, and the result.
+        let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(createIfMissing: false))
+        let log = try await store.moveLog(matchID: game)
+        #expect(log.map(\.moveNumber) == Array(1...7))
+        #expect(log.map { Array($0.move) } == [0, 1, 0, 1, 0, 1, 0].enumerated().map { number, column in
+            Array(FourInARowClientMessage.move(FourInARowMove(moveNumber: UInt16(number + 1), column: UInt8(column))).encoded().readableBytesView)
+        })
+        let record = try #require(try await store.match(id: game))
+        guard case .finished(let stored) = record.state else {
+            Issue.record("the game is stored finished, not \(record.state)")
+            return
+        }
+        #expect(stored.players.map(\.playerID) == [aliceAuth.playerID, bobAuth.playerID])
+        #expect(stored.players.map(\.outcome) == [.won, .lost])
+        #expect(try await store.match(id: disks)?.state == .abandoned(reason: "server restarted"))
+        try await store.close()
+    }
+}

@@ -1,0 +1,91 @@
+import MatchHostClient
+import MatchHostCore
+import MatchHostServer
+import MatchHostWire
+import NIOCore
+import Testing
+
+@Suite("Native client: profiles, history, leaderboards and player values")
+struct NativeStoredRequestTests {
+    @Test("a finished game shows in both players' profiles, histories and the game's leaderboard")
+    func profileHistoryAndLeaderboard() async throws {
+        let server = try await TestServer.start()
+        let alice = makeClient(port: server.port)
+        let bob = makeClient(port: server.port)
+        let carol = makeClient(port: server.port)
+        let aliceID = try await alice.connect().playerID
+        let bobID = try await bob.connect().playerID
+        let carolID = try await carol.connect().playerID
+        let aliceEvents = Recorder(alice.events)
+        let bobEvents = Recorder(bob.events)
+        let carolEvents = Recorder(carol.events)
+        let first = try await playQuickWin(alice, aliceEvents, over: bob, bobEvents)
+        let second = try await playQuickWin(alice, aliceEvents, over: carol, carolEvents)
+
+        let own = try await alice.profile()
+        #expect(own.playerID == aliceID)
+        #expect(own.alias == String(aliceID.prefix(8)))
+        #expect(own.lastSeenAt >= own.createdAt)
+        #expect(own.stats.map(\.game) == ["fourinarow"])
+        #expect(own.stats.first.map { [$0.played, $0.won, $0.lost, $0.drawn] } == [2, 2, 0, 0])
+        #expect((own.stats.first?.rating ?? 0) > 1500)
+        let bobs = try await alice.profile(of: bobID)
+        #expect(bobs.stats.first.map { [$0.played, $0.won, $0.lost] } == [1, 0, 1])
+
+        let history = try await alice.matchHistory()
+        #expect(history.map(\.matchID) == [second, first])
+        #expect(history.map(\.state) == [.finished, .finished])
+        #expect(history.map(\.outcome) == [.won, .won])
+        #expect(history.first?.players == [aliceID, carolID])
+        #expect(try await alice.matchHistory(limit: 1).map(\.matchID) == [second])
+        #expect(try await carol.matchHistory().map(\.outcome) == [.lost])
+
+        let board = try await bob.leaderboard(game: "fourinarow")
+        #expect(board.map(\.playerID).first == aliceID)
+        #expect(board.map(\.rank) == [1, 2, 3])
+        #expect(Set(board.map(\.playerID)) == [aliceID, bobID, carolID])
+        #expect(board.first?.alias == String(aliceID.prefix(8)))
+        #expect(board.first.map { [$0.won, $0.played] } == [2, 2])
+        let around = try await bob.leaderboard(game: "fourinarow", around: aliceID, limit: 2)
+        #expect(around.map(\.rank) == [1, 2])
+        #expect(try await bob.leaderboard(game: "disks").isEmpty)
+
+        await expectNativeError(.noSuchPlayer) { _ = try await alice.profile(of: "nobody") }
+        await expectNativeError(.noSuchPlayer) { _ = try await alice.matchHistory(of: "nobody") }
+        for client in [alice, bob, carol] { await client.close() }
+        await server.stop()
+    }
+
+    @Test("a player's values are its own, stored within the limits")
+    func values() async throws {
+        let server = try await TestServer.start()
+        let alice = makeClient(port: server.port)
+        let bob = makeClient(port: server.port)
+        try await alice.connect()
+        try await bob.connect()
+        #expect(try await alice.readValue(key: "settings") == nil)
+        try await alice.writeValue([1, 2, 3], key: "settings")
+        #expect(try await alice.readValue(key: "settings") == [1, 2, 3])
+        #expect(try await bob.readValue(key: "settings") == nil)
+        try await alice.writeValue([], key: "settings")
+        #expect(try await alice.readValue(key: "settings") == [])
+        try await alice.deleteValue(key: "settings")
+        #expect(try await alice.readValue(key: "settings") == nil)
+        try await alice.deleteValue(key: "settings")
+
+        await expectNativeError(.invalidKey) { _ = try await alice.readValue(key: "") }
+        await expectNativeError(.invalidKey) { try await alice.writeValue([1], key: "") }
+        await expectNativeError(.invalidKey) { try await alice.writeValue([1], key: String(repeating: "k", count: 129)) }
+        await expectNativeError(.valueTooLarge) { try await alice.writeValue([UInt8](repeating: 7, count: 16 * 1024 + 1), key: "big") }
+        try await alice.writeValue([UInt8](repeating: 7, count: 16 * 1024), key: "big")
+        for index in 1..<64 { try await bob.writeValue([UInt8(index)], key: "key-\(index)") }
+        try await bob.writeValue([0], key: "key-64")
+        await expectNativeError(.tooManyKeys) { try await bob.writeValue([0], key: "key-65") }
+        // Replacing a key the player holds is still allowed at the limit.
+        try await bob.writeValue([9], key: "key-64")
+        #expect(try await bob.readValue(key: "key-64") == [9])
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
+}

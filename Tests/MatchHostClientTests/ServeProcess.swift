@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `matchhost serve` process on 127.0.0.1 with free ports and a data directory of the
+/// test's choosing: for what only a whole process shows (a crash, a restart on the same data).
+final class ServeProcess: @unchecked Sendable {
+    /// The `matchhost` binary built beside this test bundle.
+    static var binary: URL {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundleDirectory, bundleDirectory.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("matchhost")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/matchhost")
+    }
+
+    let process: Process
+    /// The native port it bound.
+    let nativePort: Int
+
+    private init(process: Process, nativePort: Int) {
+        self.process = process
+        self.nativePort = nativePort
+    }
+
+    /// Starts the server and waits until it prints its bound addresses.
+    static func start(data: URL, arguments: [String] = []) throws -> ServeProcess {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments =
+            ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "error"]
+            + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var printed = Data()
+        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n")
+        guard let native = lines.first(where: { $0.hasPrefix("native listening on ") }),
+            let port = Int(native.split(separator: ":").last ?? "")
+        else {
+            process.terminate()
+            throw TimedOut(what: "the server's bound addresses (it printed \(lines))")
+        }
+        return ServeProcess(process: process, nativePort: port)
+    }
+
+    /// Sends `signal` and waits for the process to end.
+    func stop(with signal: Int32) {
+        kill(self.process.processIdentifier, signal)
+        self.process.waitUntilExit()
+    }
+}

@@ -1,0 +1,55 @@
+import MatchHostCore
+
+/// A store whose calls fail as a broken disk would: for what the server does then. The reads a
+/// server starts with succeed (with nothing stored) unless `failsAtStartup`.
+struct FailingGameStore: GameStore {
+    var reason = "disk on fire"
+    var failsAtStartup = false
+
+    private var failure: GameStoreError { .storageFailed(reason: self.reason) }
+
+    func createPlayer(id: PlayerID, alias: String, createdAt: UnixMillis) async throws { throw self.failure }
+    func createPlayerWithDevice(id: PlayerID, alias: String, deviceID: String, secretHash: [UInt8], createdAt: UnixMillis) async throws {
+        throw self.failure
+    }
+    func player(id: PlayerID) async throws -> PlayerRecord? { throw self.failure }
+    func setAlias(playerID: PlayerID, alias: String) async throws { throw self.failure }
+    func touch(playerID: PlayerID, at: UnixMillis) async throws { throw self.failure }
+    func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws { throw self.failure }
+    func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { throw self.failure }
+    func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
+        throw self.failure
+    }
+    func addMatchPlayer(matchID: MatchID, playerID: PlayerID) async throws { throw self.failure }
+    func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
+        throw self.failure
+    }
+    func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws { throw self.failure }
+    func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
+        if self.failsAtStartup { throw self.failure }
+        return []
+    }
+    func match(id: MatchID) async throws -> MatchRecord? { throw self.failure }
+    func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] { throw self.failure }
+    func largestMatchID() async throws -> MatchID {
+        if self.failsAtStartup { throw self.failure }
+        return 0
+    }
+    func stats(game: String, playerID: PlayerID) async throws -> PlayerStats? { throw self.failure }
+    func leaderboard(game: String, limit: Int) async throws -> [LeaderboardEntry] { throw self.failure }
+    func leaderboard(game: String, around playerID: PlayerID, count: Int) async throws -> [LeaderboardEntry] { throw self.failure }
+    func createTurnGame(
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+    ) async throws { throw self.failure }
+    func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
+        throw self.failure
+    }
+    func activeTurnGames() async throws -> [TurnGameRecord] {
+        if self.failsAtStartup { throw self.failure }
+        return []
+    }
+    func moveLog(matchID: MatchID) async throws -> [TurnMoveRecord] { throw self.failure }
+    func readValue(playerID: PlayerID, key: String) async throws -> [UInt8]? { throw self.failure }
+    func writeValue(playerID: PlayerID, key: String, value: [UInt8]) async throws { throw self.failure }
+    func deleteValue(playerID: PlayerID, key: String) async throws -> Bool { throw self.failure }
+}

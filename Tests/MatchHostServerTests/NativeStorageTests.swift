@@ -1,0 +1,337 @@
+import Logging
+import MatchHostCore
+import MatchHostGames
+@testable import MatchHostServer
+import MatchHostWire
+import NIOCore
+import Testing
+
+extension TestNativeConnection {
+    /// Sends `request` and returns its answer, skipping the events that come first (a game's
+    /// STATE goes out as the seat is made, before MATCH_JOINED).
+    func ask(_ request: NativeRequest) async throws -> Result<NativeResponse, NativeError> {
+        let id = try await self.request(request)
+        let answer = try await self.nextMessage(matching: "the answer to request \(id)") { message in
+            switch message {
+            case .response(id, _), .requestError(id, _): return true
+            default: return false
+            }
+        }
+        switch answer {
+        case .response(_, let response): return .success(response)
+        case .requestError(_, let error): return .failure(error)
+        default: throw TestClientError.unexpected("\(answer)")
+        }
+    }
+
+    /// Reads server messages until one satisfies `predicate` (at most 200), returning it.
+    func nextMessage(matching what: String, _ predicate: (NativeServerMessage) -> Bool) async throws -> NativeServerMessage {
+        for _ in 0..<200 {
+            let message = try await self.nextMessage()
+            if predicate(message) { return message }
+        }
+        throw TestClientError.unexpected("no \(what)")
+    }
+
+    /// The next Four in a Row event of `matchID` satisfying `predicate`.
+    func nextFourInARowEvent(
+        in matchID: MatchIdentifier, _ what: String, where predicate: (FourInARowServerMessage) -> Bool
+    ) async throws -> FourInARowServerMessage {
+        let message = try await self.nextMessage(matching: what) { message in
+            guard case .matchEvent(matchID, let body) = message, let event = try? FourInARowServerMessage(body: body) else { return false }
+            return predicate(event)
+        }
+        guard case .matchEvent(_, let body) = message else { throw TestClientError.unexpected("no event") }
+        return try FourInARowServerMessage(body: body)
+    }
+
+    /// Plays move `number` into `column` and waits until this player sees it acknowledged (MOVED).
+    func playFourInARow(_ number: UInt16, column: UInt8, in matchID: MatchIdentifier) async throws {
+        let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: number, column: column)).encoded()
+        try await self.sendReliable(.matchInput(matchID: matchID, input: move))
+        _ = try await self.nextFourInARowEvent(in: matchID, "MOVED \(number)") { event in
+            if case .moved(let moved) = event { return moved.moveNumber == number }
+            return false
+        }
+    }
+}
+
+/// Two devices' players seated in a new Four in a Row match: seat 0 (`first`) moves first.
+private func fourInARowPair(
+    _ server: RunningNativeServer, _ a: String, _ b: String
+) async throws -> (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, players: [String], secrets: [String]) {
+    let (first, firstAuth) = try await server.login(a)
+    let (second, secondAuth) = try await server.login(b)
+    let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
+    _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
+    return (first, second, created.matchID, [firstAuth.playerID, secondAuth.playerID], [firstAuth.deviceSecret, secondAuth.deviceSecret])
+}
+
+@Suite struct NativeMatchRecordTests {
+    @Test func aFinishedFourInARowIsStoredWithItsResultAndStats() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (first, second, matchID, players, _) = try await fourInARowPair(server, "four-a", "four-b")
+        // Seat 0 stacks column 0, seat 1 column 1: seat 0 has four at move 7.
+        for number in UInt16(1)...7 {
+            let mover = number % 2 == 1 ? first : second
+            try await mover.playFourInARow(number, column: number % 2 == 1 ? 0 : 1, in: matchID)
+        }
+        _ = try await second.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { return true } else { return false } }
+        try await server.stop()  // waits for the result to be written
+
+        let record = try #require(await store.match(id: matchID))
+        #expect(record.kind == .turnBased)
+        #expect(record.game == "fourinarow")
+        #expect(record.players == players)
+        #expect(
+            record.state
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: players[0], outcome: .won, summary: "four in a row after 7 moves"),
+                        PlayerResultRecord(playerID: players[1], outcome: .lost, summary: "four in a row after 7 moves"),
+                    ])))
+        #expect(await store.stats(game: "fourinarow", playerID: players[0])?.won == 1)
+        #expect(await store.stats(game: "fourinarow", playerID: players[1])?.lost == 1)
+        #expect(await store.activeTurnGames().isEmpty)
+    }
+
+    @Test func aRealTimeMatchRecordsEveryPlayerWhoJoinedAndIsAbandonedWithoutAResult() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (a, aAuth) = try await server.login("race-a")
+        let (b, bAuth) = try await server.login("race-b")
+        let created = try #require(try await a.ask(.createMatch(mode: "catrace", maxPlayers: 0, label: "")).joined)
+        _ = try #require(try await b.ask(.joinMatch(created.matchID)).joined)
+        #expect(try await b.ask(.leaveMatch(created.matchID)) == .success(.matchLeft(created.matchID)))
+        _ = try await a.ask(.leaveMatch(created.matchID))
+        // A relay is not stored.
+        let relay = try #require(try await a.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
+        try await server.stop()
+
+        let record = try #require(await store.match(id: created.matchID))
+        #expect(record.kind == .realTime)
+        #expect(record.players == [aAuth.playerID, bAuth.playerID])
+        // No race was won, so there is no result.
+        #expect(record.state == .abandoned(reason: "racer \(bAuth.playerID) left (left)"))
+        #expect(await store.match(id: relay.matchID) == nil)
+    }
+
+    @Test func aGracefulStopAbandonsRealTimeMatchesButKeepsTurnBasedGamesRunning() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (a, _) = try await server.login("stop-a")
+        let disks = try #require(try await a.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined)
+        let (first, _, four, _, _) = try await fourInARowPair(server, "stop-c", "stop-d")
+        try await first.playFourInARow(1, column: 3, in: four)
+        await server.listener.close()
+        // What the listener said as it closed is still in the connection's inbox.
+        let ended = try await first.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { return true } else { return false } }
+        #expect(ended == .matchEnded(matchID: four, reason: "abandoned(server shutting down; the game is saved and continues when the server is back)"))
+        try await server.group.shutdownGracefully()
+
+        #expect(await store.match(id: disks.matchID)?.state == .abandoned(reason: "server shutting down"))
+        #expect(await store.match(id: four)?.state == .running)
+        #expect(await store.activeTurnGames().map(\.matchID) == [four])
+    }
+
+    @Test func matchIDsContinueAfterTheLargestStoredAndInterruptedMatchesAreToldToTheirPlayers() async throws {
+        let store = InMemoryGameStore()
+        let first = try await RunningNativeServer.start { $0.store = store }
+        let (_, issued) = try await first.login("interrupted")
+        try await first.stop()
+        // What a crash leaves: a real-time match still running.
+        try await store.recordMatchStarted(id: 41, game: "disks", mode: "", players: [issued.playerID, "someone"], startedAt: 5)
+
+        let second = try await RunningNativeServer.start { $0.store = store }
+        #expect(await store.match(id: 41)?.state == .abandoned(reason: "server restarted"))
+        let (again, _) = try await second.login("interrupted", secret: issued.deviceSecret)
+        #expect(try await again.nextMessage() == .matchEnded(matchID: 41, reason: "abandoned(server restarted)"))
+        let created = try #require(try await again.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
+        #expect(created.matchID == 42)
+        try await second.stop()
+    }
+}
+
+@Suite struct TurnDurabilityTests {
+    @Test func everyMoveIsStoredBeforeAnyoneIsToldOfIt() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (first, second, matchID, players, _) = try await fourInARowPair(server, "durable-a", "durable-b")
+        // The game is stored once both players are seated (written off the loop, so it may
+        // land just after the join's answer; the first MOVED waits for it in any case).
+        var seated: [[String]] = []
+        for _ in 0..<1000 where seated.isEmpty {
+            seated = await store.activeTurnGames().map(\.players)
+            if seated.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(seated == [players])
+        for number in UInt16(1)...4 {
+            try await (number % 2 == 1 ? first : second).playFourInARow(number, column: UInt8(number), in: matchID)
+            // MOVED has arrived, so the move is in the log already.
+            #expect(try await store.moveLog(matchID: matchID).map(\.moveNumber) == Array(1...Int(number)))
+        }
+        let stored = try #require(await store.activeTurnGames().first)
+        let state = try FourInARowState(bytes: ByteBuffer(bytes: stored.state))
+        #expect(state.moves == [1, 2, 3, 4])
+        #expect(stored.moveCount == 4)
+        try await server.stop()
+    }
+
+    @Test func aStoredGameContinuesOnTheNextServerWithItsPlayersSeatedAgain() async throws {
+        let store = InMemoryGameStore()
+        let before = try await RunningNativeServer.start { $0.store = store }
+        let pair = try await fourInARowPair(before, "resume-a", "resume-b")
+        let (matchID, players) = (pair.match, pair.players)
+        for number in UInt16(1)...3 {
+            try await (number % 2 == 1 ? pair.first : pair.second).playFourInARow(number, column: number % 2 == 1 ? 0 : 1, in: matchID)
+        }
+        try await before.stop()
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        #expect(try await after.listener.counts().matches == 1)
+        // Seat 1 is to move; it comes back first, and gets its seat and the game as stored.
+        let (second, _) = try await after.login("resume-b", secret: pair.secrets[1])
+        guard case .matchResumed(let info) = try await second.nextMessage() else {
+            Issue.record("expected MATCH_RESUMED right after AUTHENTICATED")
+            return
+        }
+        #expect(info.matchID == matchID)
+        #expect(info.mode == "fourinarow")
+        #expect(info.players == [.init(playerID: players[0], presence: .reserved), .init(playerID: players[1], presence: .connected)])
+        guard case .state(let snapshot) = try await second.nextFourInARowEvent(in: matchID, "STATE", where: { if case .state = $0 { true } else { false } })
+        else { return }
+        #expect(snapshot.moveNumber == 4)
+        #expect(snapshot.seatToMove == 1)
+        #expect(snapshot.board.filter { $0 != 0 }.count == 3)
+        // A fresh turn from the restart (30 s by default), not what was left before it.
+        #expect(snapshot.turnTimeLeftMilliseconds > 20_000)
+
+        let (first, _) = try await after.login("resume-a", secret: pair.secrets[0])
+        guard case .matchResumed = try await first.nextMessage() else {
+            Issue.record("expected MATCH_RESUMED")
+            return
+        }
+        _ = try await second.nextMessage(matching: "PRESENCE reconnected") {
+            $0 == .presence(matchID: matchID, playerID: players[0], change: .reconnected, reason: .none)
+        }
+        for number in UInt16(4)...7 {
+            try await (number % 2 == 1 ? first : second).playFourInARow(number, column: number % 2 == 1 ? 0 : 1, in: matchID)
+        }
+        _ = try await second.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { return true } else { return false } }
+        // A new match does not reuse the stored game's id.
+        let relay = try #require(try await first.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
+        #expect(relay.matchID > matchID)
+        try await after.stop()
+
+        #expect(try await store.moveLog(matchID: matchID).map(\.moveNumber) == Array(1...7))
+        guard case .finished(let result) = await store.match(id: matchID)?.state else {
+            Issue.record("the game is stored as finished")
+            return
+        }
+        #expect(result.players.map(\.outcome) == [.won, .lost])
+    }
+
+    @Test func aMoveTheStoreCannotTakeIsRefusedAndTheTurnGoesOn() async throws {
+        let key = [UInt8](repeating: 3, count: 32)
+        let working = try await RunningNativeServer.start { $0.tokenSigningKey = key }
+        let (_, a) = try await working.login("unsaved-a")
+        let (_, b) = try await working.login("unsaved-b")
+        try await working.stop()
+
+        let failing = try await RunningNativeServer.start {
+            $0.tokenSigningKey = key
+            $0.store = FailingGameStore()
+        }
+        let first = try await failing.handshake()
+        try await first.send(.authenticate(.token(a.sessionToken)))
+        _ = try await first.next()
+        let second = try await failing.handshake()
+        try await second.send(.authenticate(.token(b.sessionToken)))
+        _ = try await second.next()
+        let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
+        _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
+        let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: 1, column: 3)).encoded()
+        try await first.sendReliable(.matchInput(matchID: created.matchID, input: move))
+        let refused = try await first.nextFourInARowEvent(in: created.matchID, "MOVE_REFUSED") {
+            if case .moveRefused = $0 { return true }
+            if case .moved = $0 { Issue.record("a move that was not stored was acknowledged") }
+            return false
+        }
+        guard case .moveRefused(let refusal) = refused else { return }
+        #expect(refusal.reason == .couldNotBeSaved)
+        #expect(refusal.moveNumber == 1)
+        try await failing.stop()
+    }
+}
+
+@Suite struct NativeStartupTests {
+    @Test func aStoreThatFailsAtStartupKeepsTheListenerFromBinding() async throws {
+        await #expect(throws: GameStoreError.storageFailed(reason: "disk on fire")) {
+            _ = try await RunningNativeServer.start { $0.store = FailingGameStore(failsAtStartup: true) }
+        }
+    }
+}
+
+@Suite struct StoredResultTests {
+    private func raceWith(_ players: [PlayerID]) -> Match<CatRaceGame> {
+        let match = Match(
+            id: 1, handler: CatRaceGame(options: CatRaceOptions(maxTapRate: 20)), encoders: [catRaceFrameEncoder],
+            clock: ManualClock(), gracePeriod: .seconds(30), capacity: 4, logger: Logger(label: "test"))
+        for player in players { _ = match.join(player, link: nil) }
+        return match
+    }
+
+    @Test func catRaceStoresWhoWonTheMostRaces() {
+        let match = self.raceWith(["a", "b", "c"])
+        let tally = CatRaceTally()
+        #expect(tally.ending(.abandoned(reason: "racer a left"), in: match) == .abandoned(reason: "racer a left"))
+        tally.raceWon(by: "b")
+        tally.raceWon(by: "a")
+        tally.raceWon(by: "b")
+        #expect(
+            tally.ending(.abandoned(reason: "racer a left"), in: match)
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: "a", outcome: .lost, score: 1, summary: "won 1 race"),
+                        PlayerResultRecord(playerID: "b", outcome: .won, score: 2, summary: "won 2 races"),
+                        PlayerResultRecord(playerID: "c", outcome: .lost, score: 0, summary: "won 0 races"),
+                    ])))
+    }
+
+    @Test func disksWinnersWinAndAGameNobodyScoredInIsADraw() throws {
+        let match = Match(
+            id: 2, handler: DisksGame(options: DisksGame.Options()), encoders: [], clock: ManualClock(), gracePeriod: .seconds(30),
+            capacity: 4, logger: Logger(label: "test"))
+        let scored = DisksResult(
+            reason: .timeLimit,
+            players: [
+                .init(playerID: "a", seat: 0, score: 3, won: true, left: false),
+                .init(playerID: "b", seat: 1, score: 1, won: false, left: true),
+            ])
+        #expect(
+            StoredResults.disks(.finished(scored), in: match)
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: "a", outcome: .won, score: 3),
+                        PlayerResultRecord(playerID: "b", outcome: .lost, score: 1, summary: "left"),
+                    ])))
+        let nobody = DisksResult(
+            reason: .timeLimit,
+            players: [.init(playerID: "a", seat: 0, score: 0, won: false, left: false), .init(playerID: "b", seat: 1, score: 0, won: false, left: false)])
+        guard case .finished(let result) = StoredResults.disks(.finished(nobody), in: match) else {
+            Issue.record("a finished game is stored finished")
+            return
+        }
+        #expect(result.players.map(\.outcome) == [.draw, .draw])
+    }
+
+    @Test func aResultNamesExactlyTheRecordedPlayers() {
+        let result = MatchResultRecord(players: [
+            PlayerResultRecord(playerID: "tutorial-client", outcome: .won), PlayerResultRecord(playerID: "b", outcome: .won),
+        ])
+        #expect(
+            resultLines(result, for: ["a", "b"])
+                == MatchResultRecord(players: [PlayerResultRecord(playerID: "a", outcome: .lost), PlayerResultRecord(playerID: "b", outcome: .won)]))
+    }
+}

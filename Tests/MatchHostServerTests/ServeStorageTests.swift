@@ -1,0 +1,65 @@
+import Foundation
+@testable import MatchHostSQLite
+import Testing
+
+/// `matchhost serve` with a database it cannot use: one clear line, a non-zero exit, nothing bound.
+@Suite(.serialized) struct ServeStorageTests {
+    /// Runs `matchhost serve` on `data` until it exits; returns its status, stdout and stderr.
+    private func serveUntilExit(data: URL) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = ServeProcessTests.binary
+        process.arguments = [
+            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "warning",
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stdout, stderr)
+    }
+
+    private func makeDataDirectory(_ name: String) throws -> URL {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        return data
+    }
+
+    @Test func aFileThatIsNotADatabaseStopsTheServerBeforeItBinds() throws {
+        let data = try self.makeDataDirectory("notadb")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let database = data.appendingPathComponent(SQLiteGameStore.fileName)
+        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        try garbage.write(to: database)
+
+        let run = try self.serveUntilExit(data: data)
+        #expect(run.status == 2)
+        #expect(!run.stdout.contains("listening"))
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(run.stderr.contains("cannot open database \(database.path)"))
+        #expect(run.stderr.contains("not a database"))
+        // Left exactly as it was.
+        #expect(try Data(contentsOf: database) == garbage)
+    }
+
+    @Test func aDatabaseFromANewerMatchHostStopsTheServerBeforeItBinds() throws {
+        let data = try self.makeDataDirectory("newer")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let database = data.appendingPathComponent(SQLiteGameStore.fileName)
+        try SQLiteSchema.createFile(atPath: database.path, migratedUpTo: "v2")
+        try SQLiteSchema.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v99')", atPath: database.path)
+
+        let run = try self.serveUntilExit(data: data)
+        #expect(run.status == 2)
+        #expect(!run.stdout.contains("listening"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(run.stderr.contains("cannot open database \(database.path)"))
+        #expect(run.stderr.contains("newer MatchHost"))
+        #expect(try SQLiteSchema.appliedMigrations(atPath: database.path) == ["v1", "v2", "v99"])
+    }
+}
