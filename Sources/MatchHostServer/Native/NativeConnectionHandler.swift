@@ -229,6 +229,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         case .success(let who):
             (playerID, issuedSecret) = who
         }
+        // The client waited on the store, not the other way round: its idle time starts now.
+        self.lastReceivedAt = .now()
         let session = self.world.sessions.open(player: playerID, transport: self)
         self.state = .established(session)
         let token = self.world.authenticator.issueToken(for: playerID)
