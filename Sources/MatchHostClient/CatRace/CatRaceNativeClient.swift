@@ -37,7 +37,7 @@ public final class CatRaceNativeClient: CatRaceConnection {
     /// characters as the alias).
     public let playerID: String
 
-    private let inbox: NIOLoopBoundBox<CatRaceNativeInbox>
+    private let feed: MatchEventFeed<CatRaceConnectionEvent>
 
     /// The match's id, for other players to join.
     public var matchID: MatchIdentifier { self.match.matchID }
@@ -48,24 +48,8 @@ public final class CatRaceNativeClient: CatRaceConnection {
         self.client = client
         self.match = match
         self.playerID = playerID
-        let eventLoop = client.eventLoop
-        let inbox = NIOLoopBoundBox.makeBoxSendingValue(CatRaceNativeInbox(eventLoop: eventLoop), eventLoop: eventLoop)
-        self.inbox = inbox
-        let matchID = match.matchID
-        // One task for the life of the client; it ends when the client's events finish.
-        Task {
-            do {
-                for try await event in client.events {
-                    guard let converted = try Self.convert(event, matchID: matchID) else { continue }
-                    eventLoop.execute { inbox.value.deliver(converted) }
-                }
-                eventLoop.execute { inbox.value.end(nil) }
-            } catch {
-                eventLoop.execute { inbox.value.end(error) }
-                if error is CatRaceClientError {
-                    await client.close()
-                }
-            }
+        self.feed = MatchEventFeed(client: client, matchID: match.matchID, timeoutError: CatRaceClientError.timedOut) { event, matchID in
+            try Self.convert(event, matchID: matchID)
         }
     }
 
@@ -150,16 +134,7 @@ public final class CatRaceNativeClient: CatRaceConnection {
     /// otherwise, ``CatRaceClientError/badMessage(_:)`` after an undecodable MATCH_EVENT (the
     /// client is then closed), ``CatRaceClientError/timedOut`` when nothing came in time.
     public func nextEvent(timeout: Duration?) async throws -> CatRaceConnectionEvent? {
-        let loop = self.client.eventLoop
-        let inbox = self.inbox
-        let promise = loop.makePromise(of: CatRaceConnectionEvent?.self)
-        let amount = timeout.map { CatRaceClient.timeAmount($0) }
-        loop.execute { inbox.value.next(promise: promise, timeout: amount) }
-        return try await withTaskCancellationHandler {
-            try await promise.futureResult.get()
-        } onCancel: {
-            loop.execute { inbox.value.failWaiter(promise, with: CancellationError()) }
-        }
+        try await self.feed.next(timeout: timeout)
     }
 
     /// Leaves the match (LEAVE_MATCH): the server ends the race for everyone (NOT_IN_MATCH,
@@ -172,81 +147,5 @@ public final class CatRaceNativeClient: CatRaceConnection {
     /// Events received before can still be read, then ``nextEvent(timeout:)`` returns `nil`.
     public func close() async {
         await self.client.close()
-    }
-}
-
-/// The events of one ``CatRaceNativeClient`` waiting to be read, and its readers waiting for
-/// them. Confined to the client's event loop.
-final class CatRaceNativeInbox {
-    private struct Waiter {
-        let promise: EventLoopPromise<CatRaceConnectionEvent?>
-        var timeout: Scheduled<Void>?
-    }
-
-    private let eventLoop: any EventLoop
-    private var events = CircularBuffer<CatRaceConnectionEvent>()
-    private var waiters = CircularBuffer<Waiter>()
-    /// How the events ended: `.some(nil)` normally, `.some(error)` on an error.
-    private var ending: (any Error)??
-
-    init(eventLoop: any EventLoop) {
-        self.eventLoop = eventLoop
-    }
-
-    func deliver(_ event: CatRaceConnectionEvent) {
-        guard self.ending == nil else { return }
-        if let waiter = self.waiters.popFirst() {
-            waiter.timeout?.cancel()
-            waiter.promise.succeed(event)
-        } else {
-            self.events.append(event)
-        }
-    }
-
-    func end(_ error: (any Error)?) {
-        guard self.ending == nil else { return }
-        self.ending = .some(error)
-        let waiters = self.waiters
-        self.waiters.removeAll()
-        for waiter in waiters {
-            waiter.timeout?.cancel()
-            if let error {
-                waiter.promise.fail(error)
-            } else {
-                waiter.promise.succeed(nil)
-            }
-        }
-    }
-
-    func next(promise: EventLoopPromise<CatRaceConnectionEvent?>, timeout: TimeAmount?) {
-        if let event = self.events.popFirst() {
-            promise.succeed(event)
-            return
-        }
-        if case .some(let error) = self.ending {
-            if let error {
-                promise.fail(error)
-            } else {
-                promise.succeed(nil)
-            }
-            return
-        }
-        var waiter = Waiter(promise: promise, timeout: nil)
-        if let timeout {
-            waiter.timeout = self.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-                self.failWaiter(promise, with: CatRaceClientError.timedOut)
-            }
-        }
-        self.waiters.append(waiter)
-    }
-
-    /// Fails the waiter holding `promise`, if it is still waiting (a timeout or a cancelled task).
-    func failWaiter(_ promise: EventLoopPromise<CatRaceConnectionEvent?>, with error: any Error) {
-        guard let index = self.waiters.firstIndex(where: { $0.promise.futureResult === promise.futureResult }) else {
-            return
-        }
-        let waiter = self.waiters.remove(at: index)
-        waiter.timeout?.cancel()
-        waiter.promise.fail(error)
     }
 }

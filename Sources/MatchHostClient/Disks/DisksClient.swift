@@ -35,7 +35,7 @@ public final class DisksClient: Sendable {
     /// This player's id on the server; STATE and GAME_OVER list seats by it.
     public let playerID: String
 
-    private let inbox: NIOLoopBoundBox<EventInbox<DisksEvent>>
+    private let feed: MatchEventFeed<DisksEvent>
 
     /// The match's id, for other players to join.
     public var matchID: MatchIdentifier { self.match.matchID }
@@ -46,25 +46,8 @@ public final class DisksClient: Sendable {
         self.client = client
         self.match = match
         self.playerID = playerID
-        let eventLoop = client.eventLoop
-        let inbox = NIOLoopBoundBox.makeBoxSendingValue(
-            EventInbox<DisksEvent>(eventLoop: eventLoop, timeoutError: DisksClientError.timedOut), eventLoop: eventLoop)
-        self.inbox = inbox
-        let matchID = match.matchID
-        // One task for the life of the client; it ends when the client's events finish.
-        Task {
-            do {
-                for try await event in client.events {
-                    guard let converted = try Self.convert(event, matchID: matchID) else { continue }
-                    eventLoop.execute { inbox.value.deliver(converted) }
-                }
-                eventLoop.execute { inbox.value.end(nil) }
-            } catch {
-                eventLoop.execute { inbox.value.end(error) }
-                if error is DisksClientError {
-                    await client.close()
-                }
-            }
+        self.feed = MatchEventFeed(client: client, matchID: match.matchID, timeoutError: DisksClientError.timedOut) { event, matchID in
+            try Self.convert(event, matchID: matchID)
         }
     }
 
@@ -149,16 +132,7 @@ public final class DisksClient: Sendable {
     ///   client is then closed); ``MatchHostClientError/closed(_:)`` when the session ended
     ///   otherwise; `CancellationError`.
     public func nextEvent(timeout: Duration?) async throws -> DisksEvent? {
-        let loop = self.client.eventLoop
-        let inbox = self.inbox
-        let promise = loop.makePromise(of: DisksEvent?.self)
-        let amount = timeout.map { CatRaceClient.timeAmount($0) }
-        loop.execute { inbox.value.next(promise: promise, timeout: amount) }
-        return try await withTaskCancellationHandler {
-            try await promise.futureResult.get()
-        } onCancel: {
-            loop.execute { inbox.value.failWaiter(promise, with: CancellationError()) }
-        }
+        try await self.feed.next(timeout: timeout)
     }
 
     /// Leaves the match (LEAVE_MATCH); returns once the server has taken this player out.

@@ -41,7 +41,9 @@ public final class FourInARowClient: Sendable {
     /// This player's id on the server (STATE lists it with its seat).
     public let playerID: String
 
-    private let inbox: NIOLoopBoundBox<FourInARowInbox>
+    private let feed: MatchEventFeed<FourInARowEvent>
+    /// The number the next MOVE carries; bound to the client's loop.
+    private let moveNumber: NIOLoopBoundBox<UInt16>
 
     /// The match's id.
     public var matchID: MatchIdentifier { self.match.matchID }
@@ -52,25 +54,22 @@ public final class FourInARowClient: Sendable {
         self.client = client
         self.match = match
         self.playerID = playerID
-        let eventLoop = client.eventLoop
-        let inbox = NIOLoopBoundBox.makeBoxSendingValue(FourInARowInbox(eventLoop: eventLoop), eventLoop: eventLoop)
-        self.inbox = inbox
-        let matchID = match.matchID
-        // One task for the life of the client; it ends when the client's events finish.
-        Task {
-            do {
-                for try await event in client.events {
-                    guard let converted = try Self.convert(event, matchID: matchID) else { continue }
-                    eventLoop.execute { inbox.value.deliver(converted) }
+        // The next move's number follows what the reader has seen, not what has arrived.
+        let moveNumber = NIOLoopBoundBox.makeBoxSendingValue(UInt16(1), eventLoop: client.eventLoop)
+        self.moveNumber = moveNumber
+        self.feed = MatchEventFeed(
+            client: client, matchID: match.matchID, timeoutError: FourInARowClientError.timedOut,
+            onHandOut: { event in
+                switch event {
+                case .message(.state(let snapshot)):
+                    moveNumber.value = snapshot.moveNumber
+                case .message(.moved(let moved)) where moved.moveNumber >= moveNumber.value:
+                    moveNumber.value = moved.moveNumber &+ 1
+                default:
+                    break
                 }
-                eventLoop.execute { inbox.value.end(nil) }
-            } catch {
-                eventLoop.execute { inbox.value.end(error) }
-                if error is FourInARowClientError {
-                    await client.close()
-                }
-            }
-        }
+            },
+            convert: { event, matchID in try Self.convert(event, matchID: matchID) })
     }
 
     /// Creates a `fourinarow` match and seats this player in it (seat 0); play starts when a
@@ -147,8 +146,8 @@ public final class FourInARowClient: Sendable {
     /// through ``nextEvent(timeout:)``.
     public var nextMoveNumber: UInt16 {
         get async throws {
-            let inbox = self.inbox
-            return try await self.client.eventLoop.submit { inbox.value.nextMoveNumber }.get()
+            let moveNumber = self.moveNumber
+            return try await self.client.eventLoop.submit { moveNumber.value }.get()
         }
     }
 
@@ -183,16 +182,7 @@ public final class FourInARowClient: Sendable {
     ///   ``FourInARowClientError/badMessage(_:)`` after an undecodable MATCH_EVENT (the client
     ///   is then closed); `CancellationError`.
     public func nextEvent(timeout: Duration?) async throws -> FourInARowEvent? {
-        let loop = self.client.eventLoop
-        let inbox = self.inbox
-        let promise = loop.makePromise(of: FourInARowEvent?.self)
-        let amount = timeout.map { CatRaceClient.timeAmount($0) }
-        loop.execute { inbox.value.next(promise: promise, timeout: amount) }
-        return try await withTaskCancellationHandler {
-            try await promise.futureResult.get()
-        } onCancel: {
-            loop.execute { inbox.value.failWaiter(promise, with: CancellationError()) }
-        }
+        try await self.feed.next(timeout: timeout)
     }
 
     /// The next Four in a Row server message, skipping presence and match-end events.
