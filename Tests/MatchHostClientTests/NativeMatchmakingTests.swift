@@ -144,4 +144,25 @@ struct NativeMatchmakingTests {
         await bo.close()
         await carol.close()
     }
+
+    @Test("--max-tickets-per-player and --max-tickets bound the queue")
+    func queueLimits() async throws {
+        let server = try await TestServer.start {
+            $0.matchmakerInterval = .seconds(60)  // no pass: tickets stay queued
+            $0.maxTicketsPerPlayer = 2
+            $0.maxTickets = 3
+        }
+        defer { Task { await server.stop() } }
+        let ann = makeClient(port: server.port)
+        let bo = makeClient(port: server.port)
+        _ = try await ann.connect()
+        _ = try await bo.connect()
+        _ = try await ann.matchmake(NativeTicketRequest(mode: "relay", minPlayers: 2, maxPlayers: 2))
+        _ = try await ann.matchmake(NativeTicketRequest(mode: "disks", minPlayers: 2, maxPlayers: 2))
+        await expectNativeError(.tooManyTickets) { _ = try await ann.matchmake(NativeTicketRequest(mode: "catrace", minPlayers: 2, maxPlayers: 2)) }
+        _ = try await bo.matchmake(NativeTicketRequest(mode: "relay", minPlayers: 2, maxPlayers: 2))
+        await expectNativeError(.queueFull) { _ = try await bo.matchmake(NativeTicketRequest(mode: "disks", minPlayers: 2, maxPlayers: 2)) }
+        await ann.close()
+        await bo.close()
+    }
 }

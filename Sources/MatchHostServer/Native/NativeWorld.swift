@@ -185,9 +185,9 @@ final class NativeWorld {
             let page = self.lobby.page(query)
             return .success(.matchList(entries: page.entries, next: page.next))
         case .subscribeLobby(let mode):
-            guard self.modes[mode] != nil else { return .failure(self.unknownMode(mode)) }
-            // The response must go before the entries that follow it, so it is sent here.
-            return .failure(NativeError(.unknownRequest, "internal: subscribe is answered in place"))
+            // Only an unknown mode gets here: `handle` answers the others in place (see
+            // `subscribe(_:to:requestID:)`), as their entries must follow the response.
+            return .failure(self.unknownMode(mode))
         case .unsubscribeLobby(let mode):
             self.lobby.unsubscribe(session, from: mode)
             return .success(.done)
