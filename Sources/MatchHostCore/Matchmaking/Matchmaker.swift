@@ -1,0 +1,361 @@
+import NIOCore
+
+/// Puts waiting tickets together into groups of compatible players, oldest first.
+///
+/// A ticket (one player, or a party kept together) names a mode, the fewest and most players
+/// it accepts, its properties, and a query over other tickets' properties. Each pass
+/// (``process()``, or every ``MatchmakerConfiguration/interval`` after ``start(onGroups:)``)
+/// takes the waiting tickets oldest first and forms groups in which every two tickets accept
+/// each other, the players are at most every ticket's maximum, and at least every ticket's
+/// required size: its maximum until it has waited ``MatchmakerConfiguration/relaxAfter``,
+/// then its minimum (as Nakama does: wait for a full match, then settle). A group has at
+/// least two tickets. Parties are never split.
+///
+/// The search for a ticket's group is complete within ``MatchmakerConfiguration/searchBudget``,
+/// so after a pass no group could be formed from the tickets still waiting: nobody waits while
+/// a compatible group exists. A ticket whose search failed is not searched again until a
+/// possible partner arrives or relaxes, or it relaxes itself.
+///
+/// Pure and confined like ``Match``: every call on one event loop (or a ``ManualClock``'s
+/// thread), no sockets. The server cancels a player's tickets with ``cancelAll(for:)`` when
+/// the player's session ends (a disconnect past the grace period).
+public final class Matchmaker {
+    /// Limits and timings.
+    public let configuration: MatchmakerConfiguration
+    /// Time for ticket ages and the pass timer.
+    public let clock: any MatchClock
+    /// What the last pass did.
+    public private(set) var lastPass = MatchmakerPassReport()
+
+    private var pool = MatchmakerPool()
+    private var search = MatchmakerGroupSearch()
+    /// The public form of each waiting ticket, by slot.
+    private var tickets: [MatchmakerTicket?] = []
+    /// What each waiting ticket's last search learnt of its partners, by slot.
+    private var partners: [MatchmakerPartners?] = []
+    private var slotsByID: [String: Int32] = [:]
+    private var slotsByPlayer: [PlayerID: MatchmakerPlayerSlots] = [:]
+    /// Older tickets whose search ran out of budget in the current pass: the only older
+    /// tickets that may still be in a group (every other one was shown to be in none).
+    private var exhaustedThisPass: [MatchmakerReference] = []
+    private var random = SystemRandomNumberGenerator()
+    private var timer: MatchTimer?
+    private var timerGeneration = 0
+
+    /// Creates an empty matchmaker.
+    public init(configuration: MatchmakerConfiguration = MatchmakerConfiguration(), clock: any MatchClock) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// How many tickets are waiting.
+    public var count: Int { self.pool.count }
+
+    /// The waiting ticket `id`, if it is still waiting.
+    public func ticket(_ id: String) -> MatchmakerTicket? {
+        self.slotsByID[id].flatMap { self.tickets[Int($0)] }
+    }
+
+    /// The waiting tickets that include `player`.
+    public func tickets(of player: PlayerID) -> [MatchmakerTicket] {
+        (self.slotsByPlayer[player]?.all ?? []).compactMap { self.tickets[Int($0)] }
+    }
+
+    /// Every waiting ticket, oldest first: a copy, for inspection and tests.
+    public var waitingTickets: [MatchmakerTicket] {
+        self.pool.ageOrder.compactMap { self.pool.tables.isLive($0) ? self.tickets[Int($0.slot)] : nil }
+    }
+
+    /// When the oldest waiting ticket was added.
+    public var oldestEnqueuedAt: NIODeadline? {
+        self.pool.oldestSlot.flatMap { self.tickets[Int($0)]?.enqueuedAt }
+    }
+
+    // MARK: - Adding and cancelling
+
+    /// Adds a ticket that waits from now.
+    /// - Parameters:
+    ///   - players: one player, or a party (all placed in the same group); fewer than `maxPlayers`.
+    ///   - mode: the game; only tickets of the same mode are grouped.
+    ///   - minPlayers: the smallest match accepted after relaxation, 2...16.
+    ///   - maxPlayers: the largest match accepted (and the one waited for until relaxation), minPlayers...16.
+    ///   - stringProperties: what other tickets' equality clauses test.
+    ///   - numberProperties: what other tickets' range clauses test.
+    ///   - query: what this ticket asks of every other ticket in its group.
+    /// - Returns: the ticket with its id.
+    @discardableResult
+    public func add(
+        players: [PlayerID], mode: String, minPlayers: Int, maxPlayers: Int,
+        stringProperties: [String: String] = [:], numberProperties: [String: Double] = [:],
+        query: MatchmakerQuery = .any
+    ) throws(MatchmakerError) -> MatchmakerTicket {
+        try self.validate(
+            players: players, mode: mode, minPlayers: minPlayers, maxPlayers: maxPlayers,
+            stringProperties: stringProperties, numberProperties: numberProperties, query: query)
+        var id = self.makeID()
+        while self.slotsByID[id] != nil { id = self.makeID() }
+        let now = self.clock.now
+        let ticket = MatchmakerTicket(
+            id: id, players: players, mode: mode, minPlayers: minPlayers, maxPlayers: maxPlayers,
+            stringProperties: stringProperties, numberProperties: numberProperties, query: query, enqueuedAt: now)
+        let slot = self.pool.insert(ticket, relaxAt: (now + self.configuration.relaxAfter).uptimeNanoseconds)
+        if Int(slot) == self.tickets.count {
+            self.tickets.append(ticket)
+            self.partners.append(nil)
+        } else {
+            self.tickets[Int(slot)] = ticket
+            self.partners[Int(slot)] = nil
+        }
+        self.slotsByID[id] = slot
+        for player in players { self.slotsByPlayer[player, default: MatchmakerPlayerSlots()].append(slot) }
+        return ticket
+    }
+
+    /// 16 random hexadecimal digits (one system random draw: one system call, not eight).
+    private func makeID() -> String {
+        let text = String(self.random.next(), radix: 16)
+        return text.count == 16 ? text : String(repeating: "0", count: 16 - text.count) + text
+    }
+
+    private func validate(
+        players: [PlayerID], mode: String, minPlayers: Int, maxPlayers: Int, stringProperties: [String: String],
+        numberProperties: [String: Double], query: MatchmakerQuery
+    ) throws(MatchmakerError) {
+        guard !players.isEmpty else { throw .noPlayers }
+        guard !mode.isEmpty else { throw .emptyMode }
+        guard (2...16).contains(minPlayers), (2...16).contains(maxPlayers), minPlayers <= maxPlayers else {
+            throw .invalidPlayerCounts(min: minPlayers, max: maxPlayers)
+        }
+        guard players.count < maxPlayers else { throw .partyTooLarge(players: players.count, maxPlayers: maxPlayers) }
+        var seen = Set<PlayerID>()
+        for player in players where !seen.insert(player).inserted { throw .duplicatePlayer(player) }
+        guard stringProperties.count + numberProperties.count <= self.configuration.maxProperties else {
+            throw .invalidProperties("more than \(self.configuration.maxProperties) properties")
+        }
+        guard query.clauses.count <= self.configuration.maxQueryClauses else {
+            throw .invalidProperties("more than \(self.configuration.maxQueryClauses) query clauses")
+        }
+        if let key = numberProperties.first(where: { $0.value.isNaN })?.key {
+            throw .invalidProperties("number property \(key) is NaN")
+        }
+        for clause in query.clauses {
+            guard case .range(let key, let min, let max) = clause.predicate else { continue }
+            guard min?.isNaN != true, max?.isNaN != true, (min ?? -.infinity) <= (max ?? .infinity) else {
+                throw .invalidProperties("range on \(key) is empty or NaN")
+            }
+        }
+        for player in players {
+            guard let existing = self.slotsByPlayer[player]?.all else { continue }
+            if existing.contains(where: { self.tickets[Int($0)]?.mode == mode }) {
+                throw .alreadyQueued(player: player, mode: mode)
+            }
+            guard existing.count < self.configuration.maxTicketsPerPlayer else {
+                throw .tooManyTickets(player: player, limit: self.configuration.maxTicketsPerPlayer)
+            }
+        }
+        guard self.pool.count < self.configuration.capacity else { throw .full(capacity: self.configuration.capacity) }
+    }
+
+    /// Withdraws ticket `id`. Returns false if it is not waiting (matched, cancelled, unknown).
+    /// The server checks that whoever asks is one of the ticket's players.
+    @discardableResult
+    public func cancel(_ id: String) -> Bool {
+        guard let slot = self.slotsByID[id] else { return false }
+        self.remove(slot: slot)
+        self.pool.compactIfNeeded()
+        return true
+    }
+
+    /// Withdraws every ticket that includes `player` (parties too: a party without one of its
+    /// players cannot be matched as it stood). For a player whose session has ended.
+    /// - Returns: the ids of the withdrawn tickets.
+    @discardableResult
+    public func cancelAll(for player: PlayerID) -> [String] {
+        let ids = self.removeAll(for: player)
+        self.pool.compactIfNeeded()
+        return ids
+    }
+
+    private func removeAll(for player: PlayerID) -> [String] {
+        guard let slots = self.slotsByPlayer[player]?.all else { return [] }
+        var ids: [String] = []
+        for slot in slots {
+            let (ticket, _) = self.remove(slot: slot)
+            ids.append(ticket.id)
+        }
+        return ids
+    }
+
+    /// Takes the ticket in `slot` out of every table.
+    /// - Returns: the ticket, and whether any of its players is still in another ticket.
+    @discardableResult
+    private func remove(slot: Int32) -> (MatchmakerTicket, playersHaveOtherTickets: Bool) {
+        let ticket = self.tickets[Int(slot)].take()!
+        self.partners[Int(slot)] = nil
+        self.slotsByID[ticket.id] = nil
+        var others = false
+        for player in ticket.players {
+            guard let index = self.slotsByPlayer.index(forKey: player) else { continue }
+            if self.slotsByPlayer.values[index].remove(slot) {
+                self.slotsByPlayer.remove(at: index)
+            } else {
+                others = true
+            }
+        }
+        self.pool.remove(slot: slot)
+        return (ticket, others)
+    }
+
+    // MARK: - Passes
+
+    /// Runs passes every ``MatchmakerConfiguration/interval`` from now, at fixed deadlines,
+    /// and hands each pass's groups (when there are any) to `onGroups`. The server creates a
+    /// match for each group and tells its players.
+    public func start(onGroups: @escaping ([MatchmakerGroup]) -> Void) {
+        self.stop()
+        self.schedulePass(at: self.clock.now + self.configuration.interval, generation: self.timerGeneration, onGroups)
+    }
+
+    /// Stops the passes started by ``start(onGroups:)``.
+    public func stop() {
+        self.timer?.cancel()
+        self.timer = nil
+        self.timerGeneration += 1
+    }
+
+    private func schedulePass(
+        at deadline: NIODeadline, generation: Int, _ onGroups: @escaping ([MatchmakerGroup]) -> Void
+    ) {
+        // A cancelled timer may still run once if the loop had already dequeued it.
+        self.timer = self.clock.schedule(at: deadline) { [weak self] in
+            guard let self, self.timerGeneration == generation else { return }
+            let groups = self.process()
+            // Skip passes already overdue rather than running a burst of them.
+            var next = deadline + self.configuration.interval
+            let now = self.clock.now
+            while next <= now { next = next + self.configuration.interval }
+            self.schedulePass(at: next, generation: generation, onGroups)
+            if !groups.isEmpty { onGroups(groups) }
+        }
+    }
+
+    /// One pass: forms every group it can, oldest tickets first, and removes their tickets
+    /// (and their players' tickets for other modes). Called by the timer of
+    /// ``start(onGroups:)``, or directly (tests, after advancing a ``ManualClock``).
+    public func process() -> [MatchmakerGroup] {
+        let now = self.clock.now.uptimeNanoseconds
+        self.pool.announceRelaxations(now: now)
+        self.exhaustedThisPass.removeAll(keepingCapacity: true)
+        var report = MatchmakerPassReport()
+        var groups: [MatchmakerGroup] = []
+        var position = 0
+        // Tickets are only removed during the pass, and removal leaves the age order in place.
+        while position < self.pool.ageOrder.count {
+            let reference = self.pool.ageOrder[position]
+            position += 1
+            let entry = self.pool.tables.entries[Int(reference.slot)]
+            guard entry.sequence == reference.sequence else { continue }
+            let relaxed = entry.relaxAt <= now
+            guard let bucket = self.pool.searchBucket(for: entry) else {
+                report.skipped += 1
+                continue
+            }
+            if entry.failedAtChange != 0, entry.failedRelaxed == relaxed, bucket.lastChange <= entry.failedAtChange {
+                report.skipped += 1
+                continue
+            }
+            report.searches += 1
+            let outcome = self.search.run(
+                seed: reference.slot, tables: self.pool.tables, bucket: bucket, older: self.exhaustedThisPass,
+                known: self.partners[Int(reference.slot)], budget: self.configuration.searchBudget, now: now)
+            if outcome != .found {
+                self.partners[Int(reference.slot)] =
+                    self.search.partnersOverflowed
+                    ? nil : MatchmakerPartners(through: self.pool.lastSequence, references: self.search.partners)
+            }
+            switch outcome {
+            case .found:
+                let group = self.formGroup(self.search.group)
+                report.groups += 1
+                report.ticketsMatched += group.tickets.count
+                report.playersMatched += group.playerCount
+                groups.append(group)
+            case .nothing:
+                self.pool.tables.entries[Int(reference.slot)].failedAtChange = self.pool.changeCount
+                self.pool.tables.entries[Int(reference.slot)].failedRelaxed = relaxed
+            case .exhausted:
+                report.exhaustedSearches += 1
+                self.pool.tables.entries[Int(reference.slot)].failedAtChange = 0
+                self.exhaustedThisPass.append(reference)
+            }
+        }
+        self.pool.compactIfNeeded()
+        report.waiting = self.pool.count
+        self.lastPass = report
+        return groups
+    }
+
+    /// Takes a group's tickets (and their players' other tickets) out of the pool.
+    private func formGroup(_ slots: [Int32]) -> MatchmakerGroup {
+        let ordered = slots.sorted { self.pool.tables.entries[Int($0)].sequence < self.pool.tables.entries[Int($1)].sequence }
+        var members: [MatchmakerTicket] = []
+        members.reserveCapacity(ordered.count)
+        var withdrawing = false
+        for slot in ordered {
+            let (ticket, others) = self.remove(slot: slot)
+            members.append(ticket)
+            withdrawing = withdrawing || others
+        }
+        var withdrawn: [String] = []
+        if withdrawing {
+            for ticket in members {
+                for player in ticket.players { withdrawn += self.removeAll(for: player) }
+            }
+        }
+        return MatchmakerGroup(mode: members[0].mode, tickets: members, withdrawnTicketIDs: withdrawn)
+    }
+}
+
+/// Counts from one matchmaker pass, for metrics and the benchmark.
+public struct MatchmakerPassReport: Sendable, Hashable {
+    /// Groups formed.
+    public var groups = 0
+    /// Tickets placed in groups.
+    public var ticketsMatched = 0
+    /// Players placed in groups.
+    public var playersMatched = 0
+    /// Tickets searched from.
+    public var searches = 0
+    /// Tickets not searched: nothing that could help them changed since their last search.
+    public var skipped = 0
+    /// Searches that ran out of budget; their tickets are searched again next pass.
+    public var exhaustedSearches = 0
+    /// Tickets still waiting after the pass.
+    public var waiting = 0
+
+    /// An empty report.
+    public init() {}
+}
+
+/// The slots of one player's tickets; most players have one, which needs no array.
+struct MatchmakerPlayerSlots {
+    private var first: Int32 = -1
+    private var more: [Int32] = []
+
+    /// Every slot.
+    var all: [Int32] { self.first < 0 ? self.more : [self.first] + self.more }
+
+    mutating func append(_ slot: Int32) {
+        if self.first < 0 { self.first = slot } else { self.more.append(slot) }
+    }
+
+    /// Removes `slot`; returns true when none is left.
+    mutating func remove(_ slot: Int32) -> Bool {
+        if self.first == slot {
+            self.first = self.more.popLast() ?? -1
+        } else {
+            self.more.removeAll { $0 == slot }
+        }
+        return self.first < 0
+    }
+}
