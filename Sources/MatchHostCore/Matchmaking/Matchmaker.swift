@@ -268,11 +268,6 @@ public final class Matchmaker {
             let outcome = self.search.run(
                 seed: reference.slot, tables: self.pool.tables, bucket: bucket, older: self.exhaustedThisPass,
                 known: self.partners[Int(reference.slot)], budget: self.configuration.searchBudget, now: now)
-            if outcome != .found {
-                self.partners[Int(reference.slot)] =
-                    self.search.partnersOverflowed
-                    ? nil : MatchmakerPartners(through: self.pool.lastSequence, references: self.search.partners)
-            }
             switch outcome {
             case .found:
                 let group = self.formGroup(self.search.group)
@@ -283,16 +278,26 @@ public final class Matchmaker {
             case .nothing:
                 self.pool.tables.entries[Int(reference.slot)].failedAtChange = self.pool.changeCount
                 self.pool.tables.entries[Int(reference.slot)].failedRelaxed = relaxed
+                self.rememberPartners(of: reference.slot)
             case .exhausted:
                 report.exhaustedSearches += 1
                 self.pool.tables.entries[Int(reference.slot)].failedAtChange = 0
                 self.exhaustedThisPass.append(reference)
+                self.rememberPartners(of: reference.slot)
             }
         }
         self.pool.compactIfNeeded()
         report.waiting = self.pool.count
         self.lastPass = report
         return groups
+    }
+
+    /// Keeps the partners the search of the ticket in `slot` found (it scanned to the end), so
+    /// that its next search reads them and the tickets that arrive later, not its whole bucket.
+    private func rememberPartners(of slot: Int32) {
+        self.partners[Int(slot)] =
+            self.search.partnersOverflowed
+            ? nil : MatchmakerPartners(through: self.pool.lastSequence, references: self.search.partners)
     }
 
     /// Takes a group's tickets (and their players' other tickets) out of the pool.
@@ -313,49 +318,5 @@ public final class Matchmaker {
             }
         }
         return MatchmakerGroup(mode: members[0].mode, tickets: members, withdrawnTicketIDs: withdrawn)
-    }
-}
-
-/// Counts from one matchmaker pass, for metrics and the benchmark.
-public struct MatchmakerPassReport: Sendable, Hashable {
-    /// Groups formed.
-    public var groups = 0
-    /// Tickets placed in groups.
-    public var ticketsMatched = 0
-    /// Players placed in groups.
-    public var playersMatched = 0
-    /// Tickets searched from.
-    public var searches = 0
-    /// Tickets not searched: nothing that could help them changed since their last search.
-    public var skipped = 0
-    /// Searches that ran out of budget; their tickets are searched again next pass.
-    public var exhaustedSearches = 0
-    /// Tickets still waiting after the pass.
-    public var waiting = 0
-
-    /// An empty report.
-    public init() {}
-}
-
-/// The slots of one player's tickets; most players have one, which needs no array.
-struct MatchmakerPlayerSlots {
-    private var first: Int32 = -1
-    private var more: [Int32] = []
-
-    /// Every slot.
-    var all: [Int32] { self.first < 0 ? self.more : [self.first] + self.more }
-
-    mutating func append(_ slot: Int32) {
-        if self.first < 0 { self.first = slot } else { self.more.append(slot) }
-    }
-
-    /// Removes `slot`; returns true when none is left.
-    mutating func remove(_ slot: Int32) -> Bool {
-        if self.first == slot {
-            self.first = self.more.popLast() ?? -1
-        } else {
-            self.more.removeAll { $0 == slot }
-        }
-        return self.first < 0
     }
 }
