@@ -55,6 +55,45 @@ import Testing
         #expect(fixture.matchmaker.count >= 1)
     }
 
+    /// Thousands of tickets through a small pool, with cancels, so that every table is swept
+    /// and compacted many times (records, age order, buckets, interned strings) while the
+    /// same checks run after every pass.
+    @Test func churnKeepsEveryTableConsistent() throws {
+        var random = SeededGenerator(seed: 42)
+        let fixture = MatchmakerFixture(relaxAfter: Self.relaxAfter)
+        var playerNumber = 0
+        var added = 0
+        var matched = 0
+        var cancelled = 0
+        for step in 0..<1000 {
+            while fixture.matchmaker.count < 30 {
+                let ticket = try Self.addRandomTicket(to: fixture, playerNumber: &playerNumber, using: &random)
+                #expect(fixture.matchmaker.ticket(ticket.id) == ticket)
+                added += 1
+            }
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                let waiting = fixture.matchmaker.waitingTickets
+                let victim = waiting[Int.random(in: 0..<waiting.count, using: &random)]
+                #expect(fixture.matchmaker.cancel(victim.id))
+                cancelled += 1
+            }
+            fixture.clock.advance(by: .milliseconds(Int64.random(in: 200...1500, using: &random)))
+            let groups = fixture.matchmaker.process()
+            let now = fixture.clock.now
+            for group in groups {
+                #expect(MatchmakerRules.violation(of: group.tickets, now: now, relaxAfter: Self.relaxAfter) == nil)
+                matched += group.tickets.count
+            }
+            let waiting = fixture.matchmaker.waitingTickets
+            #expect(waiting.count == fixture.matchmaker.count)
+            #expect(added == waiting.count + matched + cancelled)
+            let missed = MatchmakerRules.anyGroup(in: waiting, now: now, relaxAfter: Self.relaxAfter)?.map(\.id)
+            #expect(missed == nil, "step \(step): a valid group was left waiting")
+        }
+        #expect(added > 2000)
+        #expect(matched > 1000)
+    }
+
     /// A ticket with a random mix of what tickets can say: two modes, regions some require,
     /// a skill some want within a window, a platform some exclude, parties of 1-3, and
     /// minimum/maximum sizes in 2...6.
@@ -82,6 +121,7 @@ import Testing
             clauses.append(.require(.range("skill", min: skill - window, max: skill + window)))
         }
         strings["platform"] = ["pc", "console", "mobile"].randomElement(using: &random)!
+        strings["tag"] = "t\(playerNumber)"  // a string no other ticket has: the interner must forget it
         if Int.random(in: 0..<10, using: &random) < 2 { clauses.append(.exclude(.equals("platform", "mobile"))) }
         return try fixture.matchmaker.add(
             players: players, mode: Int.random(in: 0..<4, using: &random) == 0 ? "squad" : "duel",

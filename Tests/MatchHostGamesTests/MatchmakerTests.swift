@@ -167,6 +167,23 @@ import Testing
         #expect(fixture.pass().map(\.leads) == [["a", "b", "c"]])
     }
 
+    @Test func aTicketWithManyPartnersThatDoNotFitStillFindsItsGroup() throws {
+        let fixture = MatchmakerFixture()
+        // 40 duellists accept the big ticket (more partners than a ticket keeps between
+        // searches) but want 2 players, and refuse each other.
+        try fixture.add("big", min: 16, max: 16)
+        for index in 0..<40 {
+            try fixture.add(
+                "small\(index)", min: 2, max: 2, strings: ["kind": "small"], query: [.exclude(.equals("kind", "small"))])
+        }
+        #expect(fixture.pass().isEmpty)
+        #expect(fixture.pass(after: .seconds(30)).isEmpty)
+        for index in 0..<15 { try fixture.add("crew\(index)", min: 16, max: 16) }
+        let groups = fixture.pass()
+        #expect(groups.map(\.leads) == [["big"] + (0..<15).map { "crew\($0)" }])
+        #expect(fixture.matchmaker.count == 40)
+    }
+
     // MARK: - Parties
 
     @Test func aPartyFillsAGroupWithSolos() throws {

@@ -31,6 +31,8 @@ public final class Matchmaker {
     private var search = MatchmakerGroupSearch()
     /// The public form of each waiting ticket, by slot.
     private var tickets: [MatchmakerTicket?] = []
+    /// What each waiting ticket's last search learnt of its partners, by slot.
+    private var partners: [MatchmakerPartners?] = []
     private var slotsByID: [String: Int32] = [:]
     private var slotsByPlayer: [PlayerID: MatchmakerPlayerSlots] = [:]
     /// Older tickets whose search ran out of budget in the current pass: the only older
@@ -99,8 +101,10 @@ public final class Matchmaker {
         let slot = self.pool.insert(ticket, relaxAt: (now + self.configuration.relaxAfter).uptimeNanoseconds)
         if Int(slot) == self.tickets.count {
             self.tickets.append(ticket)
+            self.partners.append(nil)
         } else {
             self.tickets[Int(slot)] = ticket
+            self.partners[Int(slot)] = nil
         }
         self.slotsByID[id] = slot
         for player in players { self.slotsByPlayer[player, default: MatchmakerPlayerSlots()].append(slot) }
@@ -187,6 +191,7 @@ public final class Matchmaker {
     @discardableResult
     private func remove(slot: Int32) -> (MatchmakerTicket, playersHaveOtherTickets: Bool) {
         let ticket = self.tickets[Int(slot)].take()!
+        self.partners[Int(slot)] = nil
         self.slotsByID[ticket.id] = nil
         var others = false
         for player in ticket.players {
@@ -262,7 +267,7 @@ public final class Matchmaker {
             report.searches += 1
             let outcome = self.search.run(
                 seed: reference.slot, tables: self.pool.tables, bucket: bucket, older: self.exhaustedThisPass,
-                budget: self.configuration.searchBudget, now: now)
+                known: self.partners[Int(reference.slot)], budget: self.configuration.searchBudget, now: now)
             switch outcome {
             case .found:
                 let group = self.formGroup(self.search.group)
@@ -273,16 +278,26 @@ public final class Matchmaker {
             case .nothing:
                 self.pool.tables.entries[Int(reference.slot)].failedAtChange = self.pool.changeCount
                 self.pool.tables.entries[Int(reference.slot)].failedRelaxed = relaxed
+                self.rememberPartners(of: reference.slot)
             case .exhausted:
                 report.exhaustedSearches += 1
                 self.pool.tables.entries[Int(reference.slot)].failedAtChange = 0
                 self.exhaustedThisPass.append(reference)
+                self.rememberPartners(of: reference.slot)
             }
         }
         self.pool.compactIfNeeded()
         report.waiting = self.pool.count
         self.lastPass = report
         return groups
+    }
+
+    /// Keeps the partners the search of the ticket in `slot` found (it scanned to the end), so
+    /// that its next search reads them and the tickets that arrive later, not its whole bucket.
+    private func rememberPartners(of slot: Int32) {
+        self.partners[Int(slot)] =
+            self.search.partnersOverflowed
+            ? nil : MatchmakerPartners(through: self.pool.lastSequence, references: self.search.partners)
     }
 
     /// Takes a group's tickets (and their players' other tickets) out of the pool.
@@ -303,49 +318,5 @@ public final class Matchmaker {
             }
         }
         return MatchmakerGroup(mode: members[0].mode, tickets: members, withdrawnTicketIDs: withdrawn)
-    }
-}
-
-/// Counts from one matchmaker pass, for metrics and the benchmark.
-public struct MatchmakerPassReport: Sendable, Hashable {
-    /// Groups formed.
-    public var groups = 0
-    /// Tickets placed in groups.
-    public var ticketsMatched = 0
-    /// Players placed in groups.
-    public var playersMatched = 0
-    /// Tickets searched from.
-    public var searches = 0
-    /// Tickets not searched: nothing that could help them changed since their last search.
-    public var skipped = 0
-    /// Searches that ran out of budget; their tickets are searched again next pass.
-    public var exhaustedSearches = 0
-    /// Tickets still waiting after the pass.
-    public var waiting = 0
-
-    /// An empty report.
-    public init() {}
-}
-
-/// The slots of one player's tickets; most players have one, which needs no array.
-struct MatchmakerPlayerSlots {
-    private var first: Int32 = -1
-    private var more: [Int32] = []
-
-    /// Every slot.
-    var all: [Int32] { self.first < 0 ? self.more : [self.first] + self.more }
-
-    mutating func append(_ slot: Int32) {
-        if self.first < 0 { self.first = slot } else { self.more.append(slot) }
-    }
-
-    /// Removes `slot`; returns true when none is left.
-    mutating func remove(_ slot: Int32) -> Bool {
-        if self.first == slot {
-            self.first = self.more.popLast() ?? -1
-        } else {
-            self.more.removeAll { $0 == slot }
-        }
-        return self.first < 0
     }
 }

@@ -6,7 +6,8 @@ public enum MatchmakerError: Error, Sendable, Hashable {
     case duplicatePlayer(PlayerID)
     /// `minPlayers` and `maxPlayers` must lie in 2...16 with min ≤ max.
     case invalidPlayerCounts(min: Int, max: Int)
-    /// The party has more players than the ticket's `maxPlayers`.
+    /// The party has `maxPlayers` players or more: no room is left for another ticket, and a
+    /// group needs two.
     case partyTooLarge(players: Int, maxPlayers: Int)
     /// The mode name is empty.
     case emptyMode

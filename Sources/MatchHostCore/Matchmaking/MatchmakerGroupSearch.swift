@@ -3,6 +3,10 @@
 /// depth-first search over the same partners (include before skip, so still oldest first)
 /// with a bound on the players left, which finds a group whenever one exists within the
 /// budget. Its buffers are reused from seed to seed, so a search allocates nothing.
+///
+/// Whether two tickets accept each other never changes, so a seed that waits keeps the
+/// list of its younger partners (when it is short, see ``MatchmakerPartners``) and its next
+/// search reads that list and the tickets that arrived since, instead of its whole bucket.
 struct MatchmakerGroupSearch {
     /// What a search found.
     enum Outcome {
@@ -18,6 +22,12 @@ struct MatchmakerGroupSearch {
     private(set) var group: [Int32] = []
     /// Extensions tried by the last depth-first search.
     private(set) var nodes = 0
+    /// Every younger ticket that accepts, and is accepted by, the seed, oldest first (whether
+    /// or not its size fits now), up to ``MatchmakerPartners/limit``; valid after a search
+    /// that scanned to the end (not `.found`).
+    private(set) var partners: [MatchmakerReference] = []
+    /// More partners than ``MatchmakerPartners/limit``: `partners` is incomplete.
+    private(set) var partnersOverflowed = false
     private var candidates: [Int32] = []
     /// Players of `candidates[i...]`: the most a group can still gain from index i on.
     private var playersFrom: [Int32] = []
@@ -25,11 +35,13 @@ struct MatchmakerGroupSearch {
     private var exhausted = false
     private var now: UInt64 = 0
 
-    /// Looks for a group around `seed` among the live tickets of `bucket` younger than the
-    /// seed and `older` (older tickets of the seed's mode that may still be in a group).
+    /// Looks for a group around `seed` among `older` (older tickets of the seed's mode that
+    /// may still be in a group), then its younger partners: `known` (its partners among the
+    /// tickets up to sequence `knownThrough`), and the live tickets of `bucket` after that;
+    /// with no `known`, every live ticket of `bucket` younger than the seed.
     mutating func run(
-        seed: Int32, tables: MatchmakerTables, bucket: MatchmakerBucket, older: [MatchmakerReference], budget: Int,
-        now: UInt64
+        seed: Int32, tables: MatchmakerTables, bucket: MatchmakerBucket, older: [MatchmakerReference],
+        known: MatchmakerPartners?, budget: Int, now: UInt64
     ) -> Outcome {
         self.now = now
         self.budget = budget
@@ -37,21 +49,38 @@ struct MatchmakerGroupSearch {
         self.exhausted = false
         self.candidates.removeAll(keepingCapacity: true)
         self.group.removeAll(keepingCapacity: true)
+        self.partners.removeAll(keepingCapacity: true)
+        self.partnersOverflowed = false
         let seedEntry = tables.entries[Int(seed)]
         self.group.append(seed)
         var greedy = GroupShape(seedEntry, now: now)
 
-        for reference in older where tables.isLive(reference) && reference.slot != seed {
-            guard tables.entries[Int(reference.slot)].mode == seedEntry.mode else { continue }
-            if self.consider(reference.slot, seed: seedEntry, greedy: &greedy, tables: tables) { return .found }
+        for reference in older where reference.slot != seed {
+            guard let entry = tables.liveEntry(reference), entry.mode == seedEntry.mode,
+                tables.accepts(seedEntry, entry), tables.accepts(entry, seedEntry)
+            else { continue }
+            if self.offer(reference.slot, entry, seed: seedEntry, greedy: &greedy, tables: tables) { return .found }
+        }
+        var scanFrom = seedEntry.sequence
+        if let known {
+            scanFrom = known.through
+            for reference in known.references {
+                // Through the slot, not the record offset: records may have moved since.
+                let entry = tables.entries[Int(reference.slot)]
+                guard entry.sequence == reference.sequence else { continue }
+                self.keepPartner(reference)
+                if self.offer(reference.slot, entry, seed: seedEntry, greedy: &greedy, tables: tables) { return .found }
+            }
         }
         let references = bucket.references
-        var index = bucket.firstIndex(after: seedEntry.sequence)
+        var index = bucket.firstIndex(after: scanFrom)
         while index < references.count {
             let reference = references[index]
             index += 1
-            guard tables.isLive(reference) else { continue }
-            if self.consider(reference.slot, seed: seedEntry, greedy: &greedy, tables: tables) { return .found }
+            guard let entry = tables.liveEntry(reference), tables.accepts(seedEntry, entry), tables.accepts(entry, seedEntry)
+            else { continue }
+            self.keepPartner(reference)
+            if self.offer(reference.slot, entry, seed: seedEntry, greedy: &greedy, tables: tables) { return .found }
         }
         if greedy.isValid(members: self.group.count) { return .found }
         guard !self.candidates.isEmpty else { return .nothing }
@@ -72,16 +101,23 @@ struct MatchmakerGroupSearch {
         return .found
     }
 
-    /// Keeps `slot` as a candidate if it fits with the seed, and adds it to the greedy group
-    /// if it fits there too. Returns true when the greedy group is full and valid.
-    private mutating func consider(
-        _ slot: Int32, seed: MatchmakerEntry, greedy: inout GroupShape, tables: MatchmakerTables
+    @inline(__always)
+    private mutating func keepPartner(_ reference: MatchmakerReference) {
+        if self.partners.count < MatchmakerPartners.limit {
+            self.partners.append(reference)
+        } else {
+            self.partnersOverflowed = true
+        }
+    }
+
+    /// Keeps a partner of the seed as a candidate if its size fits with the seed now, and adds
+    /// it to the greedy group if it fits there too. Returns true when the greedy group is full.
+    private mutating func offer(
+        _ slot: Int32, _ entry: MatchmakerEntry, seed: MatchmakerEntry, greedy: inout GroupShape, tables: MatchmakerTables
     ) -> Bool {
-        let entry = tables.entries[Int(slot)]
         let pairCap = Int32(min(seed.maxPlayers, entry.maxPlayers))
         guard Int32(seed.players) + Int32(entry.players) <= pairCap,
-            max(seed.required(at: self.now), entry.required(at: self.now)) <= pairCap,
-            tables.accepts(seed, entry), tables.accepts(entry, seed)
+            max(seed.required(at: self.now), entry.required(at: self.now)) <= pairCap
         else { return false }
         self.candidates.append(slot)
         if let next = greedy.adding(entry, now: self.now), self.fitsGroup(slot, tables: tables) {
@@ -178,4 +214,15 @@ struct GroupShape {
     func isValid(members: Int) -> Bool {
         members >= 2 && self.players >= self.need
     }
+}
+
+/// A waiting ticket's younger partners (tickets it accepts and that accept it) among the
+/// tickets up to sequence `through`, kept between searches while they are few.
+struct MatchmakerPartners {
+    /// The most partners kept per ticket: a ticket with more is searched by scanning its
+    /// bucket, which then usually succeeds anyway.
+    static let limit = 32
+
+    var through: UInt64
+    var references: [MatchmakerReference]
 }

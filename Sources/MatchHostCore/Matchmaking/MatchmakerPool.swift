@@ -1,6 +1,6 @@
 /// The tickets of one mode that share a string property value (or every ticket of a mode):
-/// where a ticket looks for partners. Kept in age order; removed tickets are skipped and
-/// swept out once they are the majority.
+/// where a ticket looks for partners. Kept in age order; removed tickets are skipped, and
+/// swept out once they are a quarter (every skipped one still costs a memory read).
 final class MatchmakerBucket {
     var references: [MatchmakerReference] = []
     var live = 0
@@ -41,6 +41,9 @@ struct MatchmakerPool {
     private(set) var changeCount: UInt64 = 1
     private(set) var count = 0
     private var nextSequence: UInt64 = 1
+
+    /// The sequence of the youngest ticket ever added.
+    var lastSequence: UInt64 { self.nextSequence - 1 }
     private var freeSlots: [Int32] = []
     /// Array cells that belong to removed tickets.
     private var garbage = 0
@@ -60,16 +63,17 @@ struct MatchmakerPool {
 
         entry.recordStart = Int32(self.tables.words.count)
         entry.stringCount = UInt8(ticket.stringProperties.count)
+        entry.numberCount = UInt8(ticket.numberProperties.count)
+        entry.clauseCount = UInt8(ticket.query.clauses.count)
+        self.tables.appendHeader(of: entry)
         for (key, value) in ticket.stringProperties {
             let packed = UInt64(self.interner.intern(key)) << 32 | UInt64(self.interner.intern(value))
             self.tables.words.append(packed)
         }
-        entry.numberCount = UInt8(ticket.numberProperties.count)
         for (key, value) in ticket.numberProperties {
             self.tables.words.append(UInt64(self.interner.intern(key)))
             self.tables.words.append(value.bitPattern)
         }
-        entry.clauseCount = UInt8(ticket.query.clauses.count)
         for clause in ticket.query.clauses {
             self.appendWords(of: clause)
         }
@@ -82,7 +86,7 @@ struct MatchmakerPool {
             slot = Int32(self.tables.entries.count)
             self.tables.entries.append(entry)
         }
-        let reference = MatchmakerReference(slot: slot, sequence: entry.sequence)
+        let reference = MatchmakerReference(slot: slot, record: entry.recordStart, sequence: entry.sequence)
         self.ageOrder.append(reference)
         self.changeCount += 1
         for position in -1..<Int(entry.stringCount) {
@@ -125,13 +129,14 @@ struct MatchmakerPool {
         let entry = self.tables.entries[Int(slot)]
         precondition(entry.sequence != 0, "removing a free matchmaker slot")
         self.tables.entries[Int(slot)].sequence = 0
+        self.tables.words[Int(entry.recordStart)] = 0
         for position in -1..<Int(entry.stringCount) {
             let key = self.bucketKey(of: entry, position: position)
             guard let bucket = self.buckets[key] else { continue }
             bucket.live -= 1
             if bucket.live == 0 {
                 self.buckets[key] = nil
-            } else if bucket.references.count >= 32, bucket.live * 2 < bucket.references.count {
+            } else if bucket.references.count >= 32, bucket.live * 4 < bucket.references.count * 3 {
                 let entries = self.tables.entries
                 bucket.references.removeAll { entries[Int($0.slot)].sequence != $0.sequence }
             }
@@ -212,17 +217,27 @@ struct MatchmakerPool {
         }
         if self.interner.needsSweep { self.sweepInterner() }
         guard self.garbage > 4096, self.garbage * 2 > self.tables.words.count else { return }
-        // Records are copied in age order, so that tickets scanned together sit together.
+        // Records are copied in age order, so that a scan keeps walking memory forward.
         var words: [UInt64] = []
         words.reserveCapacity(self.tables.words.count - self.garbage)
         for reference in self.ageOrder where self.tables.isLive(reference) {
             let entry = self.tables.entries[Int(reference.slot)]
-            let start = entry.stringsStart
+            let start = Int(entry.recordStart)
             words.append(contentsOf: self.tables.words[start..<(start + entry.recordLength)])
             self.tables.entries[Int(reference.slot)].recordStart = Int32(words.count - entry.recordLength)
         }
         self.tables.words = words
         self.garbage = 0
+        // Every reference learns its record's new place; references to removed tickets go.
+        let entries = self.tables.entries
+        func relocated(_ references: inout [MatchmakerReference]) {
+            references.removeAll { entries[Int($0.slot)].sequence != $0.sequence }
+            for index in references.indices {
+                references[index].record = entries[Int(references[index].slot)].recordStart
+            }
+        }
+        relocated(&self.ageOrder)
+        for bucket in self.buckets.values { relocated(&bucket.references) }
     }
 
     /// Frees the interned strings no waiting ticket uses.

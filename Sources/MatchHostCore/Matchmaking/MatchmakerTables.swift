@@ -1,6 +1,11 @@
 /// A waiting ticket in the form the search reads: small integers, with its properties and
-/// query clauses in one contiguous record of ``MatchmakerTables/words``, so that comparing
-/// two tickets touches two short runs of memory, allocates nothing and counts no references.
+/// query clauses in one contiguous record of ``MatchmakerTables/words``.
+///
+/// The record starts with a copy of the entry's fields (``MatchmakerTables/headerWords``
+/// words), and bucket references carry the record's offset, so that scanning a bucket reads
+/// only the references and the candidates' records. Records are appended in age order and
+/// compacted in age order, so a scan (oldest first) walks memory forward. Comparing two
+/// tickets allocates nothing and counts no references.
 struct MatchmakerEntry {
     /// Age order (1, 2, ...); 0 marks a free slot.
     var sequence: UInt64 = 0
@@ -28,13 +33,15 @@ struct MatchmakerEntry {
     }
 
     /// Where its string properties start: one word each, `key << 32 | value`.
-    var stringsStart: Int { Int(self.recordStart) }
+    var stringsStart: Int { Int(self.recordStart) + MatchmakerTables.headerWords }
     /// Where its number properties start: two words each, the key and the value's bits.
-    var numbersStart: Int { Int(self.recordStart) + Int(self.stringCount) }
+    var numbersStart: Int { self.stringsStart + Int(self.stringCount) }
     /// Where its query clauses start: three words each (see ``MatchmakerClauseWords``).
     var clausesStart: Int { self.numbersStart + 2 * Int(self.numberCount) }
     /// The length of its record.
-    var recordLength: Int { Int(self.stringCount) + 2 * Int(self.numberCount) + 3 * Int(self.clauseCount) }
+    var recordLength: Int {
+        MatchmakerTables.headerWords + Int(self.stringCount) + 2 * Int(self.numberCount) + 3 * Int(self.clauseCount)
+    }
 }
 
 /// How a query clause is laid out in three words: `key << 32 | flags | value` (the value of
@@ -52,17 +59,55 @@ enum MatchmakerClauseWords {
     }
 }
 
-/// A reference to a slot that is still valid only while the slot holds the same ticket.
+/// A reference to a ticket that is still valid only while its slot holds the same ticket.
 struct MatchmakerReference {
     var slot: Int32
+    /// Where the ticket's record starts (updated when records are compacted).
+    var record: Int32
     var sequence: UInt64
 }
 
 /// The entries and the records they point into.
 struct MatchmakerTables {
+    /// Header words of a record: sequence (0 once removed), relaxAt,
+    /// `mode << 32 | players << 16 | min << 8 | max`, `strings << 16 | numbers << 8 | clauses`.
+    static let headerWords = 4
+
     var entries: [MatchmakerEntry] = []
-    /// Every ticket's record: string properties, number properties, query clauses.
+    /// Every ticket's record: header, string properties, number properties, query clauses.
     var words: [UInt64] = []
+
+    /// Appends the header of `entry`'s record (its properties and clauses follow).
+    mutating func appendHeader(of entry: MatchmakerEntry) {
+        self.words.append(entry.sequence)
+        self.words.append(entry.relaxAt)
+        self.words.append(
+            UInt64(entry.mode) << 32 | UInt64(entry.players) << 16 | UInt64(entry.minPlayers) << 8
+                | UInt64(entry.maxPlayers))
+        self.words.append(UInt64(entry.stringCount) << 16 | UInt64(entry.numberCount) << 8 | UInt64(entry.clauseCount))
+    }
+
+    /// The entry a reference names, read from its record alone; nil if the ticket is gone.
+    /// (The search bookkeeping fields are not in the record and read as zero.)
+    @inline(__always)
+    func liveEntry(_ reference: MatchmakerReference) -> MatchmakerEntry? {
+        let base = Int(reference.record)
+        guard self.words[base] == reference.sequence else { return nil }
+        var entry = MatchmakerEntry()
+        entry.sequence = reference.sequence
+        entry.relaxAt = self.words[base + 1]
+        let sizes = self.words[base + 2]
+        entry.mode = UInt32(truncatingIfNeeded: sizes >> 32)
+        entry.players = UInt8(truncatingIfNeeded: sizes >> 16)
+        entry.minPlayers = UInt8(truncatingIfNeeded: sizes >> 8)
+        entry.maxPlayers = UInt8(truncatingIfNeeded: sizes)
+        let counts = self.words[base + 3]
+        entry.stringCount = UInt8(truncatingIfNeeded: counts >> 16)
+        entry.numberCount = UInt8(truncatingIfNeeded: counts >> 8)
+        entry.clauseCount = UInt8(truncatingIfNeeded: counts)
+        entry.recordStart = reference.record
+        return entry
+    }
 
     /// Whether `reference` still names a waiting ticket.
     @inline(__always)
