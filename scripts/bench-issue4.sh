@@ -30,7 +30,7 @@ trap 'rm -rf "$DATA"' EXIT
 # benches stay within them, so they are part of what is measured. The Cat Race port gets 0.
 start_server() {
     taskset -c 0 "$BIN" serve --host 127.0.0.1 --data "$DATA" --catrace-port 0 --port "$PORT" \
-        --lobby-interval "$LOBBY_INTERVAL" --log-level warning >/dev/null &
+        --lobby-interval "$LOBBY_INTERVAL" --log-level warning >/dev/null 2>"$DATA/server.log" &
     SERVER_PID=$!
     for _ in $(seq 50); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
@@ -39,7 +39,17 @@ start_server() {
     echo "server did not start" >&2
     exit 1
 }
-stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" || true; }
+# Its warnings (sessions still open at shutdown, say) are counted, not printed one by one.
+stop_server() {
+    kill "$SERVER_PID"
+    wait "$SERVER_PID" || true
+    local lines
+    lines=$(wc -l <"$DATA/server.log")
+    if [ "$lines" -gt 0 ]; then
+        echo "-- server log: $lines lines, the last:"
+        tail -n 2 "$DATA/server.log" | cut -c1-300
+    fi
+}
 bench() {
     # shellcheck disable=SC2086
     taskset -c 1 "$BIN" bench "$@" --port "$PORT" --server-pid "$SERVER_PID" $BENCH_FLAGS

@@ -34,6 +34,8 @@ struct LobbyBenchDriverCounters: Sendable {
     var changesInWindow: UInt64 = 0
     /// The same, by step.
     var changesByStep = [UInt64](repeating: 0, count: LobbyBenchStep.allCases.count)
+    /// The same, by ``LobbyBenchStep/key(matchID:)``.
+    var changeKeys: [UInt64] = []
     /// Changes not made because the match's previous request was still unanswered (server behind).
     var skippedBusy: UInt64 = 0
     /// Requests refused by the server.
@@ -163,6 +165,7 @@ final class LobbyBenchDriver: NativeBenchOwner {
             if self.window.contains(pending.sentAt) {
                 self.counters.changesInWindow += 1
                 self.counters.changesByStep[pending.step.rawValue] += 1
+                self.counters.changeKeys.append(pending.step.key(matchID: slot.matchID))
             }
             slot.next = LobbyBenchStep(rawValue: (pending.step.rawValue + 1) % LobbyBenchStep.allCases.count)!
         case .failure(let error):

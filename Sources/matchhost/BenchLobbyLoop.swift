@@ -71,6 +71,22 @@ struct LobbyBenchCounters: Sendable {
 struct LobbyBenchLoopResult: Sendable {
     var counters: LobbyBenchCounters
     var histogram: BenchLatencyHistogram
+    /// For each change sent in the window: its request time and the first and last arrival here.
+    var arrivals: [UInt64: LobbyBenchArrivals]
+}
+
+/// When one change reached its first and its last subscriber, and how many it reached.
+struct LobbyBenchArrivals: Sendable {
+    var sentAt: UInt64
+    var first: UInt64
+    var last: UInt64
+    var count: UInt64 = 1
+
+    mutating func merge(_ other: LobbyBenchArrivals) {
+        self.first = min(self.first, other.first)
+        self.last = max(self.last, other.last)
+        self.count += other.count
+    }
 }
 
 /// The subscribers of one event loop, the driver's send times as they are announced to this
@@ -87,6 +103,7 @@ final class LobbyBenchLoop: NativeBenchOwner {
     private var waiting: [UInt64: [UInt64]] = [:]
     private(set) var counters = LobbyBenchCounters()
     private var histogram = BenchLatencyHistogram()
+    private var arrivals: [UInt64: LobbyBenchArrivals] = [:]
     private var window = BenchWindow()
     private var finished = false
 
@@ -123,11 +140,11 @@ final class LobbyBenchLoop: NativeBenchOwner {
     func changeSent(_ key: UInt64, at sentAt: UInt64) {
         self.sendTimes[key] = sentAt
         guard let arrivals = self.waiting.removeValue(forKey: key) else { return }
-        for now in arrivals { self.record(sentAt: sentAt, now: now) }
+        for now in arrivals { self.record(key, sentAt: sentAt, now: now) }
     }
 
     @inline(__always)
-    private func record(sentAt: UInt64, now: UInt64) {
+    private func record(_ key: UInt64, sentAt: UInt64, now: UInt64) {
         guard self.window.contains(sentAt) else {
             self.counters.deliveredOutsideWindow += 1
             return
@@ -136,6 +153,11 @@ final class LobbyBenchLoop: NativeBenchOwner {
         let latency = now &- sentAt
         if latency > LobbyBenchCounters.lateThreshold { self.counters.late += 1 }
         self.histogram.record(latency)
+        if let index = self.arrivals.index(forKey: key) {
+            self.arrivals.values[index].merge(LobbyBenchArrivals(sentAt: sentAt, first: now, last: now))
+        } else {
+            self.arrivals[key] = LobbyBenchArrivals(sentAt: sentAt, first: now, last: now)
+        }
     }
 
     /// Stops the subscribers (GOODBYE) and hands back the measurements.
@@ -148,7 +170,7 @@ final class LobbyBenchLoop: NativeBenchOwner {
                 peer.goodbye()
             }
         }
-        return LobbyBenchLoopResult(counters: self.counters, histogram: self.histogram)
+        return LobbyBenchLoopResult(counters: self.counters, histogram: self.histogram, arrivals: self.arrivals)
     }
 
     func fail(_ error: BenchError) {
@@ -188,7 +210,7 @@ final class LobbyBenchLoop: NativeBenchOwner {
             }
             let key = step.key(matchID: change.entry.matchID)
             if let sentAt = self.sendTimes[key] {
-                self.record(sentAt: sentAt, now: now)
+                self.record(key, sentAt: sentAt, now: now)
             } else {
                 // The server answered before the driver's loop told this one: rare, resolved later.
                 self.counters.arrivedBeforeSendTime += 1

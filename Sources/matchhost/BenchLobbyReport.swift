@@ -4,21 +4,44 @@ struct LobbyBenchReport: Sendable {
     var driver: LobbyBenchDriverCounters
     var counters = LobbyBenchCounters()
     var histogram = BenchLatencyHistogram()
+    /// Per change: request to its first subscriber (mostly the wait for the next publication).
+    var firstArrival = BenchLatencyHistogram()
+    /// Per change: first to last subscriber (the fan-out of one publication).
+    var spread = BenchLatencyHistogram()
     var usage: BenchUsage
 
     init(settings: LobbyBenchSettings, driver: LobbyBenchDriverCounters, results: [LobbyBenchLoopResult], usage: BenchUsage) {
         self.settings = settings
         self.driver = driver
+        var arrivals: [UInt64: LobbyBenchArrivals] = [:]
         for result in results {
             self.counters.add(result.counters)
             self.histogram.merge(result.histogram)
+            arrivals.merge(result.arrivals) { var merged = $0; merged.merge($1); return merged }
+        }
+        for change in arrivals.values {
+            self.firstArrival.record(change.first &- change.sentAt)
+            self.spread.record(change.last &- change.first)
+        }
+        // A change not heard of is coalesced if a later change to the same match was heard of
+        // (the server publishes a match's state, not its history), missing otherwise.
+        let subscribers = UInt64(settings.subscribers)
+        for key in driver.changeKeys {
+            let heard = arrivals[key]?.count ?? 0
+            guard heard < subscribers else { continue }
+            let later = ((key & 3) + 1..<4).contains { arrivals[key & ~3 | $0] != nil }
+            if later { self.coalesced += subscribers - heard } else { self.missing += subscribers - heard }
         }
         self.usage = usage
     }
 
+    /// Change entries not delivered, where a later change to the same match was (merged into
+    /// one publication when the server published late), and where none was.
+    var coalesced: UInt64 = 0
+    var missing: UInt64 = 0
+
     /// Every subscriber should hear of every change made in the window.
     var expected: UInt64 { self.driver.changesInWindow * UInt64(self.settings.subscribers) }
-    var missing: UInt64 { self.expected > self.counters.delivered ? self.expected - self.counters.delivered : 0 }
 
     func print(json: Bool) {
         let s = self.settings
@@ -35,9 +58,12 @@ struct LobbyBenchReport: Sendable {
                 + "\(benchFormatCompact(s.changesPerSecond))/s; \(steps))")
         benchPrint(
             "change entries delivered: \(c.delivered) of \(self.expected) expected (changes × \(s.subscribers) subscribers), "
-                + "\(self.missing) missing; \(benchFormat(deliveredPerSecond, 0))/s; LOBBY_UPDATE "
+                + "\(self.coalesced) coalesced with a later change, \(self.missing) missing; "
+                + "\(benchFormat(deliveredPerSecond, 0))/s; LOBBY_UPDATE "
                 + "\(benchFormat(updatesPerSubscriber, 2))/s per subscriber")
         benchPrint("latency request->LOBBY_UPDATE ms: \(self.histogram.summary)")
+        benchPrint("  to the first subscriber, per change: \(self.firstArrival.summary)")
+        benchPrint("  first to last subscriber, per change: \(self.spread.summary)")
         benchPrint(
             "over 100 ms: \(c.late) (\(benchFormat(lateShare, 3))%); latency includes the wait for the server's next "
                 + "lobby publication (every \(benchFormatCompact(s.lobbyInterval * 1000)) ms, --lobby-interval)")
@@ -50,6 +76,9 @@ struct LobbyBenchReport: Sendable {
         let client = c.client.connectionsLost + self.driver.client.connectionsLost
         if client > 0 { problems.append("\(client) connections closed during the run") }
         if self.missing > 0 { problems.append("\(self.missing) change entries never arrived") }
+        if self.coalesced > 0 {
+            problems.append("\(self.coalesced) change entries merged with a later change to the match: publications ran late")
+        }
         if c.delivered > self.expected { problems.append("\(c.delivered - self.expected) more change entries than expected") }
         if c.unexpected > 0 { problems.append("\(c.unexpected) lobby entries the driver did not cause") }
         if c.unattributed > 0 { problems.append("\(c.unattributed) entries whose request time never became known") }
@@ -82,10 +111,13 @@ struct LobbyBenchReport: Sendable {
         out.add("changes_per_s", changesPerSecond)
         out.add("expected", self.expected)
         out.add("delivered", c.delivered)
+        out.add("coalesced", self.coalesced)
         out.add("missing", self.missing)
         out.add("delivered_per_s", deliveredPerSecond)
         out.add("updates_per_subscriber_per_s", updatesPerSubscriber)
         out.add("latency_ms", object: self.histogram.json)
+        out.add("first_subscriber_ms", object: self.firstArrival.json)
+        out.add("spread_ms", object: self.spread.json)
         out.add("over_100ms", c.late)
         self.usage.add(to: &out, deliveredPerSecond: deliveredPerSecond)
         out.add("skipped_busy", self.driver.skippedBusy)
