@@ -5,10 +5,11 @@
 #   scenarios:
 #     lobby         10,000 subscribers, 20 changes/s          (the target)
 #     lobby-small   1,000 subscribers, 20 changes/s
-#     lobby-sweep   10,000 subscribers at 5, 50 and 100 changes/s
+#     lobby-rates   10,000 subscribers at 2 and 5 changes/s
+#     lobby-subs    2,000 and 5,000 subscribers, 20 changes/s
 #     disks         500 matches of 16, no taps                (the target)
 #     disks-small   50 matches of 16, no taps
-#     disks-sweep   100, 200 and 300 matches of 16, no taps
+#     disks-sweep   100, 125, 150 and 200 matches of 16, no taps
 #     disks-taps    50 matches of 16, 2 taps/s per player (matches end at 20 points and are restarted)
 # Environment: DURATION (seconds measured, default 20; Disks matches stop at 60 s of play, so
 #   keep DURATION + 3 s of warmup under about 55 for a window without restarts), PORT (default
@@ -59,7 +60,8 @@ lobby() {  # subscribers changes-per-second
     start_server
     echo "== bench lobby --subscribers $1 --changes-per-second $2 --seconds $DURATION (server --lobby-interval $LOBBY_INTERVAL)"
     load
-    bench lobby --subscribers "$1" --changes-per-second "$2" --seconds "$DURATION" --lobby-interval "$LOBBY_INTERVAL"
+    bench lobby --subscribers "$1" --changes-per-second "$2" --seconds "$DURATION" --lobby-interval "$LOBBY_INTERVAL" ||
+        echo "bench lobby failed"
     stop_server
 }
 disks() {  # matches players [flags...]
@@ -68,7 +70,7 @@ disks() {  # matches players [flags...]
     start_server
     echo "== bench disks --matches $k --players $p --seconds $DURATION $*"
     load
-    bench disks --matches "$k" --players "$p" --seconds "$DURATION" "$@"
+    bench disks --matches "$k" --players "$p" --seconds "$DURATION" "$@" || echo "bench disks failed"
     stop_server
 }
 
@@ -78,10 +80,11 @@ for scenario in "${scenarios[@]}"; do
     case "$scenario" in
         lobby) lobby 10000 20 ;;
         lobby-small) lobby 1000 20 ;;
-        lobby-sweep) for r in 5 50 100; do lobby 10000 "$r"; done ;;
+        lobby-rates) for r in 2 5; do lobby 10000 "$r"; done ;;
+        lobby-subs) for n in 2000 5000; do lobby "$n" 20; done ;;
         disks) disks 500 16 ;;
         disks-small) disks 50 16 ;;
-        disks-sweep) for k in 100 200 300; do disks "$k" 16; done ;;
+        disks-sweep) for k in 100 125 150 200; do disks "$k" 16; done ;;
         disks-taps) disks 50 16 --tap-rate 2 ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac

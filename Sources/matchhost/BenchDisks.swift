@@ -34,6 +34,11 @@ struct BenchDisksCommand: AsyncParsableCommand {
         help: "Taps per second per player: on a live disk, or anywhere when none is up (0: none; with taps, matches end at the score limit and are restarted).")
     var tapRate: Double = 0
 
+    @Option(
+        name: .customLong("create-spread"),
+        help: "Seconds over which the matches are created, so their ticks fall at different times within the tick interval; 0 creates them all at once (their ticks then fall together).")
+    var createSpread: Double = 1
+
     @Option(name: .customLong("ticks-per-second"), help: "The server's Disks tick rate, to find ticks it skipped.")
     var ticksPerSecond = 30
 
@@ -59,6 +64,7 @@ struct BenchDisksCommand: AsyncParsableCommand {
         guard self.seconds > 0, self.seconds.isFinite else { throw ValidationError("--seconds must be positive") }
         guard self.warmup >= 0, self.warmup.isFinite else { throw ValidationError("--warmup must not be negative") }
         guard self.tapRate >= 0, self.tapRate <= 1000 else { throw ValidationError("--tap-rate must be 0-1000") }
+        guard self.createSpread >= 0, self.createSpread <= 30 else { throw ValidationError("--create-spread must be 0-30") }
         guard (1...1000).contains(self.ticksPerSecond) else { throw ValidationError("--ticks-per-second must be 1-1000") }
         guard !self.gameID.isEmpty, self.gameID.utf8.count <= 255 else { throw ValidationError("--game-id must be 1-255 bytes") }
         guard self.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
@@ -69,8 +75,9 @@ struct BenchDisksCommand: AsyncParsableCommand {
         let settings = DisksBenchSettings(
             host: self.host, port: self.port, address: try benchResolve(host: self.host, port: self.port),
             matches: self.matches, players: self.players, seconds: self.seconds, warmup: self.warmup, tapRate: self.tapRate,
-            ticksPerSecond: self.ticksPerSecond, gameID: self.gameID, serverPID: self.serverPID.map { String($0) },
-            threads: self.threads, connectBatch: self.connectBatch, runID: benchRunID())
+            createSpread: self.createSpread, ticksPerSecond: self.ticksPerSecond, gameID: self.gameID,
+            serverPID: self.serverPID.map { String($0) }, threads: self.threads, connectBatch: self.connectBatch,
+            runID: benchRunID())
         let fileLimit = raiseOpenFileLimit()
         let connectionCount = settings.matches * settings.players
         if fileLimit > 0, UInt64(connectionCount) + 64 > fileLimit {
@@ -88,7 +95,8 @@ struct BenchDisksCommand: AsyncParsableCommand {
 
         benchPrint(
             "matches=\(settings.matches) players=\(settings.players) seconds=\(benchFormatCompact(settings.seconds)) "
-                + "warmup=\(benchFormatCompact(settings.warmup))s taps=\(benchFormatCompact(settings.tapRate))/s per player "
+                + "warmup=\(benchFormatCompact(settings.warmup))s create-spread=\(benchFormatCompact(settings.createSpread))s "
+                + "taps=\(benchFormatCompact(settings.tapRate))/s per player "
                 + "ticks=\(settings.ticksPerSecond)/s threads=\(settings.threads) connections=\(connectionCount) "
                 + "server=\(settings.host):\(settings.port)")
 
@@ -121,6 +129,7 @@ struct DisksBenchSettings: Sendable {
     var seconds: Double
     var warmup: Double
     var tapRate: Double
+    var createSpread: Double
     var ticksPerSecond: Int
     var gameID: String
     var serverPID: String?

@@ -131,9 +131,19 @@ final class DisksBenchLoop: NativeBenchOwner {
         self.scheduleAcknowledgements(delay: 200_000_000)
     }
 
-    /// Every player's first match: seat 0 creates it, the others join when it answers.
-    func createMatches() {
-        for match in self.matches { self.create(match) }
+    /// Every player's first match: seat 0 creates it, the others join when it answers. Match
+    /// number n of K is created n/K of `spread` ns from now, so that the matches' ticks (due at
+    /// their start plus whole intervals) are spread over the interval, as independent matches'
+    /// are, rather than all due at once.
+    func createMatches(spread: UInt64) {
+        for match in self.matches {
+            let delay = UInt64(Double(spread) * Double(match.number) / Double(self.settings.matches))
+            if delay == 0 {
+                self.create(match)
+            } else {
+                self.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay))) { self.create(match) }
+            }
+        }
     }
 
     private func create(_ match: DisksBenchMatch) {
@@ -310,7 +320,9 @@ final class DisksBenchLoop: NativeBenchOwner {
 
     func peerLost(_ peer: NativeBenchPeer) {
         if let player = self.playerOfPeer[ObjectIdentifier(peer)] {
-            player.match.started.fail(BenchError("seat \(player.seat) of match \(player.match.number)'s connection closed"))
+            let errors = peer.counters.errors.keys.sorted().joined(separator: "; ")
+            player.match.started.fail(
+                BenchError("seat \(player.seat) of match \(player.match.number)'s connection closed\(errors.isEmpty ? "" : " (\(errors))")"))
         }
     }
 }

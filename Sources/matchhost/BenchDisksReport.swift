@@ -66,6 +66,7 @@ struct DisksBenchReport: Sendable {
         out.add("seconds", s.seconds)
         out.add("warmup", s.warmup)
         out.add("tap_rate", s.tapRate)
+        out.add("create_spread", s.createSpread)
         out.add("ticks_per_second", s.ticksPerSecond)
         out.add("threads", s.threads)
         out.add("connections", self.connections)

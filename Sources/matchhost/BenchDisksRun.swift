@@ -1,8 +1,8 @@
 import NIOCore
 import NIOPosix
 
-/// One Disks run: every player connects, then all matches are created at once (so they play,
-/// and reach their time limit, together), then the warmup, the window, and GOODBYE.
+/// One Disks run: every player connects, then the matches are created within `--create-spread`
+/// (so they play, and reach their time limit, together), then the warmup, the window, and GOODBYE.
 struct DisksBenchRun: Sendable {
     let settings: DisksBenchSettings
     let loops: [any EventLoop]
@@ -47,9 +47,10 @@ struct DisksBenchRun: Sendable {
                     name: "player \(seat) of match \(match) (\(settings.deviceID(match: match, seat: seat)))")
             }
             let connected = benchNow()
+            let spread = UInt64((settings.createSpread * 1e9).rounded())
             for (loop, state) in zip(self.loops, states) {
-                try await loop.submit { state.value.createMatches() }.get()
-                loop.scheduleTask(in: .seconds(30)) {
+                try await loop.submit { state.value.createMatches(spread: spread) }.get()
+                loop.scheduleTask(deadline: .now() + .seconds(30) + .nanoseconds(Int64(spread))) {
                     state.value.failUnstartedMatches(BenchError("match not joined by all within 30 s"))
                 }
             }

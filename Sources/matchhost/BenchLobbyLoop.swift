@@ -226,6 +226,8 @@ final class LobbyBenchLoop: NativeBenchOwner {
     func peerResumed(_ peer: NativeBenchPeer, now: UInt64) {}
 
     func peerLost(_ peer: NativeBenchPeer) {
-        self.allSubscribed.fail(BenchError("subscriber \(peer.deviceID)'s connection closed before it subscribed"))
+        let errors = peer.counters.errors.keys.sorted().joined(separator: "; ")
+        self.allSubscribed.fail(
+            BenchError("subscriber \(peer.deviceID)'s connection closed before it subscribed\(errors.isEmpty ? "" : " (\(errors))")"))
     }
 }
