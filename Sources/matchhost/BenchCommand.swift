@@ -4,5 +4,8 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure a running server.",
-        subcommands: [BenchCatRaceCommand.self, BenchConnectionsCommand.self, BenchNativeCommand.self, BenchResumeCommand.self, BenchMatchmakerCommand.self])
+        subcommands: [
+            BenchCatRaceCommand.self, BenchConnectionsCommand.self, BenchNativeCommand.self, BenchResumeCommand.self,
+            BenchLobbyCommand.self, BenchDisksCommand.self, BenchMatchmakerCommand.self,
+        ])
 }

@@ -58,6 +58,13 @@ protocol NativeBenchOwner: AnyObject {
     func peerResumed(_ peer: NativeBenchPeer, now: UInt64)
     /// The peer's connection closed without the bench asking (or before AUTHENTICATED).
     func peerLost(_ peer: NativeBenchPeer)
+    /// A LOBBY_UPDATE, MATCH_EVENT or MATCH_ENDED reached the peer at `now`; `reliable` says
+    /// whether it came in a RELIABLE frame. Ignored unless the owner implements it.
+    func peer(_ peer: NativeBenchPeer, received message: NativeServerMessage, reliable: Bool, now: UInt64)
+}
+
+extension NativeBenchOwner {
+    func peer(_ peer: NativeBenchPeer, received message: NativeServerMessage, reliable: Bool, now: UInt64) {}
 }
 
 /// A peer's protocol counters; merged over peers for the report.
@@ -320,7 +327,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
     private func handle(message: ByteBuffer, sequence: UInt64, now: UInt64) throws {
         let start = message.readerIndex
         guard message.getInteger(at: start, as: UInt8.self) == NativeMessageType.matchData.rawValue else {
-            return try self.handle(NativeServerMessage(message: message))
+            return try self.handle(NativeServerMessage(message: message), reliable: sequence != 0, now: now)
         }
         // MATCH_DATA, read in place: u64 match id, str sender, bytes payload.
         guard let senderLength = message.getInteger(at: start + 9, endianness: .big, as: UInt16.self) else {
@@ -359,7 +366,7 @@ final class NativeBenchPeer: BenchPeriodicSender {
             now: now)
     }
 
-    private func handle(_ message: NativeServerMessage) {
+    private func handle(_ message: NativeServerMessage, reliable: Bool, now: UInt64) {
         switch message {
         case .response(let id, let response):
             self.owner.peer(self, answered: id, with: .success(response))
@@ -369,8 +376,11 @@ final class NativeBenchPeer: BenchPeriodicSender {
             self.counters.presenceReceived += 1
         case .matchEnded:
             self.counters.matchesEnded += 1
-        case .matchData, .matchEvent, .lobbyUpdate, .matchmakerMatched, .partyUpdate, .ticketCancelled, .matchResumed:
-            break  // MATCH_DATA is read in place above; relay matches send none of the others
+            self.owner.peer(self, received: message, reliable: reliable, now: now)
+        case .matchEvent, .lobbyUpdate:
+            self.owner.peer(self, received: message, reliable: reliable, now: now)
+        case .matchData, .matchmakerMatched, .partyUpdate, .ticketCancelled, .matchResumed:
+            break  // MATCH_DATA is read in place above; the benches use none of the others
         }
     }
 
@@ -383,6 +393,11 @@ final class NativeBenchPeer: BenchPeriodicSender {
         self.nextRequestID += 1
         self.sendReliable(NativeClientMessage.request(id: id, request).encoded(allocator: self.allocator))
         return id
+    }
+
+    /// Sends a message (MATCH_INPUT, say) in a RELIABLE frame.
+    func send(_ message: NativeClientMessage) {
+        self.sendReliable(message.encoded(allocator: self.allocator))
     }
 
     private func sendReliable(_ message: ByteBuffer) {
@@ -597,6 +612,25 @@ func nativeBenchBootstrap(loop: any EventLoop) -> ClientBootstrap {
     ClientBootstrap(group: loop)
         .channelOption(.socketOption(.tcp_nodelay), value: 1)
         .connectTimeout(.seconds(10))
+}
+
+/// Opens the first connection of `peer` (which must live on `loop`) and waits up to 20 s for
+/// its AUTHENTICATED; `name` names the peer in errors.
+func nativeBenchConnectAuthenticated(
+    _ peer: NIOLoopBound<NativeBenchPeer>, loop: any EventLoop, to address: SocketAddress, host: String, port: Int,
+    name: @autoclosure () -> String
+) async throws -> any Channel {
+    let authenticated = loop.makePromise(of: Void.self)
+    let connect = nativeBenchBootstrap(loop: loop)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                peer.value.authenticated = authenticated
+                try channel.pipeline.syncOperations.addHandler(NativeBenchConnection(peer: peer.value))
+            }
+        }
+        .connect(to: address)
+    return try await benchAwaitReady(
+        connect, ready: authenticated, readyMessage: "AUTHENTICATED", host: host, port: port, player: name())
 }
 
 /// Opens a new connection for `peer` (which must live on `loop`).
