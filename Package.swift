@@ -101,6 +101,7 @@ let package = Package(
             dependencies: [
                 "MatchHostServer", "MatchHostGames", "MatchHostWire", "MatchHostSQLite",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -37,7 +37,7 @@ public final class CatRaceListener: Sendable {
         let listenerLogger = logger
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.catRacePort, group: group,
-            makeWorld: { loop in CatRaceWorld(options: worldOptions, clock: EventLoopClock(eventLoop: loop), logger: listenerLogger) },
+            makeWorld: { clock in CatRaceWorld(options: worldOptions, clock: clock, logger: listenerLogger) },
             makeHandler: { world, flusher, connections in
                 CatRaceConnectionHandler(
                     world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,

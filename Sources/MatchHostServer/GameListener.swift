@@ -1,4 +1,5 @@
 import Logging
+import MatchHostCore
 import NIOCore
 import NIOPosix
 
@@ -14,27 +15,36 @@ struct GameListener<World> {
 
     let localAddress: SocketAddress
     let serverChannel: any Channel
-    let worldLoop: any EventLoop
+    let worldLoop: WorldLoop
     let state: State
 
     /// Creates the world on one loop of `group` (or on `worldLoop`) and binds `port`.
     /// - Parameters:
     ///   - worldLoop: the loop for the world and its connections; another listener's, so that
-    ///     both worlds can reach each other's matches without a hop. Default: the group's next.
-    ///   - makeWorld: builds the world, on its loop.
+    ///     both worlds can reach each other's matches without a hop, and share its timers.
+    ///     Default: a new one on the group's next loop.
+    ///   - makeWorld: builds the world, on its loop, with the loop's match clock.
     ///   - makeHandler: builds one connection's handler, on the world's loop.
     static func bind(
-        configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, worldLoop: (any EventLoop)? = nil,
-        makeWorld: @escaping @Sendable (any EventLoop) -> World,
+        configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, worldLoop: WorldLoop? = nil,
+        makeWorld: @escaping @Sendable (EventLoopClock) -> World,
         makeHandler: @escaping @Sendable (World, FlushCoalescer, ConnectionRegistry) -> any ChannelHandler
     ) async throws -> GameListener<World> {
-        let worldLoop = worldLoop ?? group.next()
-        let state = try await worldLoop.submit {
-            State((world: makeWorld(worldLoop), connections: ConnectionRegistry()), eventLoop: worldLoop)
+        let sharedLoop = worldLoop
+        let worldLoop: WorldLoop
+        if let sharedLoop {
+            worldLoop = sharedLoop
+        } else {
+            worldLoop = try await WorldLoop.open(on: group.next())
+        }
+        let loop = worldLoop.eventLoop
+        let clock = worldLoop.clock
+        let state = try await loop.submit {
+            worldLoop.retain()
+            return State((world: makeWorld(clock.value), connections: ConnectionRegistry()), eventLoop: loop)
         }.get()
-        let flusher = try await worldLoop.submit { NIOLoopBound(FlushCoalescer(eventLoop: worldLoop), eventLoop: worldLoop) }
-            .get()
-        let channel = try await ServerBootstrap(group: group, childGroup: worldLoop)
+        let flusher = try await loop.submit { NIOLoopBound(FlushCoalescer(eventLoop: loop), eventLoop: loop) }.get()
+        let channel = try await ServerBootstrap(group: group, childGroup: loop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: Int32(clamping: configuration.backlog))
             // Accept many connections per wake-up so a connect burst drains the backlog fast.
@@ -64,7 +74,7 @@ struct GameListener<World> {
         try? await self.serverChannel.close()
         let state = self.state
         let open: [any Channel] =
-            (try? await self.worldLoop.submit {
+            (try? await self.worldLoop.eventLoop.submit {
                 shutDown(state.value.world)
                 return state.value.connections.all
             }.get()) ?? []
@@ -73,12 +83,56 @@ struct GameListener<World> {
             channel.flush()
             try? await channel.close()
         }
+        await self.worldLoop.closeIfLast()
     }
 
     /// Runs `body` on the world's loop.
     func inspect<Value: Sendable>(_ body: @escaping @Sendable (World, ConnectionRegistry) -> Value) async throws -> Value {
         let state = self.state
-        return try await self.worldLoop.submit { body(state.value.world, state.value.connections) }.get()
+        return try await self.worldLoop.eventLoop.submit { body(state.value.world, state.value.connections) }.get()
+    }
+}
+
+/// The loop a world lives on, with the one clock that runs all its matches' timers.
+///
+/// Two listeners that share a loop share this too, so that one timer queue decides when the
+/// loop's ticks yield to its sockets (two queues could keep each other due forever).
+final class WorldLoop: Sendable {
+    /// The loop.
+    let eventLoop: any EventLoop
+    /// The match clock every world on the loop uses.
+    let clock: NIOLoopBound<EventLoopClock>
+    private let doorbell: NIOLoopBound<IOPassDoorbell>
+    private let users: NIOLoopBoundBox<Int>
+
+    private init(eventLoop: any EventLoop, clock: NIOLoopBound<EventLoopClock>, doorbell: NIOLoopBound<IOPassDoorbell>) {
+        self.eventLoop = eventLoop
+        self.clock = clock
+        self.doorbell = doorbell
+        self.users = NIOLoopBoundBox.makeBoxSendingValue(0, eventLoop: eventLoop)
+    }
+
+    /// Opens the loop's doorbell and clock.
+    static func open(on loop: any EventLoop) async throws -> WorldLoop {
+        let doorbell = try await IOPassDoorbell.open(on: loop)
+        let clock = try await loop.submit {
+            NIOLoopBound(
+                EventLoopClock(eventLoop: loop, yieldToIO: { body in doorbell.value.afterNextPoll(body) }), eventLoop: loop)
+        }.get()
+        return WorldLoop(eventLoop: loop, clock: clock, doorbell: doorbell)
+    }
+
+    /// Counts one more listener on the loop; call on the loop.
+    func retain() {
+        self.users.value += 1
+    }
+
+    /// Closes the doorbell when the last listener on the loop closes.
+    func closeIfLast() async {
+        try? await self.eventLoop.submit {
+            self.users.value -= 1
+            if self.users.value <= 0 { self.doorbell.value.close() }
+        }.get()
     }
 }
 

@@ -59,10 +59,11 @@ public final class NativeListener: Sendable {
         let startup = try await WorldStartup.load(from: store)
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
-            makeWorld: { loop in
+            makeWorld: { clock in
+                let loop = clock.eventLoop
                 let world = NativeWorld(
                     options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
-                    clock: EventLoopClock(eventLoop: loop), storage: WorldStore(store: store, eventLoop: loop, logger: listenerLogger),
+                    clock: clock, storage: WorldStore(store: store, eventLoop: loop, logger: listenerLogger),
                     logger: listenerLogger)
                 world.start(from: startup)
                 return world
@@ -75,7 +76,7 @@ public final class NativeListener: Sendable {
         if let catRace {
             let native = listener.state
             let tutorial = catRace.listener.state
-            try await listener.worldLoop.submit { native.value.world.catRaceWorld = tutorial.value.world }.get()
+            try await listener.worldLoop.eventLoop.submit { native.value.world.catRaceWorld = tutorial.value.world }.get()
         }
         return NativeListener(listener: listener)
     }
