@@ -74,7 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-devices"), help: .hidden)
     var maxDevices: Int?
 
-    @Option(name: .customLong("lobby-interval"), help: "Seconds (0.001-10) between lobby updates to subscribers; changes in between are coalesced.")
+    @Option(name: .customLong("lobby-interval"), help: "Least seconds (0.001-10) between two lobby updates to subscribers; a change after a quiet spell goes out at once, faster ones are coalesced.")
     var lobbyInterval = 0.05
 
     @Option(name: .customLong("matchmaker-interval"), help: "Seconds (0.01-60) between the matchmaker's passes.")

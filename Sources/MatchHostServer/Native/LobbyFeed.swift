@@ -8,14 +8,15 @@ extension NativeLobbyEntry: LobbyEntry {}
 /// The lobbies of the native port: each mode's listing, the sessions subscribed to it, and
 /// the timer that publishes changes.
 ///
-/// Changes are published at most once per `interval` (and before every LIST_MATCHES and
-/// SUBSCRIBE_LOBBY, so that those see the latest state): each publication is encoded once per
+/// Changes are published on the loop's next turn after a quiet spell and at most once per
+/// `interval` while they keep coming (``PublicationPacing``), and before every LIST_MATCHES and
+/// SUBSCRIBE_LOBBY, so that those see the latest state. Each publication is encoded once per
 /// lobby as one LOBBY_UPDATE and the same buffer handed to every subscriber.
 final class LobbyFeed {
     /// Most changes in one LOBBY_UPDATE: 100 entries with the longest labels stay under 32 KiB.
     static let changesPerMessage = 100
 
-    let interval: TimeAmount
+    var interval: TimeAmount { self.pacing.interval }
     let maximumSubscriptionsPerSession: Int
     private let clock: any MatchClock
     private let current: (String, MatchID) -> NativeLobbyEntry?
@@ -23,6 +24,7 @@ final class LobbyFeed {
     private var subscribers: [String: [ObjectIdentifier: Session]] = [:]
     private var subscriptions: [ObjectIdentifier: Set<String>] = [:]
     private var timer: MatchTimer?
+    private var pacing: PublicationPacing
     private let allocator = ByteBufferAllocator()
     private let updatesSent = Counter(label: "matchhost_lobby_updates_total")
 
@@ -32,7 +34,7 @@ final class LobbyFeed {
         current: @escaping (String, MatchID) -> NativeLobbyEntry?
     ) {
         self.clock = clock
-        self.interval = interval
+        self.pacing = PublicationPacing(interval: interval)
         self.maximumSubscriptionsPerSession = maximumSubscriptionsPerSession
         self.current = current
     }
@@ -44,7 +46,9 @@ final class LobbyFeed {
     func matchChanged(_ matchID: MatchID, mode: String) {
         self.listings[mode, default: LobbyListing()].markDirty(matchID)
         guard self.timer == nil else { return }
-        self.timer = self.clock.schedule(after: self.interval) { [weak self] in
+        // Even when due at once, a timer rather than a publication here: the other changes of
+        // this turn (a join that also fills the match) go out in the same LOBBY_UPDATE.
+        self.timer = self.clock.schedule(at: self.pacing.due(now: self.clock.now)) { [weak self] in
             guard let self else { return }
             self.timer = nil
             self.publish()
@@ -53,6 +57,8 @@ final class LobbyFeed {
 
     /// Publishes every lobby's pending changes now.
     func publish() {
+        guard self.listings.values.contains(where: \.hasChanges) else { return }
+        self.pacing.published(at: self.clock.now)
         for mode in Array(self.listings.keys) where self.listings[mode]!.hasChanges {
             let changes = self.listings[mode]!.publish { self.current(mode, $0) }
             guard !changes.isEmpty, let audience = self.subscribers[mode], !audience.isEmpty else { continue }
