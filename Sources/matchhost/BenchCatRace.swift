@@ -76,21 +76,8 @@ struct BenchCatRaceCommand: AsyncParsableCommand {
                 + "duration=\(benchFormatCompact(settings.duration))s warmup=\(benchFormatCompact(settings.warmup))s "
                 + "threads=\(settings.threads) connections=\(connectionCount) server=\(settings.host):\(settings.port)")
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.threads)
-        let outcome: Result<CatRaceBenchReport, any Error>
-        do {
-            outcome = .success(try await CatRaceBenchRun(settings: settings, group: group).run())
-        } catch {
-            outcome = .failure(error)
-        }
-        try? await group.shutdownGracefully()
-
-        switch outcome {
-        case .success(let report):
-            report.print(json: self.json)
-        case .failure(let error):
-            benchPrintError("error: \(error)")
-            throw ExitCode.failure
+        try await runBenchReport(threads: settings.threads, json: self.json) { group in
+            try await CatRaceBenchRun(settings: settings, group: group).run()
         }
     }
 }
@@ -599,7 +586,7 @@ final class CatRaceBenchRacer: ChannelInboundHandler, BenchPeriodicSender {
 // MARK: - Report
 
 /// The results of a run, merged over loops, and how they are printed.
-struct CatRaceBenchReport: Sendable {
+struct CatRaceBenchReport: PrintableBenchReport {
     var settings: CatRaceBenchSettings
     var connections: Int
     var counters = CatRaceBenchCounters()

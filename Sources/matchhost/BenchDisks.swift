@@ -100,21 +100,8 @@ struct BenchDisksCommand: AsyncParsableCommand {
                 + "ticks=\(settings.ticksPerSecond)/s threads=\(settings.threads) connections=\(connectionCount) "
                 + "server=\(settings.host):\(settings.port)")
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.threads)
-        let outcome: Result<DisksBenchReport, any Error>
-        do {
-            outcome = .success(try await DisksBenchRun(settings: settings, group: group).run())
-        } catch {
-            outcome = .failure(error)
-        }
-        try? await group.shutdownGracefully()
-
-        switch outcome {
-        case .success(let report):
-            report.print(json: self.json)
-        case .failure(let error):
-            benchPrintError("error: \(error)")
-            throw ExitCode.failure
+        try await runBenchReport(threads: settings.threads, json: self.json) { group in
+            try await DisksBenchRun(settings: settings, group: group).run()
         }
     }
 }

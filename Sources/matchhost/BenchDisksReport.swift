@@ -1,5 +1,5 @@
 /// The results of a Disks run, merged over loops, and how they are printed.
-struct DisksBenchReport: Sendable {
+struct DisksBenchReport: PrintableBenchReport {
     var settings: DisksBenchSettings
     var connections: Int
     var counters = DisksBenchCounters()

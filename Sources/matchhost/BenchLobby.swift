@@ -98,21 +98,8 @@ struct BenchLobbyCommand: AsyncParsableCommand {
                 + "lobby-interval=\(benchFormatCompact(settings.lobbyInterval * 1000))ms threads=\(settings.threads) "
                 + "server=\(settings.host):\(settings.port)")
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.threads)
-        let outcome: Result<LobbyBenchReport, any Error>
-        do {
-            outcome = .success(try await LobbyBenchRun(settings: settings, group: group).run())
-        } catch {
-            outcome = .failure(error)
-        }
-        try? await group.shutdownGracefully()
-
-        switch outcome {
-        case .success(let report):
-            report.print(json: self.json)
-        case .failure(let error):
-            benchPrintError("error: \(error)")
-            throw ExitCode.failure
+        try await runBenchReport(threads: settings.threads, json: self.json) { group in
+            try await LobbyBenchRun(settings: settings, group: group).run()
         }
     }
 }

@@ -1,5 +1,5 @@
 /// The results of a lobby run, merged over loops, and how they are printed.
-struct LobbyBenchReport: Sendable {
+struct LobbyBenchReport: PrintableBenchReport {
     var settings: LobbyBenchSettings
     var driver: LobbyBenchDriverCounters
     var counters = LobbyBenchCounters()

@@ -99,21 +99,8 @@ struct BenchNativeCommand: AsyncParsableCommand {
                 + "payload=\(settings.payloadSize)B threads=\(settings.threads) connections=\(connectionCount) "
                 + "server=\(settings.host):\(settings.port)")
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.threads)
-        let outcome: Result<NativeRelayBenchReport, any Error>
-        do {
-            outcome = .success(try await NativeRelayBenchRun(settings: settings, group: group).run())
-        } catch {
-            outcome = .failure(error)
-        }
-        try? await group.shutdownGracefully()
-
-        switch outcome {
-        case .success(let report):
-            report.print(json: self.json)
-        case .failure(let error):
-            benchPrintError("error: \(error)")
-            throw ExitCode.failure
+        try await runBenchReport(threads: settings.threads, json: self.json) { group in
+            try await NativeRelayBenchRun(settings: settings, group: group).run()
         }
     }
 }
@@ -492,7 +479,7 @@ final class NativeRelayBenchLoop: NativeBenchOwner {
 // MARK: - Report
 
 /// The results of a run, merged over loops, and how they are printed.
-struct NativeRelayBenchReport: Sendable {
+struct NativeRelayBenchReport: PrintableBenchReport {
     var settings: NativeRelayBenchSettings
     var connections: Int
     var counters = NativeRelayBenchCounters()

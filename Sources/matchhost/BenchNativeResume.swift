@@ -94,23 +94,10 @@ struct BenchResumeCommand: AsyncParsableCommand {
                 + "close=\(settings.abrupt ? "rst" : "fin") threads=\(settings.threads) "
                 + "connections=\(settings.pairs * 2) server=\(settings.host):\(settings.port)")
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.threads)
-        let outcome: Result<NativeResumeBenchReport, any Error>
-        do {
-            outcome = .success(try await NativeResumeBenchRun(settings: settings, group: group).run())
-        } catch {
-            outcome = .failure(error)
+        let report = try await runBenchReport(threads: settings.threads, json: self.json) { group in
+            try await NativeResumeBenchRun(settings: settings, group: group).run()
         }
-        try? await group.shutdownGracefully()
-
-        switch outcome {
-        case .success(let report):
-            report.print(json: self.json)
-            if report.violations > 0 { throw ExitCode.failure }
-        case .failure(let error):
-            benchPrintError("error: \(error)")
-            throw ExitCode.failure
-        }
+        if report.violations > 0 { throw ExitCode.failure }
     }
 }
 
@@ -541,7 +528,7 @@ final class NativeResumeBenchLoop: NativeBenchOwner {
 // MARK: - Report
 
 /// The results of a run, merged over loops, and how they are printed.
-struct NativeResumeBenchReport: Sendable {
+struct NativeResumeBenchReport: PrintableBenchReport {
     var settings: NativeResumeBenchSettings
     var counters = NativeResumeBenchCounters()
     var toResumed = BenchLatencyHistogram()

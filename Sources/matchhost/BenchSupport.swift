@@ -578,3 +578,33 @@ extension BenchLatencyHistogram {
         return latency
     }
 }
+
+/// A load generator's result, printed as a table or one JSON line.
+protocol PrintableBenchReport: Sendable {
+    /// Prints the report to standard output.
+    func print(json: Bool)
+}
+
+/// Runs a load generator on its own event loop group (shut down afterwards, whatever
+/// happens) and prints its report; on an error prints it and exits failing.
+@discardableResult
+func runBenchReport<Report: PrintableBenchReport>(
+    threads: Int, json: Bool, _ run: (MultiThreadedEventLoopGroup) async throws -> Report
+) async throws -> Report {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+    let outcome: Result<Report, any Error>
+    do {
+        outcome = .success(try await run(group))
+    } catch {
+        outcome = .failure(error)
+    }
+    try? await group.shutdownGracefully()
+    switch outcome {
+    case .success(let report):
+        report.print(json: json)
+        return report
+    case .failure(let error):
+        benchPrintError("error: \(error)")
+        throw ExitCode.failure
+    }
+}
