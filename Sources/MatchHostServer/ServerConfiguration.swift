@@ -61,6 +61,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// What every new native `disks` match is created with (default: the seed game's rules).
     /// Each match still gets a random ``DisksGame/Options/seed``; tests shorten the game here.
     public var disksOptions = DisksGame.Options()
+    /// How long a Four in a Row player has for a move (`--turn-time`, default 30 s).
+    public var turnTimeLimit: TimeAmount = .seconds(30)
     /// Where players, devices, matches, stats, turn-based games and player values are kept.
     /// `matchhost serve` opens an SQLite file in `--data`; nil (the default) gives each native
     /// listener a fresh ``InMemoryGameStore``, which forgets everything when it closes.

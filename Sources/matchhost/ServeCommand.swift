@@ -91,6 +91,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-tickets"), help: "Most matchmaking tickets queued in all; past it MATCHMAKE is refused.")
     var maxTickets = 100_000
 
+    @OptionGroup(title: "Game rules")
+    var gameRules: ServeGameRules
+
     @Option(name: .customLong("token-ttl"), help: "Seconds a session token stays valid.")
     var tokenTTL: Double = 7 * 24 * 3600
 
@@ -179,6 +182,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.matchmakerRelaxAfter = .nanoseconds(Int64(self.matchmakerRelaxAfter * 1e9))
         configuration.maxTicketsPerPlayer = self.maxTicketsPerPlayer
         configuration.maxTickets = self.maxTickets
+        self.gameRules.apply(to: &configuration)
         do {
             configuration.tokenSigningKey = try TokenKeyFile(directory: self.data).loadOrCreate()
         } catch {

@@ -11,10 +11,11 @@ import Testing
 /// The server's Disks matches are shortened through `ServerConfiguration.disksOptions`: first
 /// to 3 points, a disk every 50 ms, so a bot match is over in well under a second.
 @Suite(.serialized) struct DisksBotTests {
-    static func startServer(spawnInterval: TimeAmount = .milliseconds(50)) async throws -> TestServer {
+    static func startServer(spawnInterval: TimeAmount = .milliseconds(50), minimumPlayers: Int = 2) async throws -> TestServer {
         try await TestServer.start {
             $0.disksOptions.scoreLimit = 3
             $0.disksOptions.spawnInterval = spawnInterval
+            $0.disksOptions.minimumPlayers = minimumPlayers
         }
     }
 
@@ -75,6 +76,18 @@ import Testing
         }
         // Eight different players.
         #expect(Set(results.flatMap { $0.scores.map(\.playerID) }).count == 8)
+        await server.stop()
+    }
+
+    /// `--disks-min-players 16`, "wait until the match is full": a match of 3 starts when its
+    /// third player arrives, not never.
+    @Test func theMinimumPlayersAreCappedAtTheMatchCapacity() async throws {
+        let server = try await Self.startServer(minimumPlayers: 16)
+        var options = Self.fastBots(port: server.port)
+        options.botsPerMatch = 3
+        let results = try await DisksBot.run(options)
+        let result = try #require(results.first)
+        Self.expectScoreLimitResult(result, players: 3)
         await server.stop()
     }
 

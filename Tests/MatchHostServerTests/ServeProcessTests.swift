@@ -87,4 +87,23 @@ import Testing
         // Nothing was overwritten.
         #expect(try String(contentsOf: key, encoding: .utf8) == "not a key\n")
     }
+
+    @Test(arguments: [
+        (["--disks-min-players", "1"], "--disks-min-players must be 2-16"),
+        (["--disks-tick-rate", "0"], "--disks-tick-rate must be 1-120"),
+        (["--turn-time", "0.5"], "--turn-time must be 1 to 86400 seconds"),
+    ])
+    func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--catrace-port", "0", "--port", "0"] + flags
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(stderr.contains(message))
+    }
 }

@@ -80,6 +80,8 @@ struct NativeGameModes {
             NativeGameMode(name: DisksGame.mode, capacities: upTo, defaultCapacity: min(4, upTo.upperBound)) { setup in
                 var options = disks
                 options.seed = UInt64.random(in: 0...UInt64.max)
+                // A smaller match than the configured minimum starts when it is full.
+                options.minimumPlayers = min(disks.minimumPlayers, setup.capacity)
                 let match = Match(
                     id: setup.id, handler: DisksGame(options: options),
                     encoders: [matchEventEncoder(matchID: setup.id) { (event: DisksServerMessage, body) in event.encode(into: &body) }],

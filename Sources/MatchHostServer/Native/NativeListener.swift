@@ -40,6 +40,7 @@ public final class NativeListener: Sendable {
             maxMatchesPerPlayer: configuration.maxMatchesPerPlayer,
             catRace: CatRaceOptions(maxTapRate: configuration.maxTapRate),
             disks: configuration.disksOptions,
+            turnTimeLimit: configuration.turnTimeLimit,
             welcome: NativeWelcome(
                 version: NativeFrame.protocolVersion,
                 heartbeatMilliseconds: UInt32(clamping: configuration.heartbeatInterval.nanoseconds / 1_000_000),

@@ -16,6 +16,8 @@ struct NativeWorldOptions {
     var catRace: CatRaceOptions
     /// What every `disks` match is created with (its seed aside).
     var disks = DisksGame.Options()
+    /// How long a Four in a Row player has for a move.
+    var turnTimeLimit: TimeAmount = .seconds(30)
     var welcome: NativeWelcome
     /// How often lobby changes are published to subscribers.
     var lobbyInterval: TimeAmount = .milliseconds(50)
@@ -99,7 +101,8 @@ final class NativeWorld {
             self.playerGone(session.playerID)
         }
         self.modes = NativeGameModes.builtIn(
-            maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace, disks: options.disks
+            maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace, disks: options.disks,
+            turnTimeLimit: options.turnTimeLimit
         ) {
             [unowned self] match, players in self.invite(players, toRace: match)
         }
