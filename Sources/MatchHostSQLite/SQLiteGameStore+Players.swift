@@ -67,6 +67,40 @@ extension SQLiteGameStore {
         }
     }
 
+    /// See ``GameStore/createPlayerWithExternalIdentity(id:alias:identity:createdAt:)``.
+    public func createPlayerWithExternalIdentity(
+        id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis
+    ) async throws {
+        try await self.write { db in
+            try Self.insertPlayer(db, id: id, alias: alias, createdAt: createdAt)
+            let taken = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM external_identity WHERE kind = ? AND external_id = ?)",
+                arguments: [identity.kind.rawValue, identity.externalID]) ?? false
+            guard !taken else { throw GameStoreError.externalIdentityExists(identity) }
+            try db.execute(
+                sql: "INSERT INTO external_identity (kind, external_id, player_id) VALUES (?, ?, ?)",
+                arguments: [identity.kind.rawValue, identity.externalID, id])
+        }
+    }
+
+    /// See ``GameStore/player(externalIdentity:)``.
+    public func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? {
+        try await self.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT p.id, p.alias, p.created_at, p.last_seen_at FROM external_identity e
+                    JOIN player p ON p.id = e.player_id WHERE e.kind = ? AND e.external_id = ?
+                    """,
+                arguments: [identity.kind.rawValue, identity.externalID]
+            ).map { row in
+                PlayerRecord(
+                    id: row["id"], alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
+                    lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]))
+            }
+        }
+    }
+
     static func playerExists(_ db: Database, _ id: PlayerID) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM player WHERE id = ?)", arguments: [id]) ?? false
     }

@@ -8,6 +8,7 @@ enum SQLiteSchema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createPlayersMatchesTurns)
         migrator.registerMigration("v2", migrate: createPlayerValues)
+        migrator.registerMigration("v3", migrate: createExternalIdentities)
         return migrator
     }()
 
@@ -89,6 +90,20 @@ enum SQLiteSchema {
                 value BLOB NOT NULL,
                 PRIMARY KEY (player_id, key)
             ) WITHOUT ROWID;
+            """)
+    }
+
+    /// Identities other systems vouch for or clients claim (Cat Race tutorial ids), each the
+    /// key of one player; added after the key-value store.
+    private static func createExternalIdentities(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE external_identity (
+                kind TEXT NOT NULL,
+                external_id TEXT NOT NULL,
+                player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                PRIMARY KEY (kind, external_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX external_identity_by_player ON external_identity(player_id);
             """)
     }
 }

@@ -40,6 +40,10 @@ struct MessageRateLimiter {
 /// costs one object and no buffer: its ``FrameAccumulator`` drops the buffer once it is empty.
 /// It runs on the world's event loop, so calls into the world and writes from matches need
 /// no hop. Any bad input closes this connection only, with a log line saying why.
+///
+/// With a store, the first PLAYER_CONNECTED of a player the world does not hold waits for its
+/// stored identity: socket reads are paused, and frames already read wait in `frames` until
+/// the store has answered, then are handled in order. A store failure closes this connection.
 final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, CoalescedFlushing {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -48,6 +52,8 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     var catRacePlayer: CatRacePlayer?
 
     private let world: CatRaceWorld
+    /// The port's store, if it has one.
+    private let storage: CatRaceStorage?
     private var frames: FrameAccumulator
     private let flusher: FlushCoalescer
     private let connections: ConnectionRegistry
@@ -57,6 +63,8 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private var context: ChannelHandlerContext?
     private var flushPending = false
     private var isClosing = false
+    /// Set while a PLAYER_CONNECTED waits for the store; no later frame is handled meanwhile.
+    private var isAwaitingIdentity = false
     private var messageRate: MessageRateLimiter
 
     init(
@@ -64,6 +72,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         connections: ConnectionRegistry, logger: Logger
     ) {
         self.world = world
+        self.storage = world.storage
         self.frames = FrameAccumulator(maximumBodySize: maximumFrameBody)
         self.flusher = flusher
         self.connections = connections
@@ -104,19 +113,32 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         guard !self.isClosing else { return }
         var incoming = Self.unwrapInboundIn(data)
         self.frames.append(&incoming)
+        self.handleBufferedFrames()
+    }
+
+    /// Handles every whole frame received, up to a PLAYER_CONNECTED that waits for the store.
+    private func handleBufferedFrames() {
         do {
-            while !self.isClosing, let body = try self.frames.nextFrame() {
+            while !self.isClosing, !self.isAwaitingIdentity, let body = try self.frames.nextFrame() {
                 try self.handle(frameBody: body)
             }
         } catch {
-            self.close(context: context, reason: "\(error)")
+            self.close(reason: "\(error)")
         }
     }
 
     private func handle(frameBody: ByteBuffer) throws {
         try self.messageRate.spend()
         switch try CatRaceClientMessage(frameBody: frameBody) {
-        case .playerConnected(let message): self.world.playerConnected(message, on: self)
+        case .playerConnected(let message):
+            guard let storage = self.storage, self.world.isNewPlayer(message.playerID) else {
+                return self.world.playerConnected(message, on: self)
+            }
+            self.isAwaitingIdentity = true
+            self.setReading(false)
+            storage.identify(message.playerID, alias: message.alias) { result in
+                self.identityAnswered(result, for: message)
+            }
         case .startMatch(let message): self.world.startMatch(message, on: self)
         case .movedSelf(let message): self.world.movedSelf(message, on: self)
         case .restartMatch: self.world.restartMatch(on: self)
@@ -124,24 +146,44 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         }
     }
 
+    /// The store has answered a PLAYER_CONNECTED: the player is admitted and the frames that
+    /// waited are handled, or the connection closes (the protocol has no error message).
+    private func identityAnswered(_ result: Result<CatRaceStoredIdentity, any Error>, for message: PlayerConnected) {
+        guard !self.isClosing, self.isAwaitingIdentity else { return }
+        switch result {
+        case .failure(let error):
+            self.close(reason: "the player \(message.playerID) could not be looked up or created in the database: \(error)")
+        case .success(let identity):
+            self.isAwaitingIdentity = false
+            self.world.playerConnected(message, identity: identity, on: self)
+            self.setReading(true)
+            self.handleBufferedFrames()
+        }
+    }
+
+    /// Pauses or resumes socket reads (what was read already stays in `frames`).
+    private func setReading(_ reading: Bool) {
+        try? self.context?.channel.syncOptions?.setOption(.autoRead, value: reading)
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if !context.channel.isWritable {
-            self.close(context: context, reason: "\(ConnectionLimitError.outboundBuffer)")
+            self.close(reason: "\(ConnectionLimitError.outboundBuffer)")
         }
         context.fireChannelWritabilityChanged()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        self.close(context: context, reason: "\(error)")
+        self.close(reason: "\(error)")
     }
 
-    private func close(context: ChannelHandlerContext, reason: String) {
+    private func close(reason: String) {
         guard !self.isClosing else { return }
         self.isClosing = true
         var metadata = self.logMetadata
         metadata["reason"] = "\(reason)"
         self.logger.warning("closing connection", metadata: metadata)
-        context.close(promise: nil)
+        self.context?.close(promise: nil)
     }
 
     // MARK: PlayerLink

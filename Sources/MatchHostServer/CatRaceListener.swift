@@ -8,14 +8,24 @@ import NIOCore
 /// Every Cat Race connection is placed on the world's event loop (see `GameListener`), so the
 /// whole Cat Race path (decode, rules, broadcast, write) runs on one loop with no hop, no lock
 /// and no task per message.
+///
+/// With ``ServerConfiguration/store`` set, players and races outlive the process
+/// (``CatRaceStorage``); without it the port keeps everything in memory.
 public final class CatRaceListener: Sendable {
     let listener: GameListener<CatRaceWorld>
+    /// The store the port records in, if any.
+    let store: (any GameStore)?
+    /// What the port read from the store before it bound: a native listener sharing the store
+    /// continues from it instead of reading (and abandoning) again.
+    let startup: WorldStartup?
 
     /// The address the listener actually bound (with the real port when 0 was asked for).
     public var localAddress: SocketAddress { self.listener.localAddress }
 
-    private init(listener: GameListener<CatRaceWorld>) {
+    private init(listener: GameListener<CatRaceWorld>, store: (any GameStore)?, startup: WorldStartup?) {
         self.listener = listener
+        self.store = store
+        self.startup = startup
     }
 
     /// Binds the listener.
@@ -23,6 +33,8 @@ public final class CatRaceListener: Sendable {
     ///   - configuration: host, port and limits.
     ///   - group: the event loops; one of them becomes the Cat Race world's.
     ///   - logger: the server's logger.
+    /// - Throws: what the store throws when its matches interrupted by the last run cannot be
+    ///   recorded as abandoned (before anything is bound).
     public static func bind(
         configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger
     ) async throws -> CatRaceListener {
@@ -35,15 +47,26 @@ public final class CatRaceListener: Sendable {
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
+        let store = configuration.store
+        // Before binding: races the last run left unfinished are abandoned before new ones start.
+        let startup: WorldStartup? = if let store { try await WorldStartup.load(from: store) } else { nil }
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.catRacePort, group: group,
-            makeWorld: { clock in CatRaceWorld(options: worldOptions, clock: clock, logger: listenerLogger) },
+            makeWorld: { clock in
+                let world = CatRaceWorld(options: worldOptions, clock: clock, logger: listenerLogger)
+                if let store, let startup {
+                    world.recorder = CatRaceStorage(
+                        storage: WorldStore(store: store, eventLoop: clock.eventLoop, logger: listenerLogger))
+                    world.continueMatchIDs(after: startup.largestMatchID)
+                }
+                return world
+            },
             makeHandler: { world, flusher, connections in
                 CatRaceConnectionHandler(
                     world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,
                     connections: connections, logger: listenerLogger)
             })
-        return CatRaceListener(listener: listener)
+        return CatRaceListener(listener: listener, store: store, startup: startup)
     }
 
     /// How many connections are open and how many races run (for tests and the admin page).
@@ -51,8 +74,12 @@ public final class CatRaceListener: Sendable {
         try await self.listener.inspect { world, connections in (connections.count, world.playerCount, world.matchCount) }
     }
 
-    /// Stops accepting, tells every racer its race is over (NOT_IN_MATCH), and closes every connection.
+    /// Stops accepting, tells every racer its race is over (NOT_IN_MATCH), and closes every
+    /// connection; then waits for the store writes in flight (the races' endings among them),
+    /// so that whoever closes the store next does not cut them short.
     public func close() async {
         await self.listener.close { world in world.endAllMatches(reason: "server shutting down") }
+        let writes = (try? await self.listener.inspect { world, _ in world.storage?.storage.inFlight ?? [] }) ?? []
+        for write in writes { await write.value }
     }
 }

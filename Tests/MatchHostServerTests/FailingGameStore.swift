@@ -17,6 +17,10 @@ struct FailingGameStore: GameStore {
     func touch(playerID: PlayerID, at: UnixMillis) async throws { throw self.failure }
     func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws { throw self.failure }
     func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { throw self.failure }
+    func createPlayerWithExternalIdentity(id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis) async throws {
+        throw self.failure
+    }
+    func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? { throw self.failure }
     func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
         throw self.failure
     }

@@ -28,7 +28,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.synchronousSetting() == 2, "FULL by default")
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
         let normal = try await SQLiteGameStore.open(path: path, options: SQLiteStoreOptions(durability: .normal))
         #expect(try await normal.synchronousSetting() == 1)
         try await normal.close()
@@ -45,7 +45,7 @@ struct SQLiteOpeningTests {
         try await store.writeValue(playerID: "p1", key: "k", value: [1])
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
     }
 
     @Test func aFileFromThePreviousSchemaIsMigratedAndKeepsItsData() async throws {
@@ -63,24 +63,50 @@ struct SQLiteOpeningTests {
         #expect(try await store.readValue(playerID: "p1", key: "k") == [5])
         try await store.close()
 
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
+    }
+
+    @Test func aFileFromBeforeExternalIdentitiesIsMigratedAndKeepsItsData() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v2")
+        try SQLiteSchema.execute(
+            """
+            INSERT INTO player (id, alias, created_at, last_seen_at) VALUES ('p1', 'Ann', 10, 20);
+            INSERT INTO device_identity (device_id, player_id, secret_hash) VALUES ('dev', 'p1', x'0102');
+            INSERT INTO player_value (player_id, key, value) VALUES ('p1', 'k', x'05');
+            """, atPath: path)
         #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2"])
+
+        let store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Ann", createdAt: 10, lastSeenAt: 20))
+        #expect(try await store.deviceIdentity(deviceID: "dev") == DeviceIdentityRecord(deviceID: "dev", playerID: "p1", secretHash: [1, 2]))
+        #expect(try await store.readValue(playerID: "p1", key: "k") == [5])
+        let tutorial = ExternalIdentity.catRaceTutorial("G:1")
+        #expect(try await store.player(externalIdentity: tutorial) == nil)
+        try await store.createPlayerWithExternalIdentity(id: "p2", alias: "Abby", identity: tutorial, createdAt: 30)
+        #expect(try await store.player(externalIdentity: tutorial)?.id == "p2")
+        try await store.close()
+
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
     }
 
     @Test func aFileFromANewerSchemaIsRefusedUntouched() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("matchhost.sqlite")
-        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v2")
-        try SQLiteSchema.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v3'); CREATE TABLE future (x)", atPath: path)
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v3")
+        try SQLiteSchema.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v99'); CREATE TABLE future (x)", atPath: path)
         let before = self.contents(path)
 
         let error = try #require(await self.openError(path))
 
         #expect(error.kind == .newerSchema)
         #expect(error.path == path)
-        #expect(error.description.contains("v3"))
+        #expect(error.description.contains("v99"))
         #expect(self.contents(path) == before)
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v99"])
     }
 
     @Test func aCorruptFileIsRefusedUntouched() async throws {

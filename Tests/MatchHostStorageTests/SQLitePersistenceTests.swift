@@ -12,6 +12,7 @@ struct SQLitePersistenceTests {
         let first = try await SQLiteGameStore.open(directory: directory.path)
         try await first.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "dev", secretHash: [9, 9], createdAt: 1)
         try await first.createPlayer(id: "p2", alias: "Bob", createdAt: 2)
+        try await first.createPlayerWithExternalIdentity(id: "p4", alias: "Abby", identity: .catRaceTutorial("G:4"), createdAt: 3)
         try await first.writeValue(playerID: "p1", key: "level", value: [4, 2])
         try await first.recordMatchStarted(id: 41, game: "race", mode: "", players: ["p1", "p2"], startedAt: 10)
         try await first.recordMatchFinished(
@@ -32,6 +33,7 @@ struct SQLitePersistenceTests {
         let second = try await SQLiteGameStore.open(directory: directory.path)
         #expect(try await second.deviceIdentity(deviceID: "dev") == DeviceIdentityRecord(deviceID: "dev", playerID: "p1", secretHash: [9, 9]))
         #expect(try await second.player(id: "p3") == nil)
+        #expect(try await second.player(externalIdentity: .catRaceTutorial("G:4")) == PlayerRecord(id: "p4", alias: "Abby", createdAt: 3, lastSeenAt: 3))
         #expect(try await second.readValue(playerID: "p1", key: "level") == [4, 2])
         #expect(try await second.stats(game: "race", playerID: "p1")?.rating == 1516)
         #expect(try await second.largestMatchID() == 43)

@@ -45,6 +45,17 @@ public protocol GameStore: Sendable {
     /// The device with `deviceID`, if any: its player and the hash of its secret.
     func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord?
 
+    /// Creates a player and the external identity it is known by, in one transaction, so an
+    /// identity is never stored without its player. Such a player has no device: nothing but
+    /// that identity ever signs in as it.
+    /// Throws ``GameStoreError/playerExists(_:)`` or ``GameStoreError/externalIdentityExists(_:)``.
+    func createPlayerWithExternalIdentity(
+        id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis
+    ) async throws
+
+    /// The player `identity` signs in as, if the identity is stored.
+    func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord?
+
     // MARK: Matches
 
     /// Records that a real-time match started (turn-based ones start with

@@ -7,6 +7,8 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownPlayer(PlayerID)
     /// This device id already belongs to a player.
     case deviceExists(deviceID: String)
+    /// This external identity already belongs to a player.
+    case externalIdentityExists(ExternalIdentity)
     /// A match with this id was already recorded.
     case matchExists(MatchID)
     /// No match has this id.
@@ -40,6 +42,7 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .playerExists(let id): return "player \(id) already exists"
         case .unknownPlayer(let id): return "no player with id \(id)"
         case .deviceExists(let device): return "device \(device) already belongs to a player"
+        case .externalIdentityExists(let identity): return "identity \(identity) already belongs to a player"
         case .matchExists(let id): return "match \(id) was already recorded"
         case .unknownMatch(let id): return "no match with id \(id)"
         case .matchNotRunning(let id): return "match \(id) has already ended"

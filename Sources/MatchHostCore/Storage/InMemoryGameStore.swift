@@ -14,6 +14,7 @@ public actor InMemoryGameStore: GameStore {
     public let limits: StorageLimits
     private var players: [PlayerID: PlayerRecord] = [:]
     private var devices: [String: DeviceIdentityRecord] = [:]
+    private var externalIdentities: [ExternalIdentity: PlayerID] = [:]
     private var matches: [MatchID: MatchRecord] = [:]
     private var turnStates: [MatchID: TurnState] = [:]
     private var statsByGame: [String: [PlayerID: PlayerStats]] = [:]
@@ -69,6 +70,19 @@ public actor InMemoryGameStore: GameStore {
     /// See ``GameStore/deviceIdentity(deviceID:)``.
     public func deviceIdentity(deviceID: String) -> DeviceIdentityRecord? {
         self.devices[deviceID]
+    }
+
+    /// See ``GameStore/createPlayerWithExternalIdentity(id:alias:identity:createdAt:)``.
+    public func createPlayerWithExternalIdentity(id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis) throws {
+        guard self.players[id] == nil else { throw GameStoreError.playerExists(id) }
+        guard self.externalIdentities[identity] == nil else { throw GameStoreError.externalIdentityExists(identity) }
+        self.players[id] = PlayerRecord(id: id, alias: alias, createdAt: createdAt, lastSeenAt: createdAt)
+        self.externalIdentities[identity] = id
+    }
+
+    /// See ``GameStore/player(externalIdentity:)``.
+    public func player(externalIdentity identity: ExternalIdentity) -> PlayerRecord? {
+        self.externalIdentities[identity].flatMap { self.players[$0] }
     }
 
     // MARK: Matches

@@ -12,10 +12,17 @@ public protocol CatRaceLink: PlayerLink {
 
 /// A Cat Race player known to the server: connected, or seated in a match.
 public final class CatRacePlayer {
-    /// The id the client sent (the tutorial uses Game Center ids).
+    /// The id the client sent (the tutorial uses Game Center ids): the id on the wire.
     public let id: PlayerID
-    /// The latest alias the player sent.
+    /// The alias MATCH_STARTED shows: the one the player first connected with (with a store,
+    /// the stored one), never changed by a later PLAYER_CONNECTED. Empty for a reserved seat
+    /// whose player has not connected yet.
     public internal(set) var alias: String
+    /// Whether the player has sent PLAYER_CONNECTED, so its alias (and, with a store, its
+    /// stored id) is known; false for a reserved seat whose player has not connected yet.
+    public internal(set) var isIdentified = false
+    /// The player's id in the server's store, when the world has one (see ``CatRaceStoredIdentity``).
+    public internal(set) var storedID: PlayerID?
     /// The connection that owns the player now (the newest one to send PLAYER_CONNECTED).
     public internal(set) var link: (any CatRaceLink)?
     /// The match the player is seated in, until it ends.
@@ -27,6 +34,33 @@ public final class CatRacePlayer {
         self.id = id
         self.alias = alias
     }
+}
+
+/// Who a tutorial client is in the server's store: found by the `playerId` it sent, or created
+/// for it (the claim is unverified, so it is an identity of its own, never a native account's).
+public struct CatRaceStoredIdentity: Sendable, Hashable {
+    /// The stored player's id (what matches, stats and leaderboards name).
+    public var playerID: PlayerID
+    /// The stored alias, which MATCH_STARTED shows.
+    public var alias: String
+
+    /// Creates an identity.
+    public init(playerID: PlayerID, alias: String) {
+        self.playerID = playerID
+        self.alias = alias
+    }
+}
+
+/// Where a ``CatRaceWorld`` reports its own races so that they outlive the process (the server
+/// records them in its store). Called on the world's loop.
+public protocol CatRaceRecorder: AnyObject {
+    /// One of the world's races was created; `racers` are its seats whose players have a stored
+    /// id, in seat order (a reserved seat's player is reported later, by ``racerIdentified(_:seat:in:)``).
+    func raceStarted(_ match: Match<CatRaceGame>, racers: [(seat: Int, storedID: PlayerID)])
+    /// The player with `storedID` arrived at its reserved `seat` of one of the world's races.
+    func racerIdentified(_ storedID: PlayerID, seat: Int, in match: Match<CatRaceGame>)
+    /// One of the world's races ended.
+    func raceEnded(_ match: Match<CatRaceGame>, outcome: MatchOutcome<Int>)
 }
 
 /// Why the world refused a START_MATCH or NOTIFY_READY. Silent on the wire; logged and counted.
@@ -83,7 +117,16 @@ public final class CatRaceWorld {
     private let notInMatchFrame: ByteBuffer
     private var players: [PlayerID: CatRacePlayer] = [:]
     private var matches: [MatchID: Match<CatRaceGame>] = [:]
-    private var nextMatchID: MatchID = 1
+    /// The id the world's next race gets, unless ``matchIDSource`` is set.
+    public private(set) var nextMatchID: MatchID = 1
+    /// Where new races' ids come from instead of the world's own count: a server whose native
+    /// world records matches in the same store hands out ids from one sequence for both.
+    public var matchIDSource: (() -> MatchID)?
+    /// Records the world's races; nil keeps everything in memory.
+    public var recorder: (any CatRaceRecorder)?
+    /// Called when a tutorial client with a stored id takes its seat in a race hosted
+    /// elsewhere (``seatInvited(_:in:seat:)``), so that the host can record it.
+    public var onInvitedRacerIdentified: ((_ storedID: PlayerID, _ seat: Int, _ match: Match<CatRaceGame>) -> Void)?
     private let refusalCounters: [String: Counter]
     private let matchesStarted = Counter(label: "matchhost_catrace_matches_started_total")
 
@@ -112,21 +155,40 @@ public final class CatRaceWorld {
     /// The player with this id, if the world holds it.
     public func player(_ id: PlayerID) -> CatRacePlayer? { self.players[id] }
 
+    /// Whether PLAYER_CONNECTED for `playerID` is the first the world hears from that player
+    /// (it holds none, or only a reserved seat): with a store, its stored identity is looked up
+    /// before ``playerConnected(_:identity:on:)``.
+    public func isNewPlayer(_ playerID: PlayerID) -> Bool {
+        !(self.players[playerID]?.isIdentified ?? false)
+    }
+
+    /// Continues race ids after `largest` (the largest match id stored), so they never repeat
+    /// across restarts.
+    public func continueMatchIDs(after largest: MatchID) {
+        self.nextMatchID = max(self.nextMatchID, largest + 1)
+    }
+
     // MARK: - Messages
 
     /// PLAYER_CONNECTED: bind the player to this connection, then tell it where it stands.
-    public func playerConnected(_ message: PlayerConnected, on link: any CatRaceLink) {
+    /// - Parameter identity: the player's stored identity, looked up when ``isNewPlayer(_:)``
+    ///   (nil without a store). A new player takes its alias from it (or from the message); a
+    ///   known one keeps its alias, as in the tutorial.
+    public func playerConnected(_ message: PlayerConnected, identity: CatRaceStoredIdentity? = nil, on link: any CatRaceLink) {
         if let previous = link.catRacePlayer, previous.id != message.playerID {
             // The same connection now speaks for someone else: the old player lost its connection.
             self.unbind(previous, from: link)
         }
-        let player: CatRacePlayer
-        if let known = self.players[message.playerID] {
-            player = known
-            player.alias = message.alias
-        } else {
-            player = CatRacePlayer(id: message.playerID, alias: message.alias)
-            self.players[player.id] = player
+        let player = self.players[message.playerID] ?? {
+            let new = CatRacePlayer(id: message.playerID, alias: "")
+            self.players[new.id] = new
+            return new
+        }()
+        let arrived = !player.isIdentified
+        if arrived {
+            player.isIdentified = true
+            player.alias = identity?.alias ?? message.alias
+            player.storedID = identity?.playerID
         }
         if let older = player.link, older !== link {
             // Second login: the newest connection owns the player; the older one speaks for nobody.
@@ -142,6 +204,7 @@ public final class CatRaceWorld {
         }
         let seat = player.seat
         match.handler.setAlias(player.alias, seat: seat)
+        if arrived, let storedID = player.storedID { self.racerIdentified(storedID, seat: seat, in: match) }
         if match.seats[seat].presence == .reserved || message.continueMatch {
             match.connect(seat: seat, link: link)
         } else {
@@ -162,8 +225,7 @@ public final class CatRaceWorld {
         guard ids.contains(sender.id) else { return self.refuse(.senderNotRacing, link: link) }
         guard ids.allSatisfy({ self.players[$0]?.match == nil }) else { return self.refuse(.racerBusy, link: link) }
 
-        let id = self.nextMatchID
-        self.nextMatchID += 1
+        let id = self.takeMatchID()
         let match = Match(
             id: id,
             handler: CatRaceGame(options: self.options.race),
@@ -178,7 +240,7 @@ public final class CatRaceWorld {
                 "move refused",
                 metadata: ["match": "\(match.id)", "player": "\(match.seats[seat].player)", "reason": "\(refusal.rawValue)"])
         }
-        match.onEnd = { [unowned self] match, _ in self.matchEnded(match) }
+        match.onEnd = { [unowned self] match, outcome in self.matchEnded(match, outcome: outcome) }
         self.matches[id] = match
 
         for racerID in ids {
@@ -194,6 +256,8 @@ public final class CatRaceWorld {
             player.seat = seat
             match.handler.setAlias(player.alias, seat: seat)
         }
+        self.recorder?.raceStarted(
+            match, racers: ids.indices.compactMap { seat in self.players[ids[seat]]?.storedID.map { (seat, $0) } })
         match.start()
         self.matchesStarted.increment()
         self.logger.info("match started", metadata: ["match": "\(id)", "racers": "\(ids)"])
@@ -255,6 +319,7 @@ public final class CatRaceWorld {
         player.seat = seat
         if let link = player.link {
             match.handler.setAlias(player.alias, seat: seat)
+            if let storedID = player.storedID { self.racerIdentified(storedID, seat: seat, in: match) }
             match.connect(seat: seat, link: link)
         }
         return true
@@ -286,9 +351,25 @@ public final class CatRaceWorld {
         }
     }
 
-    private func matchEnded(_ match: Match<CatRaceGame>) {
+    private func matchEnded(_ match: Match<CatRaceGame>, outcome: MatchOutcome<Int>) {
         self.matches[match.id] = nil
         self.release(match)
+        self.recorder?.raceEnded(match, outcome: outcome)
+    }
+
+    /// A player with a stored id took its seat: the world's own race or the host of another records it.
+    private func racerIdentified(_ storedID: PlayerID, seat: Int, in match: Match<CatRaceGame>) {
+        if self.matches[match.id] === match {
+            self.recorder?.racerIdentified(storedID, seat: seat, in: match)
+        } else {
+            self.onInvitedRacerIdentified?(storedID, seat, match)
+        }
+    }
+
+    private func takeMatchID() -> MatchID {
+        if let source = self.matchIDSource { return source() }
+        defer { self.nextMatchID += 1 }
+        return self.nextMatchID
     }
 
     private func release(_ match: Match<CatRaceGame>) {

@@ -25,7 +25,9 @@ public final class NativeListener: Sendable {
     ///   - group: the event loops; one of them becomes the native world's.
     ///   - logger: the server's logger.
     ///   - catRace: the Cat Race port's listener, whose loop the native world then shares, so
-    ///     that a native catrace match can seat tutorial clients (see PROTOCOL.md).
+    ///     that a native catrace match can seat tutorial clients (see PROTOCOL.md). When it
+    ///     records in a store, the native world uses that store (and what the port read from
+    ///     it at startup) and the same sequence of match ids.
     public static func bind(
         configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger, catRace: CatRaceListener? = nil
     ) async throws -> NativeListener {
@@ -55,9 +57,12 @@ public final class NativeListener: Sendable {
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
-        let store = configuration.store ?? InMemoryGameStore()
+        // With a Cat Race port that records, both worlds share its store, and what it read at
+        // startup (reading again would find nothing left to abandon).
+        let store = catRace?.store ?? configuration.store ?? InMemoryGameStore()
         // Before binding: no player may arrive before the world knows what the last run left.
-        let startup = try await WorldStartup.load(from: store)
+        let startup: WorldStartup =
+            if let shared = catRace?.startup { shared } else { try await WorldStartup.load(from: store) }
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             makeWorld: { clock in
@@ -77,7 +82,22 @@ public final class NativeListener: Sendable {
         if let catRace {
             let native = listener.state
             let tutorial = catRace.listener.state
-            try await listener.worldLoop.eventLoop.submit { native.value.world.catRaceWorld = tutorial.value.world }.get()
+            try await listener.worldLoop.eventLoop.submit {
+                let world = native.value.world
+                let port = tutorial.value.world
+                world.catRaceWorld = port
+                port.onInvitedRacerIdentified = { [unowned world] storedID, seat, race in
+                    world.tutorialRacerIdentified(storedID, seat: seat, in: race)
+                }
+                if port.recorder != nil {
+                    // Both worlds record matches in one store: one sequence of ids, so none repeats.
+                    world.nextMatchID = max(world.nextMatchID, port.nextMatchID)
+                    port.matchIDSource = { [unowned world] in
+                        defer { world.nextMatchID += 1 }
+                        return world.nextMatchID
+                    }
+                }
+            }.get()
         }
         return NativeListener(listener: listener)
     }

@@ -1,5 +1,6 @@
 import Logging
 import MatchHostCore
+import MatchHostGames
 import MatchHostWire
 
 /// What the native world remembers about storing its matches. Loop-confined, like the world.
@@ -7,6 +8,9 @@ struct StoredMatchesState {
     /// Each recorded match's players as storage has them, in seat order; an entry lives from
     /// the match's record until its end is written.
     var recordedPlayers: [MatchID: [PlayerID]] = [:]
+    /// The stored ids of the tutorial clients racing in native Cat Race matches, by the id they
+    /// race under, for the match's result; an entry lives as long as `recordedPlayers`'.
+    var tutorialStoredIDs: [MatchID: [PlayerID: PlayerID]] = [:]
     /// Real-time matches that a restart abandoned, by player, for a MATCH_ENDED when the
     /// player comes back.
     var abandonedByPlayer: [PlayerID: [MatchID]] = [:]
@@ -131,25 +135,21 @@ extension NativeWorld {
     func recordSeat(in match: any HostedMatch, player: PlayerID) {
         let id = match.id
         let game = match.mode
-        let startedAt = self.storage.now()
         switch match.storageKind {
         case .notStored:
             return
         case .realTime:
             if self.storedMatches.recordedPlayers[id] == nil {
                 self.storedMatches.recordedPlayers[id] = [player]
-                self.storage.write(
-                    for: id, { store in try await store.recordMatchStarted(id: id, game: game, mode: "", players: [player], startedAt: startedAt) },
-                    then: self.storage.logFailure("match start not recorded", match: id))
+                self.storage.recordRealTimeStart(of: id, game: game, players: [player])
             } else {
                 self.storedMatches.recordedPlayers[id]?.append(player)
-                self.storage.write(
-                    for: id, { store in try await store.addMatchPlayer(matchID: id, playerID: player) },
-                    then: self.storage.logFailure("match player not recorded", match: id))
+                self.storage.recordPlayerAdded(player, to: id)
             }
         case .turnBased:
             guard self.storedMatches.recordedPlayers[id] == nil, let state = match.storedTurnState() else { return }
             let players = match.seatPlayers
+            let startedAt = self.storage.now()
             self.storedMatches.recordedPlayers[id] = players
             self.storage.write(
                 for: id,
@@ -160,24 +160,23 @@ extension NativeWorld {
         }
     }
 
+    /// A tutorial client (its Cat Race port identity stored as `storedID`) took `seat` of the
+    /// native Cat Race `race`: it is recorded under its stored id, and its races won count for it.
+    func tutorialRacerIdentified(_ storedID: PlayerID, seat: Int, in race: Match<CatRaceGame>) {
+        guard let hosted = self.matches[race.id], !hosted.isEnded, race.seats.indices.contains(seat) else { return }
+        self.storedMatches.tutorialStoredIDs[race.id, default: [:]][race.seats[seat].player] = storedID
+        self.recordSeat(in: hosted, player: storedID)
+    }
+
     /// `match` has ended: its result (or that it was abandoned) is written after everything
     /// else written for it. A turn-based game ended by the server stopping stays running in
     /// storage, to continue after the restart.
     func recordEnd(of match: any HostedMatch) {
         let id = match.id
+        let tutorialStoredIDs = self.storedMatches.tutorialStoredIDs.removeValue(forKey: id) ?? [:]
         guard let players = self.storedMatches.recordedPlayers.removeValue(forKey: id) else { return }
         if match.storageKind == .turnBased, self.storedMatches.isShuttingDown { return }
-        let endedAt = self.storage.now()
-        switch match.storedEnding ?? .abandoned(reason: "ended") {
-        case .finished(let result):
-            let lines = resultLines(result, for: players)
-            self.storage.write(
-                for: id, { store in try await store.recordMatchFinished(matchID: id, endedAt: endedAt, result: lines) },
-                then: self.storage.logFailure("match result not recorded", match: id))
-        case .abandoned(let reason):
-            self.storage.write(
-                for: id, { store in try await store.recordMatchAbandoned(matchID: id, endedAt: endedAt, reason: reason) },
-                then: self.storage.logFailure("abandoned match not recorded", match: id))
-        }
+        let ending = match.storedEnding ?? .abandoned(reason: "ended")
+        self.storage.recordEnding(ending.renamingPlayers(tutorialStoredIDs), of: id, players: players)
     }
 }

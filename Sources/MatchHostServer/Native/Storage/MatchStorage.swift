@@ -18,11 +18,22 @@ enum StoredEnding: Equatable {
     case finished(MatchResultRecord)
     /// Without one, for this reason; stats do not change.
     case abandoned(reason: String)
+
+    /// The same ending with each seat's player id replaced by its stored id where `storedIDs`
+    /// has one (tutorial clients race under the id they sent, but are stored under their own).
+    func renamingPlayers(_ storedIDs: [PlayerID: PlayerID]) -> StoredEnding {
+        guard case .finished(var result) = self, !storedIDs.isEmpty else { return self }
+        for index in result.players.indices {
+            if let stored = storedIDs[result.players[index].playerID] { result.players[index].playerID = stored }
+        }
+        return .finished(result)
+    }
 }
 
 /// The lines of a result, one for each of `players` (the match's players as recorded, in seat
 /// order): a recorded player the game's result leaves out lost, and players the result names
-/// who were never recorded (tutorial clients seated in a native Cat Race) are left out.
+/// who were never recorded (a reserved seat nobody took, or a tutorial client when the Cat Race
+/// port has no store) are left out.
 func resultLines(_ result: MatchResultRecord, for players: [PlayerID]) -> MatchResultRecord {
     MatchResultRecord(
         players: players.map { player in
