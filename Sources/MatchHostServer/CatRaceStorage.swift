@@ -68,7 +68,9 @@ final class CatRaceStorage: CatRaceRecorder {
             return (CatRaceStoredIdentity(playerID: newID, alias: alias), true)
         } catch GameStoreError.externalIdentityExists {
             // Another writer of the same file created it in between: that player it is.
-            guard let known = try await store.player(externalIdentity: identity) else { throw GameStoreError.externalIdentityExists(identity) }
+            guard let known = try await store.player(externalIdentity: identity) else {
+                throw GameStoreError.externalIdentityExists(identity)
+            }
             return (CatRaceStoredIdentity(playerID: known.id, alias: known.alias), false)
         }
     }

@@ -65,7 +65,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var turnTimeLimit: TimeAmount = .seconds(30)
     /// Where players, devices, matches, stats, turn-based games and player values are kept.
     /// `matchhost serve` opens an SQLite file in `--data`; nil (the default) gives each native
-    /// listener a fresh ``InMemoryGameStore``, which forgets everything when it closes.
+    /// listener a fresh ``InMemoryGameStore``, which forgets everything when it closes, and
+    /// keeps the Cat Race port's players and races in memory only.
     /// Two configurations are equal only if they name the same store object.
     public var store: (any GameStore)? {
         get { self.storeReference?.store }

@@ -1,5 +1,6 @@
 import Logging
 import MatchHostClient
+import MatchHostCore
 import MatchHostServer
 import MatchHostWire
 import NIOCore
@@ -94,5 +95,66 @@ import Testing
         await host.close()
         await nativePort.close()
         await tutorialPort.close()
+    }
+
+    @Test func aTutorialRacerIsRecordedUnderItsStoredID() async throws {
+        let store = InMemoryGameStore()
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.catRacePort = 0
+        configuration.maxTapRate = 1e9
+        configuration.maxMessageRate = 1_000_000
+        configuration.store = store
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let group = MultiThreadedEventLoopGroup.singleton
+        let tutorialPort = try await CatRaceListener.bind(configuration: configuration, group: group, logger: logger)
+        let nativePort = try await NativeListener.bind(configuration: configuration, group: group, logger: logger, catRace: tutorialPort)
+
+        let tutorial = try await CatRaceClient.connect(
+            host: "127.0.0.1", port: tutorialPort.localAddress.port!, playerID: "G:1417", alias: "Ray", continueMatch: true)
+        #expect(try await tutorial.next(timeout: .seconds(10)) == .notInMatch)
+        let hostClient = makeClient(port: nativePort.localAddress.port!)
+        let hostID = try await hostClient.connect().playerID
+        let host = try await CatRaceNativeClient.createMatch(on: hostClient, racers: 2)
+        try await host.send(.startMatch(StartMatch(playerIDs: [hostID, "G:1417"])))
+        var lineUp: MatchStarted?
+        while lineUp?.racers.count != 2 {
+            guard case .matchStarted(let started) = try #require(try await tutorial.next(timeout: .seconds(10))) else { continue }
+            lineUp = started
+        }
+        #expect(lineUp?.racers.map(\.alias) == [String(hostID.prefix(8)), "Ray"])
+
+        // Ray wins one race; the host leaves, which ends the match.
+        var x: UInt32 = 25
+        while x < CatRaceTrack.finishX {
+            x += CatRaceTrack.stepX
+            try await tutorial.moved(to: x)
+        }
+        while true {
+            if case .gameOver = try #require(try await host.nextMessage(timeout: .seconds(10))) { break }
+        }
+        try await host.leave()
+        while try await tutorial.next(timeout: .seconds(10)) != .notInMatch {}
+        await tutorial.close()
+        await host.close()
+        await nativePort.close()
+        await tutorialPort.close()
+
+        // Ray is in the match's record under the id the server gave it, with its win.
+        let ray = try #require(await store.player(externalIdentity: .catRaceTutorial("G:1417")))
+        #expect(ray.alias == "Ray")
+        let record = try #require(await store.match(id: host.matchID))
+        #expect(record.game == "catrace")
+        #expect(record.players == [hostID, ray.id])
+        #expect(
+            record.state
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: hostID, outcome: .lost, score: 0, summary: "won 0 races"),
+                        PlayerResultRecord(playerID: ray.id, outcome: .won, score: 1, summary: "won 1 race"),
+                    ])))
+        #expect(await store.stats(game: "catrace", playerID: ray.id)?.won == 1)
+        #expect(await store.stats(game: "catrace", playerID: hostID)?.lost == 1)
     }
 }

@@ -21,10 +21,13 @@ final class ServeProcess: @unchecked Sendable {
     let process: Process
     /// The native port it bound.
     let nativePort: Int
+    /// The Cat Race port it bound.
+    let catRacePort: Int
 
-    private init(process: Process, nativePort: Int) {
+    private init(process: Process, nativePort: Int, catRacePort: Int) {
         self.process = process
         self.nativePort = nativePort
+        self.catRacePort = catRacePort
     }
 
     /// Starts the server and waits until it prints its bound addresses.
@@ -44,13 +47,14 @@ final class ServeProcess: @unchecked Sendable {
             printed.append(chunk)
         }
         let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n")
-        guard let native = lines.first(where: { $0.hasPrefix("native listening on ") }),
-            let port = Int(native.split(separator: ":").last ?? "")
-        else {
+        func port(of listener: String) -> Int? {
+            lines.first { $0.hasPrefix("\(listener) listening on ") }.flatMap { Int($0.split(separator: ":").last ?? "") }
+        }
+        guard let native = port(of: "native"), let catRace = port(of: "catrace") else {
             process.terminate()
             throw TimedOut(what: "the server's bound addresses (it printed \(lines))")
         }
-        return ServeProcess(process: process, nativePort: port)
+        return ServeProcess(process: process, nativePort: native, catRacePort: catRace)
     }
 
     /// Sends `signal` and waits for the process to end.

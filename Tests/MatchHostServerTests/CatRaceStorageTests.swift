@@ -1,0 +1,304 @@
+import Foundation
+import Logging
+import MatchHostCore
+import MatchHostServer
+import MatchHostSQLite
+import MatchHostWire
+import NIOCore
+import NIOPosix
+import Testing
+
+/// Both listeners on one store, as `matchhost serve` runs them, on 127.0.0.1 with free ports.
+private struct StoredServer {
+    let catRace: CatRaceListener
+    let native: NativeListener
+    let group: MultiThreadedEventLoopGroup
+    var port: Int { self.catRace.localAddress.port! }
+
+    static func start(store: any GameStore, logger: Logger = silentLogger) async throws -> StoredServer {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.catRacePort = 0
+        configuration.port = 0
+        configuration.maxTapRate = 100_000
+        configuration.maxMessageRate = 100_000
+        configuration.store = store
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let catRace = try await CatRaceListener.bind(configuration: configuration, group: group, logger: logger)
+        let native = try await NativeListener.bind(configuration: configuration, group: group, logger: logger, catRace: catRace)
+        return StoredServer(catRace: catRace, native: native, group: group)
+    }
+
+    func client(_ id: String, alias: String, continueMatch: Bool = true) async throws -> TestCatRaceClient {
+        try await TestCatRaceClient.connect(port: self.port, group: self.group, id: id, alias: alias, continueMatch: continueMatch)
+    }
+
+    /// Closes the listeners as `serve` does: native, then Cat Race (each waits for its store
+    /// writes). The clients' loops keep running until ``stop()``.
+    func close() async {
+        await self.native.close()
+        await self.catRace.close()
+    }
+
+    func stop() async throws {
+        await self.close()
+        try await self.group.shutdownGracefully()
+    }
+}
+
+private let silentLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// Keeps every logged line, for checking what the server said about a connection it closed.
+private final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) { self.lock.withLock { self.lines.append(line) } }
+    var all: [String] { self.lock.withLock { self.lines } }
+
+    var logger: Logger {
+        Logger(label: "test", factory: { _ in RecordingLogHandler(lines: self) })
+    }
+}
+
+private struct RecordingLogHandler: LogHandler {
+    let lines: LogLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { self.metadata[key] }
+        set { self.metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let metadata = self.metadata.merging(event.metadata ?? [:]) { $1 }
+        self.lines.append("\(event.level) \(event.message) \(metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+    }
+}
+
+/// A store that fails only the lookup of one tutorial id, as a broken page of a disk would;
+/// everything else goes to an in-memory store.
+private struct OneIdentityFailingStore: GameStore {
+    let failing: ExternalIdentity
+    let store: any GameStore = InMemoryGameStore()
+
+    func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? {
+        if identity == self.failing { throw GameStoreError.storageFailed(reason: "disk on fire") }
+        return try await self.store.player(externalIdentity: identity)
+    }
+    func createPlayerWithExternalIdentity(id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis) async throws {
+        try await self.store.createPlayerWithExternalIdentity(id: id, alias: alias, identity: identity, createdAt: createdAt)
+    }
+    func createPlayer(id: PlayerID, alias: String, createdAt: UnixMillis) async throws {
+        try await self.store.createPlayer(id: id, alias: alias, createdAt: createdAt)
+    }
+    func createPlayerWithDevice(id: PlayerID, alias: String, deviceID: String, secretHash: [UInt8], createdAt: UnixMillis) async throws {
+        try await self.store.createPlayerWithDevice(id: id, alias: alias, deviceID: deviceID, secretHash: secretHash, createdAt: createdAt)
+    }
+    func player(id: PlayerID) async throws -> PlayerRecord? { try await self.store.player(id: id) }
+    func setAlias(playerID: PlayerID, alias: String) async throws { try await self.store.setAlias(playerID: playerID, alias: alias) }
+    func touch(playerID: PlayerID, at: UnixMillis) async throws { try await self.store.touch(playerID: playerID, at: at) }
+    func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws {
+        try await self.store.addDeviceIdentity(deviceID: deviceID, secretHash: secretHash, playerID: playerID)
+    }
+    func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { try await self.store.deviceIdentity(deviceID: deviceID) }
+    func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
+        try await self.store.recordMatchStarted(id: id, game: game, mode: mode, players: players, startedAt: startedAt)
+    }
+    func addMatchPlayer(matchID: MatchID, playerID: PlayerID) async throws {
+        try await self.store.addMatchPlayer(matchID: matchID, playerID: playerID)
+    }
+    func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
+        try await self.store.recordMatchFinished(matchID: matchID, endedAt: endedAt, result: result)
+    }
+    func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws {
+        try await self.store.recordMatchAbandoned(matchID: matchID, endedAt: endedAt, reason: reason)
+    }
+    func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
+        try await self.store.abandonUnfinishedMatches(at: at, reason: reason)
+    }
+    func match(id: MatchID) async throws -> MatchRecord? { try await self.store.match(id: id) }
+    func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
+        try await self.store.matchHistory(playerID: playerID, limit: limit)
+    }
+    func largestMatchID() async throws -> MatchID { try await self.store.largestMatchID() }
+    func stats(game: String, playerID: PlayerID) async throws -> PlayerStats? { try await self.store.stats(game: game, playerID: playerID) }
+    func leaderboard(game: String, limit: Int) async throws -> [LeaderboardEntry] { try await self.store.leaderboard(game: game, limit: limit) }
+    func leaderboard(game: String, around playerID: PlayerID, count: Int) async throws -> [LeaderboardEntry] {
+        try await self.store.leaderboard(game: game, around: playerID, count: count)
+    }
+    func createTurnGame(
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+    ) async throws {
+        try await self.store.createTurnGame(matchID: matchID, game: game, mode: mode, players: players, startedAt: startedAt, state: state)
+    }
+    func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
+        try await self.store.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at)
+    }
+    func activeTurnGames() async throws -> [TurnGameRecord] { try await self.store.activeTurnGames() }
+    func moveLog(matchID: MatchID) async throws -> [TurnMoveRecord] { try await self.store.moveLog(matchID: matchID) }
+    func readValue(playerID: PlayerID, key: String) async throws -> [UInt8]? { try await self.store.readValue(playerID: playerID, key: key) }
+    func writeValue(playerID: PlayerID, key: String, value: [UInt8]) async throws {
+        try await self.store.writeValue(playerID: playerID, key: key, value: value)
+    }
+    func deleteValue(playerID: PlayerID, key: String) async throws -> Bool { try await self.store.deleteValue(playerID: playerID, key: key) }
+}
+
+/// Runs the `matchhost` binary with `arguments`; returns its exit status and stdout.
+private func runMatchHost(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = ServeProcessTests.binary
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, printed)
+}
+
+/// Taps `mover` (at `seat`) from the start to the finish; `watcher` sees each move, then both see GAME_OVER.
+private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestCatRaceClient) async throws {
+    var x: UInt32 = CatRaceTrack.startX
+    while x < CatRaceTrack.finishX {
+        x += CatRaceTrack.stepX
+        try await mover.send(.movedSelf(MovedSelf(posX: x)))
+        #expect(try await watcher.next() == .playerMoved(PlayerMoved(playerIndex: seat, posX: x)))
+    }
+    #expect(try await watcher.next() == .gameOver(GameOver(winnerIndex: seat)))
+    #expect(try await mover.next() == .gameOver(GameOver(winnerIndex: seat)))
+}
+
+/// The Cat Race port with a store: tutorial players keep their alias and their results across
+/// restarts of the server on the same database.
+@Suite(.serialized) struct CatRaceStorageTests {
+    @Test func aTutorialPlayerKeepsItsAliasAndItsWinAcrossARestart() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-catrace-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+
+        // First run: Abby beats Bo.
+        var store = try await SQLiteGameStore.open(directory: data.path)
+        var server = try await StoredServer.start(store: store)
+        let abby = try await server.client("G:1036727375", alias: "Abby")
+        #expect(try await abby.next() == .notInMatch)
+        let bo = try await server.client("G:2", alias: "Bo")
+        #expect(try await bo.next() == .notInMatch)
+        try await abby.send(.startMatch(StartMatch(playerIDs: ["G:1036727375", "G:2"])))
+        #expect(try await abby.next().matchStarted?.racers.map(\.alias) == ["Abby", "Bo"])
+        #expect(try await bo.next().matchStarted?.racers.map(\.alias) == ["Abby", "Bo"])
+        try await win(abby, seat: 0, against: bo)
+        // A graceful stop ends the race; its tally (Abby 1, Bo 0) is its result.
+        await server.close()
+        #expect(try await abby.next() == .notInMatch)
+        try await server.stop()
+        try await store.close()
+
+        // Second run on the same file: Abby comes back calling herself Zed.
+        store = try await SQLiteGameStore.open(directory: data.path)
+        server = try await StoredServer.start(store: store)
+        let zed = try await server.client("G:1036727375", alias: "Zed")
+        #expect(try await zed.next() == .notInMatch)
+        let bo2 = try await server.client("G:2", alias: "Bo")
+        #expect(try await bo2.next() == .notInMatch)
+        try await bo2.send(.startMatch(StartMatch(playerIDs: ["G:2", "G:1036727375"])))
+        let lineUp = try await bo2.next().matchStarted
+        #expect(lineUp?.racers.map(\.playerID) == ["G:2", "G:1036727375"], "the wire still carries the tutorial ids")
+        #expect(lineUp?.racers.map(\.alias) == ["Bo", "Abby"], "a known player keeps its stored alias")
+        #expect(try await zed.next().matchStarted == lineUp)
+        try await server.stop()
+        try await store.close()
+
+        // What the database says.
+        store = try await SQLiteGameStore.open(directory: data.path)
+        let abbyRecord = try #require(try await store.player(externalIdentity: .catRaceTutorial("G:1036727375")))
+        let boRecord = try #require(try await store.player(externalIdentity: .catRaceTutorial("G:2")))
+        #expect(abbyRecord.alias == "Abby")
+        #expect(abbyRecord.id != "G:1036727375", "stored under an id of the server's, not the claimed one")
+        #expect(try await store.deviceIdentity(deviceID: "G:1036727375") == nil)
+        let abbyStats = try #require(try await store.stats(game: "catrace", playerID: abbyRecord.id))
+        #expect([abbyStats.played, abbyStats.won, abbyStats.lost] == [Int]([1, 1, 0]))
+        let boStats = try #require(try await store.stats(game: "catrace", playerID: boRecord.id))
+        #expect([boStats.played, boStats.won, boStats.lost] == [Int]([1, 0, 1]))
+        #expect(abbyStats.rating > boStats.rating)
+        let top = try await store.leaderboard(game: "catrace", limit: 10)
+        #expect(top.map(\.playerID) == [abbyRecord.id, boRecord.id])
+        #expect(top.map(\.alias) == ["Abby", "Bo"])
+        let history = try await store.matchHistory(playerID: abbyRecord.id, limit: 10)
+        #expect(history.count == 2)
+        let first = try #require(history.last)
+        let second = try #require(history.first)
+        #expect(first.game == "catrace" && first.players == [abbyRecord.id, boRecord.id])
+        #expect(
+            first.state
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: abbyRecord.id, outcome: .won, score: 1, summary: "won 1 race"),
+                        PlayerResultRecord(playerID: boRecord.id, outcome: .lost, score: 0, summary: "won 0 races"),
+                    ])))
+        #expect(second.id > first.id, "ids continue after the restart")
+        #expect(second.players == [boRecord.id, abbyRecord.id])
+        #expect(second.state == .abandoned(reason: "server shutting down"), "no race of it was won")
+        try await store.close()
+
+        // And what `matchhost player` and `matchhost leaderboard` print from it.
+        let player = try runMatchHost(["player", abbyRecord.id, "--data", data.path])
+        #expect(player.status == 0)
+        #expect(player.output.contains("alias      Abby"))
+        #expect(player.output.contains("catrace    played 1, won 1, lost 0"))
+        #expect(player.output.contains("won (won 1 race)"))
+        let board = try runMatchHost(["leaderboard", "catrace", "--data", data.path])
+        #expect(board.status == 0)
+        let rows = board.output.split(separator: "\n").dropFirst()
+        #expect(rows.first?.contains(abbyRecord.id) == true && rows.first?.hasSuffix("Abby") == true)
+        #expect(rows.dropFirst().first?.contains(boRecord.id) == true)
+    }
+
+    @Test func aStoreFailureClosesOnlyTheConnectionItConcerns() async throws {
+        let log = LogLines()
+        let store = OneIdentityFailingStore(failing: .catRaceTutorial("G:broken"))
+        let server = try await StoredServer.start(store: store, logger: log.logger)
+        let ann = try await server.client("G:ann", alias: "Ann")
+        #expect(try await ann.next() == .notInMatch)
+
+        // The broken player's later frames wait behind its lookup and die with its connection:
+        // a second PLAYER_CONNECTED, handled, would have been answered with NOT_IN_MATCH.
+        let broken = try await server.client("G:broken", alias: "Bad")
+        try await broken.send(.playerConnected(PlayerConnected(playerID: "G:fine", alias: "Fine", continueMatch: true)))
+        #expect(try await broken.nextEvent() == .closed)
+
+        // Everyone else goes on: Ann races a newcomer.
+        let cy = try await server.client("G:cy", alias: "Cy")
+        #expect(try await cy.next() == .notInMatch)
+        try await ann.send(.startMatch(StartMatch(playerIDs: ["G:ann", "G:cy"])))
+        #expect(try await ann.next().matchStarted?.racers.map(\.alias) == ["Ann", "Cy"])
+        #expect(try await cy.next().matchStarted?.racers.map(\.alias) == ["Ann", "Cy"])
+        #expect(try await ann.expectNothingPending().isEmpty)
+        #expect(try await store.store.player(externalIdentity: .catRaceTutorial("G:broken")) == nil)
+        #expect(try await store.store.player(externalIdentity: .catRaceTutorial("G:fine")) == nil)
+        #expect(try await server.catRace.counts().connections == 2)
+        let closing = log.all.filter { $0.contains("closing connection") }
+        #expect(closing.count == 1)
+        #expect(closing.first?.contains("G:broken could not be looked up or created in the database") == true)
+        #expect(closing.first?.contains("disk on fire") == true)
+        try await server.stop()
+    }
+
+    @Test func framesSentBehindAPlayerConnectedWaitForItsLookup() async throws {
+        let server = try await StoredServer.start(store: InMemoryGameStore())
+        let ann = try await server.client("G:ann", alias: "Ann")
+        #expect(try await ann.next() == .notInMatch)
+
+        // PLAYER_CONNECTED and START_MATCH in one write: the START_MATCH must not overtake the
+        // lookup (it would be refused from a player the world does not hold yet).
+        let bo = try await TestCatRaceClient.connect(port: server.port, group: server.group, id: "")
+        var frames = ByteBuffer()
+        CatRaceClientMessage.playerConnected(PlayerConnected(playerID: "G:bo", alias: "Bo", continueMatch: true)).encodeFrame(into: &frames)
+        CatRaceClientMessage.startMatch(StartMatch(playerIDs: ["G:bo", "G:ann"])).encodeFrame(into: &frames)
+        try await bo.sendRaw(Array(frames.readableBytesView))
+        #expect(try await bo.next() == .notInMatch)
+        #expect(try await bo.next().matchStarted?.racers.map(\.alias) == ["Bo", "Ann"])
+        #expect(try await ann.next().matchStarted?.racers.map(\.alias) == ["Bo", "Ann"])
+        try await server.stop()
+    }
+}
