@@ -85,19 +85,39 @@ extension SQLiteGameStore {
 
     /// See ``GameStore/player(externalIdentity:)``.
     public func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? {
-        try await self.read { db in
-            try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT p.id, p.alias, p.created_at, p.last_seen_at FROM external_identity e
-                    JOIN player p ON p.id = e.player_id WHERE e.kind = ? AND e.external_id = ?
-                    """,
-                arguments: [identity.kind.rawValue, identity.externalID]
-            ).map { row in
-                PlayerRecord(
-                    id: row["id"], alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
-                    lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]))
+        try await self.read { db in try Self.player(db, externalIdentity: identity) }
+    }
+
+    /// See ``GameStore/findOrCreatePlayers(_:at:)``.
+    public func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord] {
+        try await self.write { db in
+            try claims.map { claim in
+                if let known = try Self.player(db, externalIdentity: claim.identity) {
+                    try db.execute(
+                        sql: "UPDATE player SET last_seen_at = MAX(last_seen_at, ?) WHERE id = ?", arguments: [at.milliseconds, known.id])
+                    return PlayerRecord(id: known.id, alias: known.alias, createdAt: known.createdAt, lastSeenAt: max(known.lastSeenAt, at))
+                }
+                try Self.insertPlayer(db, id: claim.newPlayerID, alias: claim.alias, createdAt: at)
+                try db.execute(
+                    sql: "INSERT INTO external_identity (kind, external_id, player_id) VALUES (?, ?, ?)",
+                    arguments: [claim.identity.kind.rawValue, claim.identity.externalID, claim.newPlayerID])
+                return PlayerRecord(id: claim.newPlayerID, alias: claim.alias, createdAt: at, lastSeenAt: at)
             }
+        }
+    }
+
+    private static func player(_ db: Database, externalIdentity identity: ExternalIdentity) throws -> PlayerRecord? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT p.id, p.alias, p.created_at, p.last_seen_at FROM external_identity e
+                JOIN player p ON p.id = e.player_id WHERE e.kind = ? AND e.external_id = ?
+                """,
+            arguments: [identity.kind.rawValue, identity.externalID]
+        ).map { row in
+            PlayerRecord(
+                id: row["id"], alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
+                lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]))
         }
     }
 

@@ -19,11 +19,18 @@ final class CatRaceStorage: CatRaceRecorder {
         let tally = CatRaceTally()
     }
 
+    /// The most first contacts looked up in one transaction.
+    static let maximumBatch = 256
+
     /// The store, reached without blocking the loop.
     let storage: WorldStore
-    /// Lookups in flight, by tutorial id: a second connection claiming the same id waits for
-    /// the first answer rather than racing it to create the player.
+    /// Lookups not answered yet, by tutorial id: a second connection claiming the same id
+    /// waits for the first answer rather than racing it to create the player.
     private var lookups: [PlayerID: [(Result<CatRaceStoredIdentity, any Error>) -> Void]] = [:]
+    /// Claims waiting for the batch in flight: while one transaction runs, the next burst of
+    /// first contacts gathers here and goes in the next, so a burst costs a few commits.
+    private var waitingClaims: [ExternalIdentityClaim] = []
+    private var isLookingUp = false
     private var races: [MatchID: RecordedRace] = [:]
     private var random = SystemRandomNumberGenerator()
 
@@ -34,55 +41,38 @@ final class CatRaceStorage: CatRaceRecorder {
     // MARK: Identities
 
     /// Finds the stored player behind the tutorial client `playerID`, creating it (with
-    /// `alias`) and its identity in one transaction if there is none; `completion` runs on the
-    /// loop once that is committed. A known player keeps its stored alias and is marked seen.
+    /// `alias`) and its identity if there is none (``GameStore/findOrCreatePlayers(_:at:)``);
+    /// `completion` runs on the loop once that is committed. A known player keeps its stored
+    /// alias and is marked seen.
     func identify(_ playerID: PlayerID, alias: String, completion: @escaping (Result<CatRaceStoredIdentity, any Error>) -> Void) {
         if self.lookups[playerID] != nil {
             self.lookups[playerID]?.append(completion)
             return
         }
         self.lookups[playerID] = [completion]
-        let identity = ExternalIdentity.catRaceTutorial(playerID)
-        let newID = self.random.hexString(bytes: 16)
-        let now = self.storage.now()
-        self.storage.run({ store in
-            try await Self.findOrCreate(identity, newID: newID, alias: alias, at: now, in: store)
-        }) { result in
-            if case .success(let (_, created)) = result, !created {
-                self.touch(result)
-            }
-            for waiting in self.lookups.removeValue(forKey: playerID) ?? [] {
-                waiting(result.map(\.identity))
-            }
-        }
+        self.waitingClaims.append(
+            ExternalIdentityClaim(identity: .catRaceTutorial(playerID), newPlayerID: self.random.hexString(bytes: 16), alias: alias))
+        if !self.isLookingUp { self.lookUpWaitingClaims() }
     }
 
-    private static func findOrCreate(
-        _ identity: ExternalIdentity, newID: PlayerID, alias: String, at now: UnixMillis, in store: any GameStore
-    ) async throws -> (identity: CatRaceStoredIdentity, created: Bool) {
-        if let known = try await store.player(externalIdentity: identity) {
-            return (CatRaceStoredIdentity(playerID: known.id, alias: known.alias), false)
-        }
-        do {
-            try await store.createPlayerWithExternalIdentity(id: newID, alias: alias, identity: identity, createdAt: now)
-            return (CatRaceStoredIdentity(playerID: newID, alias: alias), true)
-        } catch GameStoreError.externalIdentityExists {
-            // Another writer of the same file created it in between: that player it is.
-            guard let known = try await store.player(externalIdentity: identity) else {
-                throw GameStoreError.externalIdentityExists(identity)
-            }
-            return (CatRaceStoredIdentity(playerID: known.id, alias: known.alias), false)
-        }
-    }
-
-    private func touch(_ result: Result<(identity: CatRaceStoredIdentity, created: Bool), any Error>) {
-        guard case .success(let (identity, _)) = result else { return }
+    private func lookUpWaitingClaims() {
+        let batch = Array(self.waitingClaims.prefix(Self.maximumBatch))
+        self.waitingClaims.removeFirst(batch.count)
+        self.isLookingUp = !batch.isEmpty
+        guard !batch.isEmpty else { return }
         let at = self.storage.now()
-        let logger = self.storage.logger
-        self.storage.run({ store in try await store.touch(playerID: identity.playerID, at: at) }) { result in
-            if case .failure(let error) = result {
-                logger.debug("last seen not recorded", metadata: ["player": "\(identity.playerID)", "error": "\(error)"])
+        self.storage.run({ store in try await store.findOrCreatePlayers(batch, at: at) }) { result in
+            let records = result.flatMap { records in
+                records.count == batch.count
+                    ? .success(records) : .failure(GameStoreError.storageFailed(reason: "the store answered \(records.count) of \(batch.count) claims"))
             }
+            for (index, claim) in batch.enumerated() {
+                let answer = records.map { CatRaceStoredIdentity(playerID: $0[index].id, alias: $0[index].alias) }
+                for waiting in self.lookups.removeValue(forKey: claim.identity.externalID) ?? [] {
+                    waiting(answer)
+                }
+            }
+            self.lookUpWaitingClaims()
         }
     }
 

@@ -77,7 +77,7 @@ private struct RecordingLogHandler: LogHandler {
     }
 }
 
-/// A store that fails only the lookup of one tutorial id, as a broken page of a disk would;
+/// A store that fails every lookup of one tutorial id, as a broken page of a disk would;
 /// everything else goes to an in-memory store.
 private struct OneIdentityFailingStore: GameStore {
     let failing: ExternalIdentity
@@ -86,6 +86,10 @@ private struct OneIdentityFailingStore: GameStore {
     func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? {
         if identity == self.failing { throw GameStoreError.storageFailed(reason: "disk on fire") }
         return try await self.store.player(externalIdentity: identity)
+    }
+    func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord] {
+        if claims.contains(where: { $0.identity == self.failing }) { throw GameStoreError.storageFailed(reason: "disk on fire") }
+        return try await self.store.findOrCreatePlayers(claims, at: at)
     }
     func createPlayerWithExternalIdentity(id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis) async throws {
         try await self.store.createPlayerWithExternalIdentity(id: id, alias: alias, identity: identity, createdAt: createdAt)

@@ -21,6 +21,7 @@ struct FailingGameStore: GameStore {
         throw self.failure
     }
     func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? { throw self.failure }
+    func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord] { throw self.failure }
     func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
         throw self.failure
     }

@@ -66,4 +66,53 @@ struct ExternalIdentityStorageTests {
                     == PlayerRecord(id: "p1", alias: "Abigail", createdAt: 1_000, lastSeenAt: 5_000))
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func findOrCreateFindsTheKnownAndCreatesTheNewInOneCall(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithExternalIdentity(id: "p1", alias: "Abby", identity: self.tutorial, createdAt: 1_000)
+            let bo = ExternalIdentity.catRaceTutorial("G:bo")
+
+            let found = try await store.findOrCreatePlayers(
+                [
+                    ExternalIdentityClaim(identity: self.tutorial, newPlayerID: "unused", alias: "Zed"),
+                    ExternalIdentityClaim(identity: bo, newPlayerID: "p2", alias: "Bo"),
+                    ExternalIdentityClaim(identity: bo, newPlayerID: "p3", alias: "Bo again"),
+                ], at: 5_000)
+
+            #expect(
+                found == [
+                    PlayerRecord(id: "p1", alias: "Abby", createdAt: 1_000, lastSeenAt: 5_000),
+                    PlayerRecord(id: "p2", alias: "Bo", createdAt: 5_000, lastSeenAt: 5_000),
+                    PlayerRecord(id: "p2", alias: "Bo", createdAt: 5_000, lastSeenAt: 5_000),
+                ])
+            #expect(try await store.player(externalIdentity: self.tutorial)?.lastSeenAt == 5_000)
+            #expect(try await store.player(externalIdentity: bo)?.id == "p2")
+            #expect(try await store.player(id: "unused") == nil)
+            #expect(try await store.player(id: "p3") == nil)
+            // A later call finds Bo too, and an earlier time does not move last seen back.
+            let again = try await store.findOrCreatePlayers([ExternalIdentityClaim(identity: bo, newPlayerID: "p4", alias: "X")], at: 4_000)
+            #expect(again == [PlayerRecord(id: "p2", alias: "Bo", createdAt: 5_000, lastSeenAt: 5_000)])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aTakenNewIDRefusesTheWholeCall(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayer(id: "taken", alias: "Someone", createdAt: 1_000)
+            let first = ExternalIdentity.catRaceTutorial("G:first")
+            let second = ExternalIdentity.catRaceTutorial("G:second")
+
+            await #expect(throws: GameStoreError.playerExists("taken")) {
+                try await store.findOrCreatePlayers(
+                    [
+                        ExternalIdentityClaim(identity: first, newPlayerID: "fresh", alias: "First"),
+                        ExternalIdentityClaim(identity: second, newPlayerID: "taken", alias: "Second"),
+                    ], at: 2_000)
+            }
+            #expect(try await store.player(externalIdentity: first) == nil, "the whole call rolls back")
+            #expect(try await store.player(id: "fresh") == nil)
+            #expect(try await store.player(id: "taken")?.alias == "Someone")
+        }
+    }
 }

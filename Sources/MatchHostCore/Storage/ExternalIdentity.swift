@@ -39,3 +39,21 @@ public struct ExternalIdentity: Sendable, Hashable, CustomStringConvertible {
     /// `kind:externalID`, for logs and errors.
     public var description: String { "\(self.kind.rawValue):\(self.externalID)" }
 }
+
+/// An external identity to look up, with the player to create for it if it is not stored yet
+/// (``GameStore/findOrCreatePlayers(_:at:)``).
+public struct ExternalIdentityClaim: Sendable, Hashable {
+    /// The identity claimed.
+    public var identity: ExternalIdentity
+    /// The id a new player gets if the identity is not stored yet.
+    public var newPlayerID: PlayerID
+    /// The alias a new player gets; a stored player keeps its own.
+    public var alias: String
+
+    /// Creates a claim.
+    public init(identity: ExternalIdentity, newPlayerID: PlayerID, alias: String) {
+        self.identity = identity
+        self.newPlayerID = newPlayerID
+        self.alias = alias
+    }
+}

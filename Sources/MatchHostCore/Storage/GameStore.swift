@@ -56,6 +56,13 @@ public protocol GameStore: Sendable {
     /// The player `identity` signs in as, if the identity is stored.
     func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord?
 
+    /// The player each claim's identity signs in as, in claim order, all in one transaction (a
+    /// burst of first contacts costs one commit): a stored identity's player is marked seen at
+    /// `at` and keeps its alias; an identity not stored yet gets a new player (the claim's id
+    /// and alias, created at `at`) and the identity. An identity claimed twice gets one player.
+    /// Throws ``GameStoreError/playerExists(_:)`` when a new player's id is taken.
+    func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord]
+
     // MARK: Matches
 
     /// Records that a real-time match started (turn-based ones start with

@@ -85,6 +85,28 @@ public actor InMemoryGameStore: GameStore {
         self.externalIdentities[identity].flatMap { self.players[$0] }
     }
 
+    /// See ``GameStore/findOrCreatePlayers(_:at:)``.
+    public func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) throws -> [PlayerRecord] {
+        // Check first, change after: a refused call changes nothing.
+        var created: [ExternalIdentity: PlayerID] = [:]
+        for claim in claims where self.externalIdentities[claim.identity] == nil && created[claim.identity] == nil {
+            guard self.players[claim.newPlayerID] == nil, !created.values.contains(claim.newPlayerID) else {
+                throw GameStoreError.playerExists(claim.newPlayerID)
+            }
+            created[claim.identity] = claim.newPlayerID
+        }
+        return claims.map { claim in
+            if let id = self.externalIdentities[claim.identity], let player = self.players[id] {
+                self.players[id]?.lastSeenAt = max(player.lastSeenAt, at)
+                return self.players[id]!
+            }
+            let player = PlayerRecord(id: claim.newPlayerID, alias: claim.alias, createdAt: at, lastSeenAt: at)
+            self.players[player.id] = player
+            self.externalIdentities[claim.identity] = player.id
+            return player
+        }
+    }
+
     // MARK: Matches
 
     /// See ``GameStore/recordMatchStarted(id:game:mode:players:startedAt:)``.
