@@ -52,8 +52,6 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     var catRacePlayer: CatRacePlayer?
 
     private let world: CatRaceWorld
-    /// The port's store, if it has one.
-    private let storage: CatRaceStorage?
     private var frames: FrameAccumulator
     private let flusher: FlushCoalescer
     private let connections: ConnectionRegistry
@@ -72,7 +70,6 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         connections: ConnectionRegistry, logger: Logger
     ) {
         self.world = world
-        self.storage = world.storage
         self.frames = FrameAccumulator(maximumBodySize: maximumFrameBody)
         self.flusher = flusher
         self.connections = connections
@@ -131,7 +128,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         try self.messageRate.spend()
         switch try CatRaceClientMessage(frameBody: frameBody) {
         case .playerConnected(let message):
-            guard let storage = self.storage, self.world.isNewPlayer(message.playerID) else {
+            guard let storage = self.world.storage, self.world.isNewPlayer(message.playerID) else {
                 return self.world.playerConnected(message, on: self)
             }
             self.isAwaitingIdentity = true

@@ -62,9 +62,11 @@ final class CatRaceStorage: CatRaceRecorder {
         guard !batch.isEmpty else { return }
         let at = self.storage.now()
         self.storage.run({ store in try await store.findOrCreatePlayers(batch, at: at) }) { result in
-            let records = result.flatMap { records in
-                records.count == batch.count
-                    ? .success(records) : .failure(GameStoreError.storageFailed(reason: "the store answered \(records.count) of \(batch.count) claims"))
+            let records = result.flatMap { records -> Result<[PlayerRecord], any Error> in
+                guard records.count == batch.count else {
+                    return .failure(GameStoreError.storageFailed(reason: "the store answered \(records.count) of \(batch.count) claims"))
+                }
+                return .success(records)
             }
             for (index, claim) in batch.enumerated() {
                 let answer = records.map { CatRaceStoredIdentity(playerID: $0[index].id, alias: $0[index].alias) }
