@@ -23,9 +23,20 @@ import NIOPosix
 /// following ``Configuration/reconnectPolicy``, resumes the session and resends exactly what the
 /// server has not received; the server does the same, and duplicates are dropped by number, so
 /// each reliable message arrives once and in order. Meanwhile sends are queued, up to
-/// ``Configuration/maximumSendQueueBytes``. If the session cannot be resumed (`SESSION_NOT_FOUND`
-/// after the grace period, `RESUME_REFUSED`, `SESSION_REPLACED`), the client closes: its state
-/// becomes ``ConnectionState/closed(_:)``, waiting requests fail, ``events`` ends with the error.
+/// ``Configuration/maximumSendQueueBytes``.
+///
+/// **A lost session.** Sessions live in the server's memory: after a server restart, or once
+/// the session's grace period has run out, `RESUME` is refused with `SESSION_NOT_FOUND`. The
+/// client then authenticates again (with its session token, which outlives a restart, or its
+/// own credentials) and goes on in a new session
+/// (``Configuration/reauthenticatesAfterSessionLoss``, on by default): requests waiting for an
+/// answer fail with ``MatchHostClientError/sessionLost(_:)``, ``events`` continues with
+/// ``Event/sessionRestarted(_:)``, which hands back the reliable messages the server never
+/// acknowledged (not resent: they may have been handled), then ``Event/matchResumed(_:)`` for
+/// each stored match the server kept for the player. Other refusals (`RESUME_REFUSED`,
+/// `SESSION_REPLACED`, ...), and `SESSION_NOT_FOUND` with that option off, close the client:
+/// its state becomes ``ConnectionState/closed(_:)``, waiting requests fail, ``events`` ends
+/// with the error.
 ///
 /// **Threads.** All of the client's state lives on one event loop of the group it is given; every
 /// call hops there once. Messages from the server are handled on that loop and handed to
@@ -80,8 +91,9 @@ public final class MatchHostClient: Sendable {
         return stream
     }
 
-    /// The session the server issued at ``connect()``: player id, session token, and so on.
-    /// `nil` before the first successful ``connect()``.
+    /// The session the server issued at ``connect()`` (or, after
+    /// ``Event/sessionRestarted(_:)``, when the client authenticated again): player id, session
+    /// token, and so on. `nil` before the first successful ``connect()``.
     public var authenticated: NativeAuthenticated? {
         get async { await self.onLoop { $0.authenticated } ?? nil }
     }
@@ -124,7 +136,8 @@ public final class MatchHostClient: Sendable {
     /// Sends a request and waits for its answer.
     ///
     /// The request is reliable: if the connection drops meanwhile it is resent after the
-    /// session resumes, and the answer still comes back.
+    /// session resumes, and the answer still comes back. If the session cannot be resumed (the
+    /// server lost it) the request fails with ``MatchHostClientError/sessionLost(_:)``.
     /// - Parameters:
     ///   - request: what to ask.
     ///   - timeout: how long to wait; ``Configuration/requestTimeout`` if `nil`.
@@ -179,7 +192,9 @@ public final class MatchHostClient: Sendable {
     /// ``Event/matchData(matchID:sender:payload:reliable:)``.
     ///
     /// A reliable send is queued (while reconnecting too) and arrives exactly once, in order
-    /// with every other reliable message; it returns once queued, not once delivered. An
+    /// with every other reliable message; it returns once queued, not once delivered (if the
+    /// server loses the session before acknowledging it, it is handed back in
+    /// ``Event/sessionRestarted(_:)`` instead of being resent). An
     /// unreliable send is written at once if the connection is up and keeping up, and dropped
     /// otherwise; it is never resent.
     /// - Parameters:

@@ -120,13 +120,14 @@ struct NativeResumeTests {
         await server.stop()
     }
 
-    @Test("coming back after the session grace: SESSION_NOT_FOUND closes the client, waiting requests fail")
+    @Test("without reauthentication, SESSION_NOT_FOUND after the session grace closes the client, waiting requests fail")
     func graceExpired() async throws {
         let server = try await TestServer.start { $0.sessionGrace = .milliseconds(200) }
         let proxy = try await TestProxy.start(to: server.port)
         let alice = makeClient(port: server.port)
         let bob = makeClient(port: proxy.port) {
             $0.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50))
+            $0.reauthenticatesAfterSessionLoss = false
         }
         try await alice.connect()
         let bobID = try await bob.connect().playerID

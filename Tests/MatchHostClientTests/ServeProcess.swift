@@ -31,11 +31,16 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// Starts the server and waits until it prints its bound addresses.
-    static func start(data: URL, arguments: [String] = []) throws -> ServeProcess {
+    /// - Parameter nativePort: the native port to bind; 0 (the default) picks a free one. A
+    ///   restart passes the port of the process before it, so that clients find it again.
+    static func start(data: URL, nativePort: Int = 0, arguments: [String] = []) throws -> ServeProcess {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments =
-            ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "error"]
+            [
+                "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "\(nativePort)", "--data", data.path,
+                "--log-level", "error",
+            ]
             + arguments
         let output = Pipe()
         process.standardOutput = output

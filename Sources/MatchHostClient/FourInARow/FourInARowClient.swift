@@ -28,7 +28,10 @@ import NIOCore
 /// The adapter reads ``MatchHostClient/events`` (which has one consumer: one adapter per
 /// client) and owns the client: ``close()`` closes it. A dropped connection is the client's
 /// business: it reconnects and resumes its session on its own, the server resends what was
-/// missed and then a fresh STATE.
+/// missed and then a fresh STATE. After a server restart the client starts a new session by
+/// itself (``MatchHostClient/Configuration/reauthenticatesAfterSessionLoss``) and the server
+/// sends STATE again; a move the server never acknowledged is not resent, so the board in that
+/// STATE says whether it is still this player's turn.
 public final class FourInARowClient: Sendable {
     /// The native game mode of Four in a Row matches.
     public static let mode = "fourinarow"

@@ -27,6 +27,11 @@ final class ClientSession {
 
     /// The session the server issued (nil before the first `AUTHENTICATED`).
     private(set) var authenticated: NativeAuthenticated?
+    /// The device secret the server issued on first contact: the configured one was empty.
+    private var issuedDeviceSecret: String?
+    /// Set from a `SESSION_NOT_FOUND` until the next `AUTHENTICATED`: connections then
+    /// authenticate instead of resuming.
+    private var reauthentication: Reauthentication?
     private var welcome: NativeWelcome?
     /// Every reliable message sent and not yet acknowledged (also the bounded send queue).
     private var outbox: ReliableOutbox
@@ -294,7 +299,7 @@ final class ClientSession {
         guard connection === self.connection, connection.phase == .connecting else { return }
         connection.phase = .awaitingWelcome
         connection.lastReadAt = .now()
-        self.setState(self.authenticated == nil ? .handshaking : .resuming)
+        self.setState(self.authenticated == nil || self.reauthentication != nil ? .handshaking : .resuming)
         connection.write(.hello(version: NativeFrame.protocolVersion, gameID: self.configuration.gameID))
         connection.flush()
     }
@@ -353,10 +358,7 @@ final class ClientSession {
     /// The connection is gone or unusable: reconnect (a live session), or fail `connect()` (none yet).
     func connection(_ connection: ClientConnection, didCloseWith error: any Error) {
         guard connection === self.connection else { return }
-        self.connection = nil
-        connection.phase = .finished
-        connection.cancelTimers()
-        connection.channel?.close(promise: nil)
+        self.abandon(connection)
         self.failPings(MatchHostClientError.connectionFailed("connection lost"))
         if self.state.isClosed { return }
         self.logger.debug("connection lost", metadata: ["connection": "\(connection.number)", "error": "\(error)"])
@@ -370,6 +372,14 @@ final class ClientSession {
             return
         }
         self.scheduleReconnect()
+    }
+
+    /// Stops using `connection` (the current one) and closes it.
+    private func abandon(_ connection: ClientConnection) {
+        self.connection = nil
+        connection.phase = .finished
+        connection.cancelTimers()
+        connection.channel?.close(promise: nil)
     }
 
     private func scheduleReconnect() {
@@ -442,7 +452,11 @@ final class ClientSession {
             connection.accumulator = FrameAccumulator(maximumBodySize: incomingLimit)
         }
         self.startTimers(on: connection, idleTimeout: .milliseconds(Int64(welcome.idleTimeoutMilliseconds)))
-        if let session = self.authenticated {
+        if let credentials = self.reauthentication?.credentials {
+            connection.phase = .awaitingAuthenticated
+            self.setState(.authenticating)
+            connection.write(.authenticate(credentials))
+        } else if let session = self.authenticated {
             connection.phase = .awaitingResumed
             connection.write(
                 .resume(sessionID: session.sessionID, resumeToken: session.resumeToken, lastReceived: self.inbox.lastReceived))
@@ -457,7 +471,10 @@ final class ClientSession {
     }
 
     private func authenticated(_ authenticated: NativeAuthenticated, on connection: ClientConnection) {
+        if !authenticated.deviceSecret.isEmpty { self.issuedDeviceSecret = authenticated.deviceSecret }
         self.authenticated = authenticated
+        let reauthentication = self.reauthentication
+        self.reauthentication = nil
         self.logger[metadataKey: "player"] = "\(authenticated.playerID)"
         connection.phase = .active
         connection.handshakeTimer?.cancel()
@@ -467,6 +484,17 @@ final class ClientSession {
         let promise = self.pendingConnect
         self.pendingConnect = nil
         promise?.succeed(authenticated)
+        if let reauthentication {
+            // Before anything the new session brings (MATCH_RESUMED comes right after AUTHENTICATED).
+            self.logger.debug("new session after the old one was lost", metadata: ["session": "\(authenticated.sessionID)"])
+            self.events.yield(
+                .sessionRestarted(
+                    MatchHostClient.SessionRestart(
+                        cause: reauthentication.cause, lostSession: reauthentication.lostSession, newSession: authenticated,
+                        unacknowledged: reauthentication.unacknowledged)))
+            // What was sent while authenticating again belongs to the new session.
+            self.writeUnwritten(on: connection, respectingWritability: true)
+        }
     }
 
     private func resumed(serverLastReceived: UInt64, on connection: ClientConnection) {
@@ -556,9 +584,60 @@ final class ClientSession {
         case .idleTimeout, .rateLimited, .slowConsumer, .handshakeTimeout:
             // The connection ended; the session waits for a resume.
             self.connection(connection, didCloseWith: error)
+        case .sessionNotFound where connection.phase == .awaitingResumed && self.configuration.reauthenticatesAfterSessionLoss:
+            self.sessionLost(error, on: connection)
+        case _ where self.reauthentication != nil && Reauthentication.isCredentialRefusal(error):
+            guard self.reauthentication?.credentialsRefused() == true else {
+                self.finish(.serverError(error))
+                return
+            }
+            self.logger.debug("credentials refused, trying the next", metadata: ["error": "\(error)"])
+            self.abandon(connection)
+            self.setState(.connecting)
+            self.openConnection()
         default:
             self.finish(.serverError(error))
         }
+    }
+
+    /// The server no longer has the session: ends it here too and authenticates again on a new
+    /// connection (the server closes this one after its ERROR).
+    ///
+    /// The old session's unacknowledged messages are handed to the application, not resent:
+    /// the server may have acted on some of them before it lost the session, and a move played
+    /// twice is worse than one the player makes again after seeing the state.
+    private func sessionLost(_ error: NativeError, on connection: ClientConnection) {
+        guard let lostSession = self.authenticated else { return }
+        var unacknowledged: [NativeClientMessage] = []
+        self.outbox.forEachUnacknowledged { _, message in
+            // Messages this client encoded itself: decoding cannot fail.
+            if let decoded = try? NativeClientMessage(message: message) { unacknowledged.append(decoded) }
+        }
+        self.logger.debug(
+            "the server lost the session, authenticating again",
+            metadata: ["error": "\(error)", "unacknowledged": "\(unacknowledged.count)"])
+        // The new session numbers both ways from 1 again.
+        self.outbox = ReliableOutbox(maximumBytes: self.outbox.maximumBytes)
+        self.unwritten.removeAll()
+        self.inbox = ReliableInbox()
+        self.acknowledgementTimer?.cancel()
+        self.acknowledgementTimer = nil
+        self.reauthentication = Reauthentication(
+            cause: error, lostSession: lostSession, unacknowledged: unacknowledged,
+            configured: self.configuration.credentials, issuedDeviceSecret: self.issuedDeviceSecret)
+        self.abandon(connection)
+        self.reconnectAttempt = 0
+        let lost = MatchHostClientError.sessionLost(error)
+        self.failPings(lost)
+        let requests = self.pendingRequests
+        self.pendingRequests.removeAll()
+        for pending in requests.values {
+            pending.timer.cancel()
+            pending.promise.fail(lost)
+        }
+        // The server answered a moment ago: no backoff before the new connection.
+        self.setState(.connecting)
+        self.openConnection()
     }
 
     private func violation(_ detail: String) {
@@ -613,11 +692,9 @@ final class ClientSession {
         self.reconnectTimer?.cancel()
         self.reconnectTimer = nil
         if let connection = self.connection {
-            self.connection = nil
-            connection.phase = .finished
-            connection.cancelTimers()
-            connection.channel?.close(promise: nil)
+            self.abandon(connection)
         }
+        self.reauthentication = nil
         let error = MatchHostClientError.closed(reason)
         if reason != .closedByClient, self.outbox.unacknowledgedCount > 0 {
             self.logger.warning(

@@ -41,6 +41,13 @@ extension MatchHostClient {
         /// The largest frame body accepted from the server until its `WELCOME` states its own
         /// limit (the larger of the two applies after it), and the limit on frames sent before it.
         public var maximumFrameBytes: Int
+        /// Whether the client authenticates again, in a new session, when the server refuses to
+        /// resume its session with `SESSION_NOT_FOUND` (the server restarted, or the session's
+        /// grace period ran out): first with the session token it holds, then, if that is refused
+        /// (`TOKEN_EXPIRED`, say), with ``credentials`` (with the device secret the server issued,
+        /// if it issued one). It then reports ``MatchHostClient/Event/sessionRestarted(_:)`` and
+        /// goes on. Off: `SESSION_NOT_FOUND` closes the client, as any other refusal does.
+        public var reauthenticatesAfterSessionLoss: Bool = true
 
         /// A configuration with the documented defaults: port 7355, game id `matchhost`, the
         /// default reconnect policy, a 1 MiB send queue, 10 s request and connect timeouts, a
@@ -85,8 +92,9 @@ extension MatchHostClient {
         /// The largest fraction of a wait that is randomly taken away, from 0 (none) to 1.
         public var jitter: Double
         /// How many attempts in a row may fail before the client gives up and closes; `nil`
-        /// tries until the server answers (a resume after the session's grace period is then
-        /// refused with `SESSION_NOT_FOUND`, which ends the client too).
+        /// tries until the server answers (a resume after a server restart or the session's grace
+        /// period is then refused with `SESSION_NOT_FOUND`, and the client starts a new session or,
+        /// without ``Configuration/reauthenticatesAfterSessionLoss``, closes).
         public var maximumAttempts: Int?
 
         /// Creates a policy; the defaults are those of ``default``.

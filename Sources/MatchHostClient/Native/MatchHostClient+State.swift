@@ -6,16 +6,20 @@ extension MatchHostClient {
     ///
     /// A first ``MatchHostClient/connect()`` goes `disconnected → connecting → handshaking →
     /// authenticating → connected`. A dropped connection goes `connected → reconnecting(1) →
-    /// resuming → connected` (or `reconnecting(2)`, and so on, while attempts fail). ``closed(_:)``
-    /// is final.
+    /// resuming → connected` (or `reconnecting(2)`, and so on, while attempts fail). When the
+    /// server no longer has the session (``Configuration/reauthenticatesAfterSessionLoss``),
+    /// `resuming` is followed by `connecting → handshaking → authenticating → connected` in a new
+    /// session. ``closed(_:)`` is final.
     public enum ConnectionState: Hashable, Sendable, CustomStringConvertible {
         /// No session and no connection: before ``MatchHostClient/connect()``, or after it failed.
         case disconnected
-        /// Opening the TCP connection for a new session.
+        /// Opening the TCP connection for a new session (the first, or one that replaces a
+        /// session the server lost).
         case connecting
         /// Connected; `HELLO` sent, waiting for `WELCOME`.
         case handshaking
-        /// `AUTHENTICATE` sent, waiting for `AUTHENTICATED`.
+        /// `AUTHENTICATE` sent, waiting for `AUTHENTICATED` (also while authenticating again
+        /// after the server lost the session).
         case authenticating
         /// The session is live: messages flow.
         case connected
@@ -52,9 +56,12 @@ extension MatchHostClient {
     public enum CloseReason: Hashable, Sendable, CustomStringConvertible {
         /// ``MatchHostClient/close()`` was called.
         case closedByClient
-        /// The server ended the session with an `ERROR` frame: `SESSION_NOT_FOUND` (the grace
-        /// period ran out before the client came back), `RESUME_REFUSED`, `SESSION_REPLACED` (the
-        /// player authenticated elsewhere), `BACKLOG_EXCEEDED`, `SHUTTING_DOWN`, and so on.
+        /// The server ended the session with an `ERROR` frame: `RESUME_REFUSED`, `SESSION_REPLACED`
+        /// (the player authenticated elsewhere), `BACKLOG_EXCEEDED`, `SHUTTING_DOWN`, and so on;
+        /// `SESSION_NOT_FOUND` (a server restart, or the grace period ran out before the client
+        /// came back) only with ``Configuration/reauthenticatesAfterSessionLoss`` off; with it
+        /// on, the error that refused every credential the client had (`TOKEN_EXPIRED`,
+        /// `AUTHENTICATION_FAILED`, ...).
         case serverError(NativeError)
         /// The connection dropped and this many reconnect attempts in a row failed
         /// (``ReconnectPolicy/maximumAttempts``).
@@ -73,7 +80,7 @@ extension MatchHostClient {
         }
     }
 
-    /// Something that happened in one of the player's matches, from ``MatchHostClient/events``.
+    /// Something that happened in one of the player's matches (or to its session), from ``MatchHostClient/events``.
     public enum Event: Hashable, Sendable {
         /// `PRESENCE`: `playerID` joined, disconnected from, came back to, or left match `matchID`;
         /// `reason` says why it left (``NativeLeaveReason/none`` otherwise).
@@ -97,6 +104,13 @@ extension MatchHostClient {
         /// `MATCH_RESUMED`: after a server restart this player is seated again in a stored
         /// turn-based match it was playing (sent right after authenticating); the game's state follows.
         case matchResumed(NativeMatchInfo)
+        /// The server no longer had this client's session (`SESSION_NOT_FOUND` on resume: it
+        /// restarted, or the grace period ran out) and the client has authenticated again: what
+        /// follows belongs to a new session. The old session's unacknowledged reliable messages
+        /// were not resent (see ``SessionRestart/unacknowledged``) and its waiting requests
+        /// failed with ``MatchHostClientError/sessionLost(_:)``; matches the server kept come
+        /// back next as ``matchResumed(_:)``. Only with ``Configuration/reauthenticatesAfterSessionLoss``.
+        case sessionRestarted(SessionRestart)
     }
 }
 
@@ -125,6 +139,11 @@ public enum MatchHostClientError: Error, Hashable, Sendable, CustomStringConvert
     case handshakeTimedOut
     /// The server sent something this client cannot make sense of.
     case protocolViolation(String)
+    /// The server no longer had the client's session (the error it gave, `SESSION_NOT_FOUND`):
+    /// what the request or ping waited for will not come. A request failing so may or may not
+    /// have been handled; ``MatchHostClient/Event/sessionRestarted(_:)`` follows once the client
+    /// is in a new session.
+    case sessionLost(NativeError)
 
     /// A one-line description for logs.
     public var description: String {
@@ -139,6 +158,7 @@ public enum MatchHostClientError: Error, Hashable, Sendable, CustomStringConvert
         case .connectionFailed(let detail): return "connection failed: \(detail)"
         case .handshakeTimedOut: return "handshake timed out"
         case .protocolViolation(let detail): return "protocol violation: \(detail)"
+        case .sessionLost(let error): return "the server lost the session (\(error))"
         }
     }
 }

@@ -1,0 +1,119 @@
+import Foundation
+import MatchHostClient
+import MatchHostServer
+import MatchHostWire
+import NIOCore
+import Testing
+
+@Suite("Native client: a session the server lost, and a new one")
+struct NativeSessionRestartTests {
+    @Test("SESSION_NOT_FOUND: the client authenticates again; waiting requests fail, unacknowledged messages come back, not resent")
+    func graceExpiredStartsANewSession() async throws {
+        let server = try await TestServer.start { $0.sessionGrace = .milliseconds(200) }
+        let proxy = try await TestProxy.start(to: server.port)
+        let alice = makeClient(port: server.port)
+        let bob = makeClient(port: proxy.port) {
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50))
+        }
+        try await alice.connect()
+        let bobSession = try await bob.connect()
+        let bobID = bobSession.playerID
+        let aliceEvents = Recorder(alice.events)
+        let bobEvents = Recorder(bob.events)
+        let bobStates = Recorder(bob.stateChanges())
+        let match = try await alice.createMatch()
+        _ = try await bob.joinMatch(match.matchID)
+        _ = try await aliceEvents.next("bob joined") { $0.isPresence(.joined, of: bobID) }
+
+        try await proxy.setAccepting(false)
+        await bob.dropConnection()
+        _ = try await bobStates.next("reconnecting") { $0 == .reconnecting(attempt: 1) }
+        try await bob.send(numbered(1), in: match.matchID)
+        let waiting = Task { try await bob.createMatch(label: "asked while away") }
+        #expect(
+            try await aliceEvents.next("bob's session ended") { $0.isPresence(.left, of: bobID) }
+                == .presence(matchID: match.matchID, playerID: bobID, change: .left, reason: .sessionEnded))
+        try await proxy.setAccepting(true)
+
+        let restarted = try await bobEvents.next("the session restart") { if case .sessionRestarted = $0 { true } else { false } }
+        guard case .sessionRestarted(let restart) = restarted else { return }
+        #expect(restart.cause.code == .sessionNotFound)
+        #expect(restart.lostSession == bobSession)
+        #expect(restart.newSession.playerID == bobID)
+        #expect(restart.newSession.sessionID != bobSession.sessionID)
+        #expect(restart.unacknowledged.count == 2)
+        #expect(restart.unacknowledged.first == .sendData(matchID: match.matchID, targets: [], payload: numbered(1)))
+        if case .request(_, .createMatch(mode: "relay", maxPlayers: 0, label: "asked while away", isPrivate: false)) =
+            restart.unacknowledged.last
+        {
+        } else {
+            Issue.record("the waiting request is not handed back: \(restart.unacknowledged)")
+        }
+        await #expect(throws: MatchHostClientError.sessionLost(restart.cause)) { _ = try await waiting.value }
+        // resuming, refused, then a new session on a new connection.
+        #expect(try await bobStates.next("bob's state before the drop") == .connected)
+        var states: [MatchHostClient.ConnectionState] = []
+        repeat {
+            states.append(try await bobStates.next("bob's states up to connected"))
+        } while states.last != .connected
+        #expect(Array(states.suffix(5)) == [.resuming, .connecting, .handshaking, .authenticating, .connected])
+        #expect(await bob.authenticated == restart.newSession)
+
+        // The new session works (a left seat is not taken again: a new match)...
+        let second = try await bob.createMatch(label: "made in the new session")
+        _ = try await alice.joinMatch(second.matchID)
+        try await bob.send(numbered(2), in: second.matchID)
+        let first = try await aliceEvents.next("bob's first message") { if case .matchData(_, bobID, _, _) = $0 { true } else { false } }
+        #expect(first.payload.flatMap(number(of:)) == 2)
+        // ...and the request the old session never answered was not made again.
+        #expect(try await alice.listMatches(NativeLobbyQuery(mode: "relay", labelContains: "asked while away")).entries == [])
+        #expect(
+            try await alice.listMatches(NativeLobbyQuery(mode: "relay", labelContains: "made in the new session")).entries.map(\.matchID)
+                == [second.matchID])
+        #expect(await bobEvents.ending == nil)
+
+        await alice.close()
+        await bob.close()
+        await proxy.stop()
+        await server.stop()
+    }
+
+    @Test("an expired session token: the client falls back to its device, with the secret the server issued")
+    func expiredTokenFallsBackToTheDevice() async throws {
+        let server = try await TestServer.start {
+            $0.sessionGrace = .milliseconds(100)
+            $0.tokenLifetime = .seconds(1)
+        }
+        let proxy = try await TestProxy.start(to: server.port)
+        // First contact: the configured secret is empty, so only the issued one can work later.
+        let bob = makeClient(port: proxy.port, credentials: .device(id: newDeviceID(), secret: "")) {
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50))
+        }
+        let bobSession = try await bob.connect()
+        #expect(!bobSession.deviceSecret.isEmpty)
+        let bobEvents = Recorder(bob.events)
+        let bobStates = Recorder(bob.stateChanges())
+
+        try await proxy.setAccepting(false)
+        await bob.dropConnection()
+        _ = try await bobStates.next("reconnecting") { $0 == .reconnecting(attempt: 1) }
+        // Past the token's expiry (whole seconds on the server's clock), and the session's grace.
+        let expiresIn = Double(bobSession.tokenExpiresAt) - Date().timeIntervalSince1970
+        try await Task.sleep(for: .milliseconds(Int(max(0, expiresIn) * 1000) + 200))
+        try await proxy.setAccepting(true)
+
+        let restarted = try await bobEvents.next("the session restart") { if case .sessionRestarted = $0 { true } else { false } }
+        guard case .sessionRestarted(let restart) = restarted else { return }
+        #expect(restart.cause.code == .sessionNotFound)
+        #expect(restart.newSession.playerID == bobSession.playerID)
+        // A known device: no new secret.
+        #expect(restart.newSession.deviceSecret.isEmpty)
+        #expect(restart.newSession.sessionToken != bobSession.sessionToken)
+        #expect(await bob.state == .connected)
+        _ = try await bob.createMatch()
+
+        await bob.close()
+        await proxy.stop()
+        await server.stop()
+    }
+}
