@@ -308,12 +308,13 @@ struct NativeResumeTests {
     @Test("silence for the idle timeout counts as a dropped connection")
     func silentServer() async throws {
         let server = try await TestServer.start {
-            $0.heartbeatInterval = .milliseconds(50)
-            $0.idleTimeout = .milliseconds(300)
+            // Room for a connect and login on a loaded machine (every test server shares two loops).
+            $0.heartbeatInterval = .milliseconds(100)
+            $0.idleTimeout = .milliseconds(1_000)
         }
         let proxy = try await TestProxy.start(to: server.port)
         let client = makeClient(port: proxy.port) {
-            $0.connectTimeout = .milliseconds(500)
+            $0.connectTimeout = .seconds(3)
         }
         try await client.connect()
         let states = Recorder(client.stateChanges())

@@ -401,8 +401,9 @@ extension Result {
 @Suite struct NativeTimeoutTests {
     @Test func aSilentClientIsPingedThenDroppedAndOneThatNeverFinishesTheHandshakeToo() async throws {
         let server = try await RunningNativeServer.start {
-            $0.heartbeatInterval = .milliseconds(50)
-            $0.idleTimeout = .milliseconds(200)
+            // Short enough for a quick test, long enough for a login on a loaded machine.
+            $0.heartbeatInterval = .milliseconds(100)
+            $0.idleTimeout = .milliseconds(1_000)
         }
         let (silent, _) = try await server.login("silent")
         guard case .ping = try await silent.next() else { Issue.record("expected the server's PING"); return }
