@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The issue 4 benchmarks (docs/bench-issue4.md): lobby fan-out and Disks ticks. Server pinned
+# The issue 4 benchmarks (BENCHMARKS.md, "Lobby fan-out and Disks ticks"): lobby fan-out and Disks ticks. Server pinned
 # to core 0, load on core 1, a fresh server for each run so RSS and CPU belong to it alone.
 # Usage: scripts/bench-issue4.sh [scenario...]   (default: lobby disks)
 #   scenarios:
