@@ -11,11 +11,8 @@ struct BenchDisksCommand: AsyncParsableCommand {
         commandName: "disks",
         abstract: "Play Disks matches over the native protocol and measure tick-to-delivery latency.")
 
-    @Option(help: "Server address.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Server native port.")
-    var port = 7355
+    @OptionGroup(title: "Server and load generator")
+    var target: NativeBenchTarget
 
     @Option(help: "Number of Disks matches (K).")
     var matches = 50
@@ -42,23 +39,7 @@ struct BenchDisksCommand: AsyncParsableCommand {
     @Option(name: .customLong("ticks-per-second"), help: "The server's Disks tick rate, to find ticks it skipped.")
     var ticksPerSecond = 30
 
-    @Option(name: .customLong("game-id"), help: "Game id sent in HELLO.")
-    var gameID = "matchhost"
-
-    @Option(name: .customLong("server-pid"), help: "Server process id, to report its CPU use and RSS (Linux /proc).")
-    var serverPID: Int32?
-
-    @Option(help: "Client event loop threads.")
-    var threads = 1
-
-    @Option(name: .customLong("connect-batch"), help: "Connections opened in parallel during setup.")
-    var connectBatch = 200
-
-    @Flag(help: "Also print one JSON line with all numbers.")
-    var json = false
-
     func validate() throws {
-        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard self.matches >= 1 else { throw ValidationError("--matches must be at least 1") }
         guard (2...16).contains(self.players) else { throw ValidationError("--players must be 2-16") }
         guard self.seconds > 0, self.seconds.isFinite else { throw ValidationError("--seconds must be positive") }
@@ -66,17 +47,14 @@ struct BenchDisksCommand: AsyncParsableCommand {
         guard self.tapRate >= 0, self.tapRate <= 1000 else { throw ValidationError("--tap-rate must be 0-1000") }
         guard self.createSpread >= 0, self.createSpread <= 30 else { throw ValidationError("--create-spread must be 0-30") }
         guard (1...1000).contains(self.ticksPerSecond) else { throw ValidationError("--ticks-per-second must be 1-1000") }
-        guard !self.gameID.isEmpty, self.gameID.utf8.count <= 255 else { throw ValidationError("--game-id must be 1-255 bytes") }
-        guard self.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
-        guard self.connectBatch >= 1 else { throw ValidationError("--connect-batch must be at least 1") }
     }
 
     func run() async throws {
         let settings = DisksBenchSettings(
-            host: self.host, port: self.port, address: try benchResolve(host: self.host, port: self.port),
+            host: self.target.host, port: self.target.port, address: try benchResolve(host: self.target.host, port: self.target.port),
             matches: self.matches, players: self.players, seconds: self.seconds, warmup: self.warmup, tapRate: self.tapRate,
-            createSpread: self.createSpread, ticksPerSecond: self.ticksPerSecond, gameID: self.gameID,
-            serverPID: self.serverPID.map { String($0) }, threads: self.threads, connectBatch: self.connectBatch,
+            createSpread: self.createSpread, ticksPerSecond: self.ticksPerSecond, gameID: self.target.gameID,
+            serverPID: self.target.serverPID.map { String($0) }, threads: self.target.threads, connectBatch: self.target.connectBatch,
             runID: benchRunID())
         let fileLimit = raiseOpenFileLimit()
         let connectionCount = settings.matches * settings.players
@@ -100,7 +78,7 @@ struct BenchDisksCommand: AsyncParsableCommand {
                 + "ticks=\(settings.ticksPerSecond)/s threads=\(settings.threads) connections=\(connectionCount) "
                 + "server=\(settings.host):\(settings.port)")
 
-        try await runBenchReport(threads: settings.threads, json: self.json) { group in
+        try await runBenchReport(threads: settings.threads, json: self.target.json) { group in
             try await DisksBenchRun(settings: settings, group: group).run()
         }
     }

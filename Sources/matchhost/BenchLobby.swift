@@ -9,13 +9,11 @@ import NIOPosix
 struct BenchLobbyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lobby",
-        abstract: "Subscribe many sessions to one lobby, change it at a fixed rate, and measure change-to-update latency.")
+        abstract: "Subscribe many sessions to one lobby, change it at a fixed rate, and measure change-to-update latency.",
+        discussion: "With --threads N the subscribers are spread over N event loops; the driver runs on the first.")
 
-    @Option(help: "Server address.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Server native port.")
-    var port = 7355
+    @OptionGroup(title: "Server and load generator")
+    var target: NativeBenchTarget
 
     @Option(help: "Sessions subscribed to the lobby.")
     var subscribers = 1000
@@ -42,23 +40,7 @@ struct BenchLobbyCommand: AsyncParsableCommand {
         help: "The server's --lobby-interval in seconds (only printed with the results: latency includes up to one of it).")
     var lobbyInterval: Double = 0.05
 
-    @Option(name: .customLong("game-id"), help: "Game id sent in HELLO.")
-    var gameID = "matchhost"
-
-    @Option(name: .customLong("server-pid"), help: "Server process id, to report its CPU use and RSS (Linux /proc).")
-    var serverPID: Int32?
-
-    @Option(help: "Client event loop threads (subscribers are spread over them; the driver runs on the first).")
-    var threads = 1
-
-    @Option(name: .customLong("connect-batch"), help: "Connections opened in parallel during setup.")
-    var connectBatch = 200
-
-    @Flag(help: "Also print one JSON line with all numbers.")
-    var json = false
-
     func validate() throws {
-        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard self.subscribers >= 1 else { throw ValidationError("--subscribers must be at least 1") }
         guard self.changesPerSecond > 0, self.changesPerSecond <= 10_000 else {
             throw ValidationError("--changes-per-second must be above 0 and at most 10000")
@@ -68,18 +50,15 @@ struct BenchLobbyCommand: AsyncParsableCommand {
         guard self.stepInterval >= 0.01, self.stepInterval <= 60 else { throw ValidationError("--step-interval must be 0.01-60") }
         guard self.lobbyInterval > 0, self.lobbyInterval <= 10 else { throw ValidationError("--lobby-interval must be 0-10") }
         guard !self.mode.isEmpty, self.mode.utf8.count <= 64 else { throw ValidationError("--mode must be 1-64 bytes") }
-        guard !self.gameID.isEmpty, self.gameID.utf8.count <= 255 else { throw ValidationError("--game-id must be 1-255 bytes") }
-        guard self.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
-        guard self.connectBatch >= 1 else { throw ValidationError("--connect-batch must be at least 1") }
     }
 
     func run() async throws {
         let settings = LobbyBenchSettings(
-            host: self.host, port: self.port, address: try benchResolve(host: self.host, port: self.port),
+            host: self.target.host, port: self.target.port, address: try benchResolve(host: self.target.host, port: self.target.port),
             subscribers: self.subscribers, changesPerSecond: self.changesPerSecond, seconds: self.seconds,
             warmup: self.warmup, mode: self.mode, stepInterval: self.stepInterval, lobbyInterval: self.lobbyInterval,
-            gameID: self.gameID, serverPID: self.serverPID.map { String($0) }, threads: self.threads,
-            connectBatch: self.connectBatch, runID: benchRunID())
+            gameID: self.target.gameID, serverPID: self.target.serverPID.map { String($0) }, threads: self.target.threads,
+            connectBatch: self.target.connectBatch, runID: benchRunID())
         let fileLimit = raiseOpenFileLimit()
         let connectionCount = settings.subscribers + 2 * settings.slots
         if fileLimit > 0, UInt64(connectionCount) + 64 > fileLimit {
@@ -98,7 +77,7 @@ struct BenchLobbyCommand: AsyncParsableCommand {
                 + "lobby-interval=\(benchFormatCompact(settings.lobbyInterval * 1000))ms threads=\(settings.threads) "
                 + "server=\(settings.host):\(settings.port)")
 
-        try await runBenchReport(threads: settings.threads, json: self.json) { group in
+        try await runBenchReport(threads: settings.threads, json: self.target.json) { group in
             try await LobbyBenchRun(settings: settings, group: group).run()
         }
     }

@@ -11,11 +11,8 @@ struct BenchNativeCommand: AsyncParsableCommand {
         commandName: "native",
         abstract: "Drive relay matches over the native protocol and measure fan-out throughput and latency.")
 
-    @Option(help: "Server address.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Server native port.")
-    var port = 7355
+    @OptionGroup(title: "Server and load generator")
+    var target: NativeBenchTarget
 
     @Option(help: "Number of relay matches (K).")
     var matches = 100
@@ -43,23 +40,7 @@ struct BenchNativeCommand: AsyncParsableCommand {
     @Option(name: .customLong("payload-size"), help: "SEND_DATA payload bytes (at least 13: send time, number, seat).")
     var payloadSize = 16
 
-    @Option(name: .customLong("game-id"), help: "Game id sent in HELLO.")
-    var gameID = "matchhost"
-
-    @Option(name: .customLong("server-pid"), help: "Server process id, to report its CPU use and RSS (Linux /proc).")
-    var serverPID: Int32?
-
-    @Option(help: "Client event loop threads.")
-    var threads = 1
-
-    @Option(name: .customLong("connect-batch"), help: "Connections opened in parallel during setup.")
-    var connectBatch = 200
-
-    @Flag(help: "Also print one JSON line with all numbers.")
-    var json = false
-
     func validate() throws {
-        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard self.matches >= 1 else { throw ValidationError("--matches must be at least 1") }
         guard (2...16).contains(self.players) else { throw ValidationError("--players must be 2-16") }
         guard self.rate > 0, self.rate.isFinite else { throw ValidationError("--rate must be positive") }
@@ -69,9 +50,6 @@ struct BenchNativeCommand: AsyncParsableCommand {
         guard (NativeBenchPayload.minimumSize...60_000).contains(self.payloadSize) else {
             throw ValidationError("--payload-size must be \(NativeBenchPayload.minimumSize)-60000")
         }
-        guard !self.gameID.isEmpty, self.gameID.utf8.count <= 255 else { throw ValidationError("--game-id must be 1-255 bytes") }
-        guard self.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
-        guard self.connectBatch >= 1 else { throw ValidationError("--connect-batch must be at least 1") }
     }
 
     func run() async throws {
@@ -80,17 +58,17 @@ struct BenchNativeCommand: AsyncParsableCommand {
         if fileLimit > 0, UInt64(connectionCount) + 64 > fileLimit {
             benchPrintError("warning: \(connectionCount) connections but the open file limit is \(fileLimit)")
         }
-        let address = try benchResolve(host: self.host, port: self.port)
-        let serverPID = self.serverPID.map { String($0) }
+        let address = try benchResolve(host: self.target.host, port: self.target.port)
+        let serverPID = self.target.serverPID.map { String($0) }
         if let serverPID, BenchProc.cpuTicks(pid: serverPID) == nil {
             benchPrintError("error: cannot read /proc/\(serverPID)/stat: no such process?")
             throw ExitCode.failure
         }
         let settings = NativeRelayBenchSettings(
-            host: self.host, port: self.port, address: address, matches: self.matches, players: self.players,
+            host: self.target.host, port: self.target.port, address: address, matches: self.matches, players: self.players,
             rate: self.rate, duration: self.duration, warmup: self.warmup, reliable: !self.unreliable,
-            ackDelay: self.ackDelay, payloadSize: self.payloadSize, gameID: self.gameID, serverPID: serverPID,
-            threads: self.threads, connectBatch: self.connectBatch, runID: benchRunID())
+            ackDelay: self.ackDelay, payloadSize: self.payloadSize, gameID: self.target.gameID, serverPID: serverPID,
+            threads: self.target.threads, connectBatch: self.target.connectBatch, runID: benchRunID())
 
         benchPrint(
             "matches=\(settings.matches) players=\(settings.players) rate=\(benchFormat(settings.rate))/s "
@@ -99,7 +77,7 @@ struct BenchNativeCommand: AsyncParsableCommand {
                 + "payload=\(settings.payloadSize)B threads=\(settings.threads) connections=\(connectionCount) "
                 + "server=\(settings.host):\(settings.port)")
 
-        try await runBenchReport(threads: settings.threads, json: self.json) { group in
+        try await runBenchReport(threads: settings.threads, json: self.target.json) { group in
             try await NativeRelayBenchRun(settings: settings, group: group).run()
         }
     }

@@ -13,11 +13,8 @@ struct BenchResumeCommand: AsyncParsableCommand {
         commandName: "resume",
         abstract: "Cut native connections and measure reconnect-and-resume latency and exactly-once delivery.")
 
-    @Option(help: "Server address.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Server native port.")
-    var port = 7355
+    @OptionGroup(title: "Server and load generator")
+    var target: NativeBenchTarget
 
     @Option(help: "Number of pairs (N), each a relay match of 2.")
     var pairs = 100
@@ -40,26 +37,10 @@ struct BenchResumeCommand: AsyncParsableCommand {
     @Option(name: .customLong("payload-size"), help: "SEND_DATA payload bytes (at least 13: send time, number, seat).")
     var payloadSize = 16
 
-    @Option(name: .customLong("game-id"), help: "Game id sent in HELLO.")
-    var gameID = "matchhost"
-
     @Option(help: "Seconds a round may take before it counts as failed.")
     var timeout: Double = 10
 
-    @Option(name: .customLong("server-pid"), help: "Server process id, to report its CPU use and RSS (Linux /proc).")
-    var serverPID: Int32?
-
-    @Option(help: "Client event loop threads.")
-    var threads = 1
-
-    @Option(name: .customLong("connect-batch"), help: "Connections opened in parallel during setup.")
-    var connectBatch = 200
-
-    @Flag(help: "Also print one JSON line with all numbers.")
-    var json = false
-
     func validate() throws {
-        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard self.pairs >= 1 else { throw ValidationError("--pairs must be at least 1") }
         guard self.rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard self.interval > 0, self.interval.isFinite else { throw ValidationError("--interval must be positive") }
@@ -68,25 +49,22 @@ struct BenchResumeCommand: AsyncParsableCommand {
         guard (NativeBenchPayload.minimumSize...60_000).contains(self.payloadSize) else {
             throw ValidationError("--payload-size must be \(NativeBenchPayload.minimumSize)-60000")
         }
-        guard !self.gameID.isEmpty, self.gameID.utf8.count <= 255 else { throw ValidationError("--game-id must be 1-255 bytes") }
         guard self.timeout > 0, self.timeout.isFinite else { throw ValidationError("--timeout must be positive") }
-        guard self.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
-        guard self.connectBatch >= 1 else { throw ValidationError("--connect-batch must be at least 1") }
     }
 
     func run() async throws {
         raiseOpenFileLimit()
-        let address = try benchResolve(host: self.host, port: self.port)
-        let serverPID = self.serverPID.map { String($0) }
+        let address = try benchResolve(host: self.target.host, port: self.target.port)
+        let serverPID = self.target.serverPID.map { String($0) }
         if let serverPID, BenchProc.cpuTicks(pid: serverPID) == nil {
             benchPrintError("error: cannot read /proc/\(serverPID)/stat: no such process?")
             throw ExitCode.failure
         }
         let settings = NativeResumeBenchSettings(
-            host: self.host, port: self.port, address: address, pairs: self.pairs, rounds: self.rounds,
+            host: self.target.host, port: self.target.port, address: address, pairs: self.pairs, rounds: self.rounds,
             interval: self.interval, rate: self.rate, warmup: self.warmup, abrupt: !self.gracefulClose,
-            payloadSize: self.payloadSize, gameID: self.gameID, timeout: self.timeout, serverPID: serverPID,
-            threads: self.threads, connectBatch: self.connectBatch, runID: benchRunID())
+            payloadSize: self.payloadSize, gameID: self.target.gameID, timeout: self.timeout, serverPID: serverPID,
+            threads: self.target.threads, connectBatch: self.target.connectBatch, runID: benchRunID())
 
         benchPrint(
             "pairs=\(settings.pairs) rounds=\(settings.rounds) interval=\(benchFormatCompact(settings.interval))s "
@@ -94,7 +72,7 @@ struct BenchResumeCommand: AsyncParsableCommand {
                 + "close=\(settings.abrupt ? "rst" : "fin") threads=\(settings.threads) "
                 + "connections=\(settings.pairs * 2) server=\(settings.host):\(settings.port)")
 
-        let report = try await runBenchReport(threads: settings.threads, json: self.json) { group in
+        let report = try await runBenchReport(threads: settings.threads, json: self.target.json) { group in
             try await NativeResumeBenchRun(settings: settings, group: group).run()
         }
         if report.violations > 0 { throw ExitCode.failure }
