@@ -17,25 +17,61 @@ extension SQLiteGameStore {
 
     /// See ``GameStore/appendMove(matchID:moveNumber:move:state:at:)``.
     ///
-    /// The checks come first and throw before anything is written; the primary key on
-    /// (match, move number) would refuse a second row for a number anyway, rolling the
-    /// whole transaction back.
+    /// Moves of any games that arrive while another transaction is being committed are
+    /// written together in the next one (``SQLiteMoveCommits``); each call still returns only
+    /// once its move is committed, and a move refused here fails alone.
     public func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
-        try await self.write { db in
-            let (match, moveCount) = try Self.turnGame(db, matchID)
-            guard match.state == .running else { throw GameStoreError.matchNotRunning(matchID) }
-            let expected = moveCount + 1
-            guard moveNumber >= expected else { throw GameStoreError.duplicateMove(matchID, moveNumber: moveNumber) }
-            guard moveNumber == expected else {
-                throw GameStoreError.moveOutOfOrder(matchID, expected: expected, got: moveNumber)
+        try await self.moveCommits.append(SQLiteMoveAppend(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at))
+    }
+
+    /// Writes `moves` in one transaction, in order. A move the checks refuse is reported as
+    /// its ``GameStoreError`` and changes nothing (the checks come before its writes), and the
+    /// others go on; any other error ends the transaction, and every move gets it.
+    static func writeMoves(_ moves: [SQLiteMoveAppend], to pool: DatabasePool) async -> [Result<Void, any Error>] {
+        do {
+            return try await pool.write { db in
+                try moves.map { move in
+                    do {
+                        try Self.insertMove(db, move)
+                        return .success(())
+                    } catch let error as GameStoreError {
+                        return .failure(error)
+                    }
+                }
             }
-            try db.execute(
-                sql: "INSERT INTO turn_move (match_id, move_number, move, played_at) VALUES (?, ?, ?, ?)",
-                arguments: [Int64(matchID), moveNumber, Data(move), at.milliseconds])
-            try db.execute(
-                sql: "UPDATE turn_game SET state = ?, move_count = ?, last_move_at = ? WHERE match_id = ?",
-                arguments: [Data(state), moveNumber, at.milliseconds, Int64(matchID)])
+        } catch {
+            let failure = Self.storeError(error)
+            return moves.map { _ in .failure(failure) }
         }
+    }
+
+    /// Accepts one move and the state after it. The checks come first and throw before
+    /// anything is written (the primary key on (match, move number) would refuse a second
+    /// row for a number anyway, failing the transaction). Cached statements, and one query
+    /// for the checks: this runs for every move of every game, inside the writer's turn.
+    private static func insertMove(_ db: Database, _ move: SQLiteMoveAppend) throws {
+        guard let id = Int64(exactly: move.matchID),
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT m.kind, m.state, t.move_count FROM game_match m LEFT JOIN turn_game t ON t.match_id = m.id
+                        WHERE m.id = ?
+                        """),
+                arguments: [id])
+        else { throw GameStoreError.unknownMatch(move.matchID) }
+        let kind: String = row[0]
+        guard kind == MatchKind.turnBased.rawValue, let moveCount: Int = row[2] else { throw GameStoreError.notTurnBased(move.matchID) }
+        let state: String = row[1]
+        guard state == "running" else { throw GameStoreError.matchNotRunning(move.matchID) }
+        let expected = moveCount + 1
+        guard move.moveNumber >= expected else { throw GameStoreError.duplicateMove(move.matchID, moveNumber: move.moveNumber) }
+        guard move.moveNumber == expected else {
+            throw GameStoreError.moveOutOfOrder(move.matchID, expected: expected, got: move.moveNumber)
+        }
+        try db.cachedStatement(sql: "INSERT INTO turn_move (match_id, move_number, move, played_at) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [id, move.moveNumber, Data(move.move), move.at.milliseconds])
+        try db.cachedStatement(sql: "UPDATE turn_game SET state = ?, move_count = ?, last_move_at = ? WHERE match_id = ?")
+            .execute(arguments: [Data(move.state), move.moveNumber, move.at.milliseconds, id])
     }
 
     /// See ``GameStore/activeTurnGames()``.

@@ -23,11 +23,14 @@ public final class SQLiteGameStore: GameStore {
     /// The key-value limits.
     public let limits: StorageLimits
     let pool: DatabasePool
+    /// Where turn-based moves wait for their (group) transaction.
+    let moveCommits: SQLiteMoveCommits
 
     private init(path: String, limits: StorageLimits, pool: DatabasePool) {
         self.path = path
         self.limits = limits
         self.pool = pool
+        self.moveCommits = SQLiteMoveCommits { moves in await Self.writeMoves(moves, to: pool) }
     }
 
     /// Opens ``fileName`` in `directory` (see ``open(path:limits:options:logger:)``).
@@ -89,7 +92,7 @@ public final class SQLiteGameStore: GameStore {
         }
     }
 
-    private static func storeError(_ error: any Error) -> any Error {
+    static func storeError(_ error: any Error) -> any Error {
         if error is GameStoreError || error is CancellationError { return error }
         return GameStoreError.storageFailed(reason: "\(error)")
     }

@@ -6,6 +6,6 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench", abstract: "Measure a running server.",
         subcommands: [
             BenchCatRaceCommand.self, BenchConnectionsCommand.self, BenchNativeCommand.self, BenchResumeCommand.self,
-            BenchLobbyCommand.self, BenchDisksCommand.self, BenchMatchmakerCommand.self,
+            BenchLobbyCommand.self, BenchDisksCommand.self, BenchMatchmakerCommand.self, BenchFourInARowCommand.self,
         ])
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import MatchHostCore
 import MatchHostSQLite
 import MatchHostServer
 import NIOCore
@@ -100,6 +101,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Directory for the server's data (created if missing): the token signing key and the database (matchhost.sqlite).")
     var data = "data"
 
+    @Option(
+        help: "Where the server stores players, matches and moves: sqlite (the database in --data) or memory (for benchmarks and tests: nothing survives a restart).")
+    var store = ServeStoreKind.sqlite
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -192,14 +197,21 @@ struct ServeCommand: AsyncParsableCommand {
 
         // Opened (created, migrated) before anything is bound: a server that cannot store
         // what it acknowledges must not accept players.
-        let store: SQLiteGameStore
-        do {
-            store = try await SQLiteGameStore.open(directory: self.data, logger: logger)
-        } catch {
-            FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
-            throw ExitCode(2)
+        let store: SQLiteGameStore?
+        switch self.store {
+        case .sqlite:
+            do {
+                store = try await SQLiteGameStore.open(directory: self.data, logger: logger)
+            } catch {
+                FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+            configuration.store = store
+        case .memory:
+            store = nil
+            configuration.store = InMemoryGameStore()
+            logger.warning("--store memory: players, matches and moves are kept in memory only and are lost when the server stops")
         }
-        configuration.store = store
 
         let service = MatchHostService(configuration: configuration, logger: logger) { name, address in
             print("\(name) listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)")
@@ -210,9 +222,17 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch {
-            try? await store.close()
+            try? await store?.close()
             throw error
         }
-        try? await store.close()
+        try? await store?.close()
     }
+}
+
+/// What `matchhost serve --store` accepts.
+enum ServeStoreKind: String, ExpressibleByArgument, CaseIterable {
+    /// ``SQLiteGameStore`` in `--data`: the default, and the only one that survives a restart.
+    case sqlite
+    /// ``InMemoryGameStore``: for benchmarks and tests.
+    case memory
 }
