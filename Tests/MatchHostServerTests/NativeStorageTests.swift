@@ -1,6 +1,8 @@
+import Foundation
 import Logging
 import MatchHostCore
 import MatchHostGames
+import MatchHostSQLite
 @testable import MatchHostServer
 import MatchHostWire
 import NIOCore
@@ -176,6 +178,36 @@ private func fourInARowPair(
         #expect(state.moves == [1, 2, 3, 4])
         #expect(stored.moveCount == 4)
         try await server.stop()
+    }
+
+    @Test func movesOfGamesPlayedAtOnceAreInTheSQLiteLogBeforeTheyAreAcknowledged() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-turns-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try await SQLiteGameStore.open(directory: directory.path)
+        let server = try await RunningNativeServer.start { $0.store = store }
+        var games: [(first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier)] = []
+        for game in 0..<6 {
+            let pair = try await fourInARowPair(server, "grouped-\(game)-a", "grouped-\(game)-b")
+            games.append((pair.first, pair.second, pair.match))
+        }
+        // Every game's move goes out before any answer is read, so the store gets them together.
+        for number in UInt16(1)...6 {
+            let movers = games.map { number % 2 == 1 ? $0.first : $0.second }
+            for (game, mover) in zip(games, movers) {
+                let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: number, column: UInt8(number % 3))).encoded()
+                try await mover.sendReliable(.matchInput(matchID: game.match, input: move))
+            }
+            for (game, mover) in zip(games, movers) {
+                _ = try await mover.nextFourInARowEvent(in: game.match, "MOVED \(number)") { event in
+                    if case .moved(let moved) = event { return moved.moveNumber == number }
+                    if case .moveRefused(let refusal) = event { Issue.record("move \(number) refused: \(refusal.text)") }
+                    return false
+                }
+                #expect(try await store.moveLog(matchID: game.match).map(\.moveNumber) == Array(1...Int(number)))
+            }
+        }
+        try await server.stop()
+        try await store.close()
     }
 
     @Test func aStoredGameContinuesOnTheNextServerWithItsPlayersSeatedAgain() async throws {

@@ -29,6 +29,39 @@ import Testing
         return data
     }
 
+    @Test func theMemoryStoreServesWithoutOpeningTheDatabase() throws {
+        let data = try self.makeDataDirectory("memory")
+        defer { try? FileManager.default.removeItem(at: data) }
+        // A file the SQLite store would refuse: with --store memory it is not even read.
+        let database = data.appendingPathComponent(SQLiteGameStore.fileName)
+        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        try garbage.write(to: database)
+
+        let process = Process()
+        process.executableURL = ServeProcessTests.binary
+        process.arguments = [
+            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--store", "memory",
+            "--log-level", "warning",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var printed = Data()
+        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        #expect(String(decoding: printed, as: UTF8.self).contains("native listening on 127.0.0.1:"))
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try Data(contentsOf: database) == garbage)
+        #expect(!FileManager.default.fileExists(atPath: database.path + "-wal"))
+    }
+
     @Test func aFileThatIsNotADatabaseStopsTheServerBeforeItBinds() throws {
         let data = try self.makeDataDirectory("notadb")
         defer { try? FileManager.default.removeItem(at: data) }
