@@ -9,7 +9,8 @@
 #     fsync            the disk's floor: fdatasync of 4 KiB, and one SQLite WAL transaction (FULL)
 #     fourinarow       1,000 games, think 1 s (about 1,000 moves/s), --store sqlite (the target)
 #     fourinarow-memory  the same with --store memory (what the store adds)
-#     fourinarow-rates 1,000 games at think 0.5 s and 0.25 s (2,000 and 4,000 moves/s), sqlite
+#     fourinarow-rates 1,000 games at think 5 s, 0.5 s and 0.25 s (about 200, 2,000 and 4,000
+#                      moves/s), sqlite
 #     ticks            Disks 50 x 16 alone; then with the Four in a Row load, --store sqlite;
 #                      then with the load, --store memory
 # Environment: DURATION (seconds measured, default 20), PORT (default 17357), DATA_PARENT
@@ -46,6 +47,8 @@ start_server() {  # store
 # Its warnings are counted, not printed one by one. With SQLite, the stored move log is then
 # checked against what the bench saw acknowledged: every acknowledged move must be in it.
 stop_server() {  # [moves acknowledged]
+    # The bench's last GOODBYEs end 1,000 games, each a stored result: let them land first.
+    sleep 2
     kill "$SERVER_PID"
     wait "$SERVER_PID" || true
     local lines
@@ -150,7 +153,7 @@ for scenario in "${scenarios[@]}"; do
         fsync) fsync_probe ;;
         fourinarow) fourinarow sqlite 1 ;;
         fourinarow-memory) fourinarow memory 1 ;;
-        fourinarow-rates) for t in 0.5 0.25; do fourinarow sqlite "$t"; done ;;
+        fourinarow-rates) for t in 5 0.5 0.25; do fourinarow sqlite "$t"; done ;;
         ticks) disks_alone; disks_with_fourinarow sqlite; disks_with_fourinarow memory ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac

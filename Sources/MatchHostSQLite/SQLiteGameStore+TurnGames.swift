@@ -17,32 +17,13 @@ extension SQLiteGameStore {
 
     /// See ``GameStore/appendMove(matchID:moveNumber:move:state:at:)``.
     ///
-    /// Moves of any games that arrive while another transaction is being committed are
-    /// written together in the next one (``SQLiteMoveCommits``); each call still returns only
-    /// once its move is committed, and a move refused here fails alone.
+    /// Moves (and other writes) of any games that arrive while another transaction is being
+    /// committed are made together in the next one (``SQLiteGroupCommit``); each call still
+    /// returns only once its move is committed, and a move refused here fails alone. No
+    /// savepoint: the checks come before the move's writes.
     public func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
-        try await self.moveCommits.append(SQLiteMoveAppend(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at))
-    }
-
-    /// Writes `moves` in one transaction, in order. A move the checks refuse is reported as
-    /// its ``GameStoreError`` and changes nothing (the checks come before its writes), and the
-    /// others go on; any other error ends the transaction, and every move gets it.
-    static func writeMoves(_ moves: [SQLiteMoveAppend], to pool: DatabasePool) async -> [Result<Void, any Error>] {
-        do {
-            return try await pool.write { db in
-                try moves.map { move in
-                    do {
-                        try Self.insertMove(db, move)
-                        return .success(())
-                    } catch let error as GameStoreError {
-                        return .failure(error)
-                    }
-                }
-            }
-        } catch {
-            let failure = Self.storeError(error)
-            return moves.map { _ in .failure(failure) }
-        }
+        let append = SQLiteMoveAppend(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at)
+        try await self.writes.append(SQLiteGroupedWrite(undo: .checksFirst) { db in try Self.insertMove(db, append) })
     }
 
     /// Accepts one move and the state after it. The checks come first and throw before
@@ -115,4 +96,13 @@ extension SQLiteGameStore {
         else { throw GameStoreError.notTurnBased(id) }
         return (match, count)
     }
+}
+
+/// One move for ``SQLiteGameStore/appendMove(matchID:moveNumber:move:state:at:)``.
+struct SQLiteMoveAppend: Sendable, Hashable {
+    var matchID: MatchID
+    var moveNumber: Int
+    var move: [UInt8]
+    var state: [UInt8]
+    var at: UnixMillis
 }

@@ -23,14 +23,14 @@ public final class SQLiteGameStore: GameStore {
     /// The key-value limits.
     public let limits: StorageLimits
     let pool: DatabasePool
-    /// Where turn-based moves wait for their (group) transaction.
-    let moveCommits: SQLiteMoveCommits
+    /// Where every write waits for its (group) transaction.
+    let writes: SQLiteGroupCommit<SQLiteGroupedWrite>
 
     private init(path: String, limits: StorageLimits, pool: DatabasePool) {
         self.path = path
         self.limits = limits
         self.pool = pool
-        self.moveCommits = SQLiteMoveCommits { moves in await Self.writeMoves(moves, to: pool) }
+        self.writes = SQLiteGroupCommit { writes in await SQLiteGroupedWrite.commit(writes, to: pool) }
     }
 
     /// Opens ``fileName`` in `directory` (see ``open(path:limits:options:logger:)``).
@@ -75,12 +75,16 @@ public final class SQLiteGameStore: GameStore {
 
     /// Runs `body` in a write transaction, off the caller's thread; errors other than
     /// ``GameStoreError`` and cancellation become ``GameStoreError/storageFailed(reason:)``.
-    func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await self.pool.write(body)
-        } catch {
-            throw Self.storeError(error)
-        }
+    ///
+    /// The transaction may be shared with the other calls that arrived while the previous one
+    /// was being committed (``SQLiteGroupCommit``); `body` runs in a savepoint of its own then,
+    /// so that what it wrote is undone alone if it throws. Either way this returns once its
+    /// transaction is committed.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let result = SQLiteWriteResult<T>()
+        try await self.writes.append(SQLiteGroupedWrite(undo: .savepoint) { db in result.value = try body(db) })
+        guard let value = result.value else { throw GameStoreError.storageFailed(reason: "a committed write left no result") }
+        return value
     }
 
     /// Runs `body` in a read transaction (a consistent snapshot), off the caller's thread.

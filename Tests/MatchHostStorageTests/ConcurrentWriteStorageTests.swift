@@ -1,10 +1,10 @@
 import MatchHostCore
 import Testing
 
-/// Moves of many games at once, as a server with many games in play makes them (the SQLite
-/// store then writes them in shared transactions).
-@Suite("Storage: concurrent moves")
-struct ConcurrentMoveStorageTests {
+/// Writes of many games and players at once, as a busy server makes them (the SQLite store
+/// then makes them in shared transactions).
+@Suite("Storage: concurrent writes")
+struct ConcurrentWriteStorageTests {
     private static let games = 1...20
 
     private static func createGames(_ store: any GameStore) async throws {
@@ -93,6 +93,37 @@ struct ConcurrentMoveStorageTests {
             #expect(outcomes[-99]! as? GameStoreError == .unknownMatch(99))
             #expect(try await store.moveLog(matchID: 5) == [TurnMoveRecord(moveNumber: 1, move: [1], playedAt: 1_100)])
             #expect(try await store.activeTurnGames().allSatisfy { $0.moveCount == 1 && $0.state == [1] })
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aWriteThatFailsAmongConcurrentOnesIsUndoneAloneAndTheOthersStay(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "taken", alias: "", deviceID: "device-taken", secretHash: [1], createdAt: 1)
+            let outcomes = await withTaskGroup(of: (Int, (any Error)?).self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        // Player 7 is new but its device is taken: the player it wrote first must go too.
+                        let device = index == 7 ? "device-taken" : "device-\(index)"
+                        do {
+                            try await store.createPlayerWithDevice(id: "p\(index)", alias: "", deviceID: device, secretHash: [2], createdAt: 2)
+                            return (index, nil)
+                        } catch {
+                            return (index, error)
+                        }
+                    }
+                }
+                var outcomes: [Int: (any Error)?] = [:]
+                for await (index, error) in group { outcomes[index] = error }
+                return outcomes
+            }
+            for index in 0..<20 where index != 7 {
+                #expect(outcomes[index]! == nil, "player \(index)")
+                #expect(try await store.deviceIdentity(deviceID: "device-\(index)")?.playerID == "p\(index)")
+            }
+            #expect(outcomes[7]! as? GameStoreError == .deviceExists(deviceID: "device-taken"))
+            #expect(try await store.player(id: "p7") == nil)
+            #expect(try await store.deviceIdentity(deviceID: "device-taken")?.playerID == "taken")
         }
     }
 }
