@@ -114,23 +114,15 @@ struct CatRaceBenchRun: Sendable {
 
     func run() async throws -> CatRaceBenchReport {
         let settings = self.settings
-        let loopCount = self.loops.count
 
         // One state object per loop, holding the races placed on it (race r -> loop r % threads).
-        var states: [NIOLoopBound<CatRaceBenchLoop>] = []
-        var startedFutures: [EventLoopFuture<Void>] = []
-        for (loopIndex, loop) in self.loops.enumerated() {
-            let raceNumbers = Array(stride(from: loopIndex, to: settings.races, by: loopCount))
-            let (state, started) = try await loop.submit {
-                let benchLoop = CatRaceBenchLoop(eventLoop: loop)
-                for race in raceNumbers {
-                    let ids = (0..<settings.racers).map { settings.playerID(race: race, seat: $0) }
-                    benchLoop.races.append(CatRaceBenchRace(ids: ids, started: loop.makePromise(of: Void.self)))
-                }
-                return (NIOLoopBound(benchLoop, eventLoop: loop), benchLoop.races.map { $0.started.futureResult })
-            }.get()
-            states.append(state)
-            startedFutures.append(contentsOf: started)
+        let (states, startedFutures) = try await benchPlaceGroups(settings.races, on: self.loops) { loop, raceNumbers in
+            let benchLoop = CatRaceBenchLoop(eventLoop: loop)
+            for race in raceNumbers {
+                let ids = (0..<settings.racers).map { settings.playerID(race: race, seat: $0) }
+                benchLoop.races.append(CatRaceBenchRace(ids: ids, started: loop.makePromise(of: Void.self)))
+            }
+            return (benchLoop, benchLoop.races.map { $0.started.futureResult })
         }
 
         var channels: [any Channel] = []

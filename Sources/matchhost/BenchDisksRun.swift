@@ -17,16 +17,9 @@ struct DisksBenchRun: Sendable {
         let loopCount = self.loops.count
 
         // Match m lives on loop m % threads, all its players with it.
-        var states: [NIOLoopBound<DisksBenchLoop>] = []
-        var startedFutures: [EventLoopFuture<Void>] = []
-        for (loopIndex, loop) in self.loops.enumerated() {
-            let numbers = Array(stride(from: loopIndex, to: settings.matches, by: loopCount))
-            let (state, started) = try await loop.submit {
-                let benchLoop = DisksBenchLoop(eventLoop: loop, settings: settings, matchNumbers: numbers)
-                return (NIOLoopBound(benchLoop, eventLoop: loop), benchLoop.matches.map { $0.started.futureResult })
-            }.get()
-            states.append(state)
-            startedFutures.append(contentsOf: started)
+        let (states, startedFutures) = try await benchPlaceGroups(settings.matches, on: self.loops) { loop, numbers in
+            let benchLoop = DisksBenchLoop(eventLoop: loop, settings: settings, matchNumbers: numbers)
+            return (benchLoop, benchLoop.matches.map { $0.started.futureResult })
         }
 
         var channels: [any Channel] = []

@@ -17,16 +17,9 @@ struct FourInARowBenchRun: Sendable {
         let loopCount = self.loops.count
 
         // Game g lives on loop g % threads, both its players with it.
-        var states: [NIOLoopBound<FourInARowBenchLoop>] = []
-        var startedFutures: [EventLoopFuture<Void>] = []
-        for (loopIndex, loop) in self.loops.enumerated() {
-            let numbers = Array(stride(from: loopIndex, to: settings.games, by: loopCount))
-            let (state, started) = try await loop.submit {
-                let benchLoop = FourInARowBenchLoop(eventLoop: loop, settings: settings, gameNumbers: numbers)
-                return (NIOLoopBound(benchLoop, eventLoop: loop), benchLoop.games.map { $0.started.futureResult })
-            }.get()
-            states.append(state)
-            startedFutures.append(contentsOf: started)
+        let (states, startedFutures) = try await benchPlaceGroups(settings.games, on: self.loops) { loop, numbers in
+            let benchLoop = FourInARowBenchLoop(eventLoop: loop, settings: settings, gameNumbers: numbers)
+            return (benchLoop, benchLoop.games.map { $0.started.futureResult })
         }
 
         var channels: [any Channel] = []

@@ -123,19 +123,11 @@ struct NativeRelayBenchRun: Sendable {
 
     func run() async throws -> NativeRelayBenchReport {
         let settings = self.settings
-        let loopCount = self.loops.count
 
         // One state object per loop, holding the matches placed on it (match m -> loop m % threads).
-        var states: [NIOLoopBound<NativeRelayBenchLoop>] = []
-        var startedFutures: [EventLoopFuture<Void>] = []
-        for (loopIndex, loop) in self.loops.enumerated() {
-            let matchNumbers = Array(stride(from: loopIndex, to: settings.matches, by: loopCount))
-            let (state, started) = try await loop.submit {
-                let benchLoop = NativeRelayBenchLoop(eventLoop: loop, settings: settings, matchNumbers: matchNumbers)
-                return (NIOLoopBound(benchLoop, eventLoop: loop), benchLoop.matches.map { $0.started.futureResult })
-            }.get()
-            states.append(state)
-            startedFutures.append(contentsOf: started)
+        let (states, startedFutures) = try await benchPlaceGroups(settings.matches, on: self.loops) { loop, numbers in
+            let benchLoop = NativeRelayBenchLoop(eventLoop: loop, settings: settings, matchNumbers: numbers)
+            return (benchLoop, benchLoop.matches.map { $0.started.futureResult })
         }
 
         var channels: [any Channel] = []

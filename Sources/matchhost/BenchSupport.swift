@@ -608,3 +608,26 @@ func runBenchReport<Report: PrintableBenchReport>(
         throw ExitCode.failure
     }
 }
+
+/// Places a bench's groups (races, matches, games) on the event loops round-robin, group g on
+/// loop g % loops, and builds each loop's state on that loop.
+/// - Parameter make: on its loop, the state for the given group numbers and one "started"
+///   future per group.
+/// - Returns: the per-loop states, in loop order, and every group's "started" future.
+func benchPlaceGroups<State>(
+    _ groups: Int, on loops: [any EventLoop],
+    make: @escaping @Sendable (any EventLoop, [Int]) -> (State, [EventLoopFuture<Void>])
+) async throws -> (states: [NIOLoopBound<State>], started: [EventLoopFuture<Void>]) {
+    var states: [NIOLoopBound<State>] = []
+    var started: [EventLoopFuture<Void>] = []
+    for (loopIndex, loop) in loops.enumerated() {
+        let numbers = Array(stride(from: loopIndex, to: groups, by: loops.count))
+        let (state, futures) = try await loop.submit {
+            let (state, futures) = make(loop, numbers)
+            return (NIOLoopBound(state, eventLoop: loop), futures)
+        }.get()
+        states.append(state)
+        started.append(contentsOf: futures)
+    }
+    return (states, started)
+}
