@@ -107,7 +107,9 @@ public final class EventLoopClock: MatchClock {
             armed.task.cancel()
         }
         let task = self.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
-            guard let self else { return }
+            // A cancelled task can still run if the loop had already dequeued it; it must not
+            // forget the task that replaced it.
+            guard let self, self.armed?.deadline == deadline else { return }
             self.armed = nil
             self.runDue()
         }
