@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// How long a ticket waits for a full group before it takes its minimum
     /// (`--matchmaker-relax-after`, default 10 s).
     public var matchmakerRelaxAfter: TimeAmount = .seconds(10)
+    /// The longest the matchmaker holds the world's event loop at once; a longer pass goes on
+    /// at the loop's next turn (`--matchmaker-slice`, default 2 ms).
+    public var matchmakerSlice: TimeAmount = .milliseconds(2)
     /// The most tickets one player may have queued (`--max-tickets-per-player`, default 3).
     public var maxTicketsPerPlayer: Int = 3
     /// The most tickets the matchmaker holds (`--max-tickets`, default 100,000).

@@ -43,6 +43,10 @@ struct BenchMatchmakerCommand: ParsableCommand {
     @Option(name: .customLong("skill-window"), help: "Each ticket requires partners within this much of its own skill.")
     var skillWindow: Double = 200
 
+    @Option(
+        help: "Run each pass in slices of at most this many milliseconds, as the server does (--matchmaker-slice), and report the slices' times; without it each pass runs whole.")
+    var slice: Double?
+
     @Option(help: "Seed of the ticket mix.")
     var seed: UInt64 = 1
 
@@ -61,6 +65,7 @@ struct BenchMatchmakerCommand: ParsableCommand {
         guard self.giveUp > 0, self.giveUp.isFinite else { throw ValidationError("--give-up must be positive") }
         guard self.skillSigma >= 0, self.skillSigma.isFinite else { throw ValidationError("--skill-sigma must not be negative") }
         guard self.skillWindow >= 0, self.skillWindow.isFinite else { throw ValidationError("--skill-window must not be negative") }
+        if let slice = self.slice, !(0...1000).contains(slice) { throw ValidationError("--slice must be 0-1000 milliseconds") }
     }
 
     func run() throws {
@@ -68,7 +73,8 @@ struct BenchMatchmakerCommand: ParsableCommand {
             "matchmaker: tickets=\(self.tickets) warmup=\(benchFormatCompact(self.warmup))s "
                 + "seconds=\(benchFormatCompact(self.seconds))s interval=\(benchFormatCompact(self.interval))s "
                 + "relax-after=\(benchFormatCompact(self.relaxAfter))s give-up=\(benchFormatCompact(self.giveUp))s "
-                + "skill-sigma=\(benchFormatCompact(self.skillSigma)) skill-window=\(benchFormatCompact(self.skillWindow)) seed=\(self.seed)")
+                + "skill-sigma=\(benchFormatCompact(self.skillSigma)) skill-window=\(benchFormatCompact(self.skillWindow)) seed=\(self.seed)"
+                + (self.slice.map { " slice=\(benchFormatCompact($0))ms" } ?? ""))
         var run = MatchmakerBenchRun(command: self)
         try run.run()
         run.report.print(command: self)
@@ -89,6 +95,10 @@ private func threadCPUNanoseconds() -> UInt64 {
 private struct MatchmakerBenchReport {
     var passes = 0
     var passTimes = BenchLatencyHistogram()
+    /// With --slice: each slice's wall time (how long the pass held its thread at once), and
+    /// the slices per pass.
+    var sliceTimes = BenchLatencyHistogram()
+    var slicesPerPass = BenchLatencyHistogram()
     var processingNanoseconds: UInt64 = 0
     var processingCPUNanoseconds: UInt64 = 0
     var ticketsMatched = 0
@@ -130,6 +140,11 @@ private struct MatchmakerBenchReport {
             "pass ms: \(self.passTimes.summary); per pass: \(benchFormat(Double(self.searches) / passes, 0)) searched, "
                 + "\(benchFormat(Double(self.skipped) / passes, 0)) skipped (nothing new for them), "
                 + "\(self.exhausted) searches out of budget in all")
+        if command.slice != nil {
+            benchPrint(
+                "slices ms: \(self.sliceTimes.summary); slices per pass: p50=\(self.slicesPerPass.quantile(0.5) ?? 0) "
+                    + "max=\(self.slicesPerPass.maxValue)")
+        }
         benchPrint(
             "adds: \(self.adds) tickets in \(benchFormat(Double(self.addNanoseconds) / 1e9, 3)) s => "
                 + "\(benchFormat(Double(self.addNanoseconds) / 1e3 / Double(max(1, self.adds)), 2)) µs per ticket "
@@ -167,6 +182,11 @@ private struct MatchmakerBenchReport {
         out.add("tickets_per_processing_s", self.ticketsPerProcessingSecond)
         out.add("tickets_per_processing_cpu_s", self.ticketsPerProcessingCPUSecond)
         out.add("pass_ms", object: self.passTimes.json)
+        if let slice = command.slice {
+            out.add("slice_ms", slice)
+            out.add("slice_time_ms", object: self.sliceTimes.json)
+            out.add("slices_per_pass_max", Int(self.slicesPerPass.maxValue))
+        }
         out.add("searches", self.searches)
         out.add("skipped", self.skipped)
         out.add("exhausted", self.exhausted)
@@ -198,7 +218,8 @@ private struct MatchmakerBenchRun {
         self.matchmaker = Matchmaker(
             configuration: MatchmakerConfiguration(
                 interval: .nanoseconds(nanoseconds(command.interval)), relaxAfter: .nanoseconds(nanoseconds(command.relaxAfter)),
-                capacity: max(100_000, command.tickets)),
+                capacity: max(100_000, command.tickets),
+                sliceDuration: .nanoseconds(nanoseconds((command.slice ?? 0) / 1000))),
             clock: self.clock)
         self.mix = MatchmakerBenchTicketMix(seed: command.seed, skillSigma: command.skillSigma, skillWindow: command.skillWindow)
         self.report.checked = !command.noCheck
@@ -218,7 +239,21 @@ private struct MatchmakerBenchRun {
 
             let start = benchNow()
             let startCPU = threadCPUNanoseconds()
-            let groups = self.matchmaker.process()
+            var groups: [MatchmakerGroup] = []
+            if self.command.slice == nil {
+                groups = self.matchmaker.process()
+            } else {
+                var slices: UInt64 = 0
+                while true {
+                    let sliceStart = benchNow()
+                    let (formed, finished) = self.matchmaker.processSlice()
+                    if measured { self.report.sliceTimes.record(benchNow() - sliceStart) }
+                    slices += 1
+                    groups += formed
+                    if finished { break }
+                }
+                if measured { self.report.slicesPerPass.record(slices) }
+            }
             let elapsedCPU = threadCPUNanoseconds() - startCPU
             let elapsed = benchNow() - start
 

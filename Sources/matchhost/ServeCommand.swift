@@ -86,6 +86,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Seconds (0-3600) a ticket waits for its largest group before taking its smallest.")
     var matchmakerRelaxAfter = 10.0
 
+    @Option(
+        name: .customLong("matchmaker-slice"),
+        help: "Milliseconds (0-1000) the matchmaker may hold the event loop at once; a longer pass goes on after the loop has served its sockets and matches.")
+    var matchmakerSlice = 2.0
+
     @Option(name: .customLong("max-tickets-per-player"), help: "Most matchmaking tickets one player may have queued.")
     var maxTicketsPerPlayer = 3
 
@@ -138,6 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
         try Self.check(self.matchmakerRelaxAfter, "--matchmaker-relax-after", 0...3600)
+        try Self.check(self.matchmakerSlice, "--matchmaker-slice", 0...1000)
         guard self.maxTicketsPerPlayer >= 1 else { throw ValidationError("--max-tickets-per-player must be at least 1") }
         guard self.maxTickets >= 1 else { throw ValidationError("--max-tickets must be at least 1") }
         guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
@@ -185,6 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.lobbyInterval = .nanoseconds(Int64(self.lobbyInterval * 1e9))
         configuration.matchmakerInterval = .nanoseconds(Int64(self.matchmakerInterval * 1e9))
         configuration.matchmakerRelaxAfter = .nanoseconds(Int64(self.matchmakerRelaxAfter * 1e9))
+        configuration.matchmakerSlice = .nanoseconds(Int64(self.matchmakerSlice * 1e6))
         configuration.maxTicketsPerPlayer = self.maxTicketsPerPlayer
         configuration.maxTickets = self.maxTickets
         self.gameRules.apply(to: &configuration)

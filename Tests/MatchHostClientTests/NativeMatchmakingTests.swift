@@ -56,6 +56,31 @@ struct NativeMatchmakingTests {
         await bo.close()
     }
 
+    @Test("a pass cut into one-search slices (--matchmaker-slice 0) still matches everyone, each pair as its slice forms it")
+    func slicedPasses() async throws {
+        let server = try await TestServer.start {
+            $0.matchmakerInterval = .milliseconds(20)
+            $0.matchmakerSlice = .zero
+        }
+        defer { Task { await server.stop() } }
+        let clients = (0..<6).map { _ in makeClient(port: server.port) }
+        var players: [String] = []
+        for client in clients { players.append(try await client.connect().playerID) }
+        let recorders = clients.map { Recorder($0.events) }
+        let ticket = NativeTicketRequest(mode: "fourinarow", minPlayers: 2, maxPlayers: 2)
+        for client in clients { _ = try await client.matchmake(ticket) }
+        var seats: [MatchIdentifier: Set<String>] = [:]
+        for (index, recorder) in recorders.enumerated() {
+            let matched = try #require(try await recorder.next("player \(index) matched") { $0.matched != nil }.matched)
+            #expect(matched.match.players.map(\.playerID).contains(players[index]))
+            seats[matched.match.matchID, default: []].insert(players[index])
+        }
+        // Three matches of two: nobody left out, nobody seated twice.
+        #expect(seats.count == 3)
+        #expect(seats.values.allSatisfy { $0.count == 2 })
+        for client in clients { await client.close() }
+    }
+
     @Test("queries must hold both ways; a ticket waits for its largest group until it relaxes")
     func queriesAndRelaxation() async throws {
         let server = try await Self.start(relaxAfter: .milliseconds(300))

@@ -30,6 +30,42 @@ final class MatchmakerFixture {
     }
 }
 
+extension MatchmakerFixture {
+    /// A ticket with a random mix of what tickets can say: two modes, regions some require,
+    /// a skill some want within a window, a platform some exclude, parties of 1-3, and
+    /// minimum/maximum sizes in 2...6.
+    @discardableResult
+    func addRandomTicket(playerNumber: inout Int, using random: inout SeededGenerator) throws -> MatchmakerTicket {
+        let maxPlayers = Int.random(in: 2...6, using: &random)
+        let minPlayers = Int.random(in: 2...maxPlayers, using: &random)
+        let partySize = Int.random(in: 1...min(3, maxPlayers - 1), using: &random)
+        var players: [PlayerID] = []
+        for _ in 0..<partySize {
+            players.append("p\(playerNumber)")
+            playerNumber += 1
+        }
+        var strings: [String: String] = [:]
+        var numbers: [String: Double] = [:]
+        var clauses: [MatchmakerClause] = []
+        let region = ["eu", "us", "asia"].randomElement(using: &random)!
+        if Int.random(in: 0..<10, using: &random) < 8 { strings["region"] = region }
+        if Int.random(in: 0..<10, using: &random) < 5 { clauses.append(.require(.equals("region", region))) }
+        let skill = Double(Int.random(in: 0...1000, using: &random))
+        if Int.random(in: 0..<10, using: &random) < 8 { numbers["skill"] = skill }
+        if Int.random(in: 0..<10, using: &random) < 4 {
+            let window = Double(Int.random(in: 100...400, using: &random))
+            clauses.append(.require(.range("skill", min: skill - window, max: skill + window)))
+        }
+        strings["platform"] = ["pc", "console", "mobile"].randomElement(using: &random)!
+        strings["tag"] = "t\(playerNumber)"  // a string no other ticket has: the interner must forget it
+        if Int.random(in: 0..<10, using: &random) < 2 { clauses.append(.exclude(.equals("platform", "mobile"))) }
+        return try self.matchmaker.add(
+            players: players, mode: Int.random(in: 0..<4, using: &random) == 0 ? "squad" : "duel",
+            minPlayers: minPlayers, maxPlayers: maxPlayers, stringProperties: strings, numberProperties: numbers,
+            query: MatchmakerQuery(clauses))
+    }
+}
+
 extension MatchmakerGroup {
     /// The first player of each ticket, oldest ticket first: how the tests name tickets.
     var leads: [PlayerID] { self.tickets.map { $0.players[0] } }

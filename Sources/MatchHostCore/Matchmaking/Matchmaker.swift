@@ -41,6 +41,8 @@ public final class Matchmaker {
     private var random = SystemRandomNumberGenerator()
     private var timer: MatchTimer?
     private var timerGeneration = 0
+    /// The pass under way, between two slices.
+    private var pass: MatchmakerPassProgress?
 
     /// Creates an empty matchmaker.
     public init(configuration: MatchmakerConfiguration = MatchmakerConfiguration(), clock: any MatchClock) {
@@ -162,7 +164,7 @@ public final class Matchmaker {
     public func cancel(_ id: String) -> Bool {
         guard let slot = self.slotsByID[id] else { return false }
         self.remove(slot: slot)
-        self.pool.compactIfNeeded()
+        self.compactUnlessPassing()
         return true
     }
 
@@ -172,8 +174,13 @@ public final class Matchmaker {
     @discardableResult
     public func cancelAll(for player: PlayerID) -> [String] {
         let ids = self.removeAll(for: player)
-        self.pool.compactIfNeeded()
+        self.compactUnlessPassing()
         return ids
+    }
+
+    /// Compaction moves the age order a pass walks by position: it waits for the pass's end.
+    private func compactUnlessPassing() {
+        if self.pass == nil { self.pool.compactIfNeeded() }
     }
 
     private func removeAll(for player: PlayerID) -> [String] {
@@ -218,6 +225,7 @@ public final class Matchmaker {
 
     /// Stops the passes started by ``start(onGroups:)``.
     public func stop() {
+        // A pass cut short stays under way: the next slice or whole pass finishes it.
         self.timer?.cancel()
         self.timer = nil
         self.timerGeneration += 1
@@ -229,67 +237,122 @@ public final class Matchmaker {
         // A cancelled timer may still run once if the loop had already dequeued it.
         self.timer = self.clock.schedule(at: deadline) { [weak self] in
             guard let self, self.timerGeneration == generation else { return }
-            let groups = self.process()
-            // Skip passes already overdue rather than running a burst of them.
-            var next = deadline + self.configuration.interval
-            let now = self.clock.now
-            while next <= now { next = next + self.configuration.interval }
-            self.schedulePass(at: next, generation: generation, onGroups)
-            if !groups.isEmpty { onGroups(groups) }
+            self.runSlice(passDeadline: deadline, generation: generation, onGroups)
         }
     }
 
-    /// One pass: forms every group it can, oldest tickets first, and removes their tickets
-    /// (and their players' tickets for other modes). Called by the timer of
-    /// ``start(onGroups:)``, or directly (tests, after advancing a ``ManualClock``).
+    /// Runs one slice of the pass due at `passDeadline`; then the next slice on the loop's
+    /// next turn, or, once the pass is done, the next pass.
+    private func runSlice(
+        passDeadline: NIODeadline, generation: Int, _ onGroups: @escaping ([MatchmakerGroup]) -> Void
+    ) {
+        let (groups, finished) = self.processSlice()
+        if finished {
+            // Skip passes already overdue rather than running a burst of them.
+            var next = passDeadline + self.configuration.interval
+            let now = self.clock.now
+            while next <= now { next = next + self.configuration.interval }
+            self.schedulePass(at: next, generation: generation, onGroups)
+        } else {
+            // Due now, so it runs after the loop has read its sockets and run what was due
+            // before it: the other matches on the loop wait one slice at most.
+            self.timer = self.clock.schedule(at: self.clock.now) { [weak self] in
+                guard let self, self.timerGeneration == generation else { return }
+                self.runSlice(passDeadline: passDeadline, generation: generation, onGroups)
+            }
+        }
+        if !groups.isEmpty { onGroups(groups) }
+    }
+
+    /// One whole pass: forms every group it can, oldest tickets first, and removes their
+    /// tickets (and their players' other tickets). If a sliced pass (``processSlice()``) is
+    /// under way, finishes that one instead. For tests (after advancing a ``ManualClock``) and
+    /// the benchmark; ``start(onGroups:)`` runs passes in slices.
     public func process() -> [MatchmakerGroup] {
-        let now = self.clock.now.uptimeNanoseconds
-        self.pool.announceRelaxations(now: now)
-        self.exhaustedThisPass.removeAll(keepingCapacity: true)
-        var report = MatchmakerPassReport()
         var groups: [MatchmakerGroup] = []
-        var position = 0
-        // Tickets are only removed during the pass, and removal leaves the age order in place.
-        while position < self.pool.ageOrder.count {
-            let reference = self.pool.ageOrder[position]
-            position += 1
+        while true {
+            let (formed, finished) = self.processSlice(budget: nil)
+            groups += formed
+            if finished { return groups }
+        }
+    }
+
+    /// Runs the current pass (starting one if none is under way) for at most
+    /// ``MatchmakerConfiguration/sliceDuration`` of real time, then stops after the search in
+    /// hand. Returns the groups formed in this slice, and whether the pass is finished.
+    ///
+    /// A pass covers the tickets waiting when it began, searched with the time it began as
+    /// now (for relaxation); tickets added meanwhile may be partners, and are searched from in
+    /// the next pass. Tickets cancelled meanwhile are skipped.
+    public func processSlice() -> (groups: [MatchmakerGroup], finished: Bool) {
+        self.processSlice(budget: self.configuration.sliceDuration)
+    }
+
+    private func processSlice(budget: TimeAmount?) -> (groups: [MatchmakerGroup], finished: Bool) {
+        if self.pass == nil {
+            let now = self.clock.now.uptimeNanoseconds
+            self.pool.announceRelaxations(now: now)
+            self.exhaustedThisPass.removeAll(keepingCapacity: true)
+            self.pass = MatchmakerPassProgress(now: now, position: 0, end: self.pool.ageOrder.count)
+        }
+        // Real time, whatever the matchmaker's clock: the budget is the loop's, not the game's.
+        let sliceEnd = budget.map { NIODeadline.now() + $0 }
+        var progress = self.pass!
+        var groups: [MatchmakerGroup] = []
+        let now = progress.now
+        // Tickets are only removed during the pass, and removal leaves the age order in place
+        // (compaction waits for the pass to end).
+        while progress.position < progress.end {
+            let reference = self.pool.ageOrder[progress.position]
+            progress.position += 1
             let entry = self.pool.tables.entries[Int(reference.slot)]
             guard entry.sequence == reference.sequence else { continue }
             let relaxed = entry.relaxAt <= now
             guard let bucket = self.pool.searchBucket(for: entry) else {
-                report.skipped += 1
+                progress.report.skipped += 1
                 continue
             }
             if entry.failedAtChange != 0, entry.failedRelaxed == relaxed, bucket.lastChange <= entry.failedAtChange {
-                report.skipped += 1
+                progress.report.skipped += 1
                 continue
             }
-            report.searches += 1
+            progress.report.searches += 1
             let outcome = self.search.run(
                 seed: reference.slot, tables: self.pool.tables, bucket: bucket, older: self.exhaustedThisPass,
                 known: self.partners[Int(reference.slot)], budget: self.configuration.searchBudget, now: now)
             switch outcome {
             case .found:
                 let group = self.formGroup(self.search.group)
-                report.groups += 1
-                report.ticketsMatched += group.tickets.count
-                report.playersMatched += group.playerCount
+                progress.report.groups += 1
+                progress.report.ticketsMatched += group.tickets.count
+                progress.report.playersMatched += group.playerCount
                 groups.append(group)
             case .nothing:
                 self.pool.tables.entries[Int(reference.slot)].failedAtChange = self.pool.changeCount
                 self.pool.tables.entries[Int(reference.slot)].failedRelaxed = relaxed
                 self.rememberPartners(of: reference.slot)
             case .exhausted:
-                report.exhaustedSearches += 1
+                progress.report.exhaustedSearches += 1
                 self.pool.tables.entries[Int(reference.slot)].failedAtChange = 0
                 self.exhaustedThisPass.append(reference)
                 self.rememberPartners(of: reference.slot)
             }
+            // Tickets this search took need no slice of their own.
+            while progress.position < progress.end, !self.pool.tables.isLive(self.pool.ageOrder[progress.position]) {
+                progress.position += 1
+            }
+            if let sliceEnd, progress.position < progress.end, NIODeadline.now() >= sliceEnd {
+                progress.report.slices += 1
+                self.pass = progress
+                return (groups, false)
+            }
         }
+        self.pass = nil
         self.pool.compactIfNeeded()
-        report.waiting = self.pool.count
-        self.lastPass = report
-        return groups
+        progress.report.slices += 1
+        progress.report.waiting = self.pool.count
+        self.lastPass = progress.report
+        return (groups, true)
     }
 
     /// Keeps the partners the search of the ticket in `slot` found (it scanned to the end), so
@@ -319,4 +382,15 @@ public final class Matchmaker {
         }
         return MatchmakerGroup(mode: members[0].mode, tickets: members, withdrawnTicketIDs: withdrawn)
     }
+}
+
+/// Where a sliced pass stands between two slices.
+struct MatchmakerPassProgress {
+    /// The pass's now (uptime nanoseconds), for relaxation.
+    var now: UInt64
+    /// The next index of the age order to search from.
+    var position: Int
+    /// The age order's length when the pass began: later tickets wait for the next pass.
+    var end: Int
+    var report = MatchmakerPassReport()
 }

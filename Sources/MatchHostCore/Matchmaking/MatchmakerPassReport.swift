@@ -12,6 +12,8 @@ public struct MatchmakerPassReport: Sendable, Hashable {
     public var skipped = 0
     /// Searches that ran out of budget; their tickets are searched again next pass.
     public var exhaustedSearches = 0
+    /// How many slices the pass ran in (see ``MatchmakerConfiguration/sliceDuration``).
+    public var slices = 0
     /// Tickets still waiting after the pass.
     public var waiting = 0
 

@@ -51,7 +51,8 @@ public final class NativeListener: Sendable {
             lobbyInterval: configuration.lobbyInterval,
             matchmaker: MatchmakerConfiguration(
                 interval: configuration.matchmakerInterval, relaxAfter: configuration.matchmakerRelaxAfter,
-                maxTicketsPerPlayer: configuration.maxTicketsPerPlayer, capacity: configuration.maxTickets))
+                maxTicketsPerPlayer: configuration.maxTicketsPerPlayer, capacity: configuration.maxTickets,
+                sliceDuration: configuration.matchmakerSlice))
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
         let maximumFrameBody = configuration.maxFrameBytes
