@@ -143,15 +143,15 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
         try Self.check(self.matchmakerRelaxAfter, "--matchmaker-relax-after", 0...3600)
-        try Self.check(self.matchmakerSlice, "--matchmaker-slice", 0...1000)
+        try Self.check(self.matchmakerSlice, "--matchmaker-slice", 0...1000, unit: "milliseconds")
         guard self.maxTicketsPerPlayer >= 1 else { throw ValidationError("--max-tickets-per-player must be at least 1") }
         guard self.maxTickets >= 1 else { throw ValidationError("--max-tickets must be at least 1") }
         guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
     }
 
-    private static func check(_ seconds: Double, _ flag: String, _ range: ClosedRange<Double>) throws {
-        guard seconds.isFinite, range.contains(seconds) else {
-            throw ValidationError("\(flag) must be \(range.lowerBound) to \(range.upperBound) seconds")
+    private static func check(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, unit: String = "seconds") throws {
+        guard value.isFinite, range.contains(value) else {
+            throw ValidationError("\(flag) must be \(range.lowerBound) to \(range.upperBound) \(unit)")
         }
     }
 

@@ -92,6 +92,7 @@ import Testing
         (["--disks-min-players", "1"], "--disks-min-players must be 2-16"),
         (["--disks-tick-rate", "0"], "--disks-tick-rate must be 1-120"),
         (["--turn-time", "0.5"], "--turn-time must be 1 to 86400 seconds"),
+        (["--matchmaker-slice", "1500"], "--matchmaker-slice must be 0.0 to 1000.0 milliseconds"),
     ])
     func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) throws {
         let process = Process()
