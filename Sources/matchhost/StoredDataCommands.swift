@@ -89,9 +89,12 @@ struct PlayerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "player",
         abstract: "Print a player's account, stats and recent matches from the server's database.",
-        discussion: "Reads the database in --data (the server may be running).")
+        discussion: """
+            Reads the database in --data (the server may be running). ID is a stored player id, or \
+            the playerId a Cat Race tutorial client sent on the Cat Race port (its Game Center id).
+            """)
 
-    @Argument(help: "The player id.")
+    @Argument(help: "The player id, or a Cat Race tutorial playerId.")
     var id: String
 
     @Option(help: "How many recent matches (0-1000).")
@@ -112,13 +115,26 @@ struct PlayerCommand: AsyncParsableCommand {
     }
 
     private func show(from store: SQLiteGameStore) async throws {
-        let history = try await store.matchHistory(playerID: self.id, limit: self.matches)
-        let player = try await store.player(id: self.id)
+        var id = self.id
+        var history = try await store.matchHistory(playerID: id, limit: self.matches)
+        var player = try await store.player(id: id)
+        var tutorialID: String?
+        if player == nil, history.isEmpty,
+            let tutorialPlayer = try await store.player(externalIdentity: ExternalIdentity(kind: .catRaceTutorial, externalID: id))
+        {
+            // A stored id wins; the tutorial's playerId is only a key to the player it created.
+            tutorialID = id
+            player = tutorialPlayer
+            id = tutorialPlayer.id
+            history = try await store.matchHistory(playerID: id, limit: self.matches)
+        }
         guard player != nil || !history.isEmpty else {
-            FileHandle.standardError.write(Data("matchhost: no player with id \(self.id) in \(store.path)\n".utf8))
+            FileHandle.standardError.write(
+                Data("matchhost: no player with id or Cat Race playerId \(self.id) in \(store.path)\n".utf8))
             throw ExitCode(1)
         }
-        print("player     \(self.id)")
+        print("player     \(id)")
+        if let tutorialID { print("catrace id \(tutorialID) (the Cat Race tutorial's playerId)") }
         if let player {
             print("alias      \(player.alias)")
             print("created    \(formatted(player.createdAt))")
@@ -127,7 +143,7 @@ struct PlayerCommand: AsyncParsableCommand {
             print("(no account: a Cat Race port player)")
         }
         for game in Self.games {
-            guard let stats = try await store.stats(game: game, playerID: self.id) else { continue }
+            guard let stats = try await store.stats(game: game, playerID: id) else { continue }
             print(
                 "\(game.padding(toLength: 10, withPad: " ", startingAt: 0)) played \(stats.played), won \(stats.won), "
                     + "lost \(stats.lost), drawn \(stats.drawn), rating \(String(format: "%.1f", stats.rating))")
@@ -135,7 +151,7 @@ struct PlayerCommand: AsyncParsableCommand {
         guard !history.isEmpty else { return }
         print("recent matches:")
         for match in history {
-            print("  \(match.id)  \(match.game)  \(formatted(match.startedAt))  \(Self.describe(match.state, for: self.id))")
+            print("  \(match.id)  \(match.game)  \(formatted(match.startedAt))  \(Self.describe(match.state, for: id))")
         }
     }
 

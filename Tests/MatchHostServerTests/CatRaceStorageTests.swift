@@ -251,6 +251,13 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         #expect(player.output.contains("alias      Abby"))
         #expect(player.output.contains("catrace    played 1, won 1, lost 0"))
         #expect(player.output.contains("won (won 1 race)"))
+        // The tutorial's playerId finds the same player.
+        let byTutorialID = try runMatchHost(["player", "G:1036727375", "--data", data.path])
+        #expect(byTutorialID.status == 0)
+        #expect(byTutorialID.output.contains("player     \(abbyRecord.id)"))
+        #expect(byTutorialID.output.contains("catrace id G:1036727375"))
+        #expect(byTutorialID.output.contains("catrace    played 1, won 1, lost 0"))
+        #expect(try runMatchHost(["player", "G:404", "--data", data.path]).status == 1)
         let board = try runMatchHost(["leaderboard", "catrace", "--data", data.path])
         #expect(board.status == 0)
         let rows = board.output.split(separator: "\n").dropFirst()
