@@ -38,6 +38,13 @@ import NIOPosix
 /// its state becomes ``ConnectionState/closed(_:)``, waiting requests fail, ``events`` ends
 /// with the error.
 ///
+/// **A server that stops.** A graceful stop (SIGTERM: a deploy, a rolling restart) ends every
+/// session with `SHUTTING_DOWN`. The client takes it as "back soon" and rides through it as
+/// through a crash (``Configuration/reconnectsAfterServerShutdown``, on by default):
+/// ``events`` yields ``Event/serverShuttingDown(_:)``, the client reconnects following
+/// ``Configuration/reconnectPolicy`` and, once the server answers, goes on in a new session as
+/// above. Off, or if the server is not back within the policy's limits, the client closes.
+///
 /// **Threads.** All of the client's state lives on one event loop of the group it is given; every
 /// call hops there once. Messages from the server are handled on that loop and handed to
 /// ``events`` without creating a task per message.

@@ -194,21 +194,6 @@ struct NativeResumeTests {
         await server.stop()
     }
 
-    @Test("a server shutting down closes its clients with SHUTTING_DOWN")
-    func serverShutdown() async throws {
-        let server = try await TestServer.start()
-        let client = makeClient(port: server.port)
-        try await client.connect()
-        let states = Recorder(client.stateChanges())
-        await server.stop()
-        let closed = try await states.next("closed") { $0.isClosed }
-        guard case .closed(.serverError(let error)) = closed else {
-            Issue.record("expected SHUTTING_DOWN, got \(closed)")
-            return
-        }
-        #expect(error.code == .shuttingDown)
-    }
-
     @Test("a session id without its resume token is RESUME_REFUSED and the session goes on")
     func stolenSessionID() async throws {
         let server = try await TestServer.start()

@@ -586,6 +586,8 @@ final class ClientSession {
             self.connection(connection, didCloseWith: error)
         case .sessionNotFound where connection.phase == .awaitingResumed && self.configuration.reauthenticatesAfterSessionLoss:
             self.sessionLost(error, on: connection)
+        case .shuttingDown where self.configuration.reconnectsAfterServerShutdown:
+            self.serverShuttingDown(error, on: connection)
         case _ where self.reauthentication != nil && Reauthentication.isCredentialRefusal(error):
             guard self.reauthentication?.credentialsRefused() == true else {
                 self.finish(.serverError(error))
@@ -598,6 +600,16 @@ final class ClientSession {
         default:
             self.finish(.serverError(error))
         }
+    }
+
+    /// The server is stopping, most likely to come back (a deploy, a restart): the client keeps
+    /// everything and reconnects with its backoff, like after a crash. The server has ended the
+    /// session, so the resume that follows is refused with `SESSION_NOT_FOUND` and the client
+    /// authenticates again; going through the resume anyway keeps one path for every restart.
+    private func serverShuttingDown(_ error: NativeError, on connection: ClientConnection) {
+        self.logger.debug("the server is shutting down, reconnecting", metadata: ["error": "\(error)"])
+        self.events.yield(.serverShuttingDown(error))
+        self.connection(connection, didCloseWith: error)
     }
 
     /// The server no longer has the session: ends it here too and authenticates again on a new

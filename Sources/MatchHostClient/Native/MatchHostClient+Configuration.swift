@@ -48,6 +48,18 @@ extension MatchHostClient {
         /// if it issued one). It then reports ``MatchHostClient/Event/sessionRestarted(_:)`` and
         /// goes on. Off: `SESSION_NOT_FOUND` closes the client, as any other refusal does.
         public var reauthenticatesAfterSessionLoss: Bool = true
+        /// Whether the client rides through a graceful server stop (ERROR `SHUTTING_DOWN`, sent on
+        /// SIGTERM, as in a deploy or a rolling restart) as it does through a crash: it reports
+        /// ``MatchHostClient/Event/serverShuttingDown(_:)``, keeps its state and reconnects
+        /// following ``reconnectPolicy`` (the default one tries without end, at most 5 s apart,
+        /// so any restart is ridden through and the client is back within 5 s of the server);
+        /// once the server answers, its resume is refused with `SESSION_NOT_FOUND` and, with
+        /// ``reauthenticatesAfterSessionLoss``, it authenticates again and reports
+        /// ``MatchHostClient/Event/sessionRestarted(_:)``. If the server is not back within the
+        /// policy's ``ReconnectPolicy/maximumAttempts``, the client closes with
+        /// ``MatchHostClient/CloseReason/reconnectAttemptsExhausted(attempts:)``. Off:
+        /// `SHUTTING_DOWN` closes the client with ``MatchHostClient/CloseReason/serverError(_:)``.
+        public var reconnectsAfterServerShutdown: Bool = true
 
         /// A configuration with the documented defaults: port 7355, game id `matchhost`, the
         /// default reconnect policy, a 1 MiB send queue, 10 s request and connect timeouts, a
@@ -94,7 +106,9 @@ extension MatchHostClient {
         /// How many attempts in a row may fail before the client gives up and closes; `nil`
         /// tries until the server answers (a resume after a server restart or the session's grace
         /// period is then refused with `SESSION_NOT_FOUND`, and the client starts a new session or,
-        /// without ``Configuration/reauthenticatesAfterSessionLoss``, closes).
+        /// without ``Configuration/reauthenticatesAfterSessionLoss``, closes). A limit should leave
+        /// room for a server restart (``Configuration/reconnectsAfterServerShutdown``): with the
+        /// default delays, 10 attempts span 13 to 26 s, 15 attempts 26 to 51 s.
         public var maximumAttempts: Int?
 
         /// Creates a policy; the defaults are those of ``default``.

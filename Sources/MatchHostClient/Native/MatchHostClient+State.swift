@@ -9,7 +9,9 @@ extension MatchHostClient {
     /// resuming → connected` (or `reconnecting(2)`, and so on, while attempts fail). When the
     /// server no longer has the session (``Configuration/reauthenticatesAfterSessionLoss``),
     /// `resuming` is followed by `connecting → handshaking → authenticating → connected` in a new
-    /// session. ``closed(_:)`` is final.
+    /// session. A server that stops gracefully (``Configuration/reconnectsAfterServerShutdown``)
+    /// goes `connected → reconnecting(1)`, `reconnecting(2)`, ... while it is down, then
+    /// `resuming → connecting → handshaking → authenticating → connected`. ``closed(_:)`` is final.
     public enum ConnectionState: Hashable, Sendable, CustomStringConvertible {
         /// No session and no connection: before ``MatchHostClient/connect()``, or after it failed.
         case disconnected
@@ -57,7 +59,8 @@ extension MatchHostClient {
         /// ``MatchHostClient/close()`` was called.
         case closedByClient
         /// The server ended the session with an `ERROR` frame: `RESUME_REFUSED`, `SESSION_REPLACED`
-        /// (the player authenticated elsewhere), `BACKLOG_EXCEEDED`, `SHUTTING_DOWN`, and so on;
+        /// (the player authenticated elsewhere), `BACKLOG_EXCEEDED`, and so on; `SHUTTING_DOWN`
+        /// only with ``Configuration/reconnectsAfterServerShutdown`` off;
         /// `SESSION_NOT_FOUND` (a server restart, or the grace period ran out before the client
         /// came back) only with ``Configuration/reauthenticatesAfterSessionLoss`` off; with it
         /// on, the error that refused every credential the client had (`TOKEN_EXPIRED`,
@@ -111,6 +114,17 @@ extension MatchHostClient {
         /// failed with ``MatchHostClientError/sessionLost(_:)``; matches the server kept come
         /// back next as ``matchResumed(_:)``. Only with ``Configuration/reauthenticatesAfterSessionLoss``.
         case sessionRestarted(SessionRestart)
+        /// The server said it is stopping (ERROR `SHUTTING_DOWN`, the error given): a deploy or
+        /// a restart, most likely. Its matches ended just before (``matchEnded(matchID:reason:)``;
+        /// a turn-based game with the reason "abandoned(server shutting down; the game is saved
+        /// and continues when the server is back)"). The client keeps its state and reconnects
+        /// following ``Configuration/reconnectPolicy``; when the server is back,
+        /// ``sessionRestarted(_:)`` follows (the stop ended the session), then
+        /// ``matchResumed(_:)`` and the game's state for each saved game. If the server is not
+        /// back within the policy's limits, the client closes with
+        /// ``CloseReason/reconnectAttemptsExhausted(attempts:)``. Only with
+        /// ``Configuration/reconnectsAfterServerShutdown``.
+        case serverShuttingDown(NativeError)
     }
 }
 

@@ -1,0 +1,89 @@
+import MatchHostClient
+import MatchHostWire
+import NIOCore
+import Testing
+
+@Suite("Native client: a server that stops gracefully (SHUTTING_DOWN)")
+struct ServerShutdownTests {
+    @Test("reconnectsAfterServerShutdown: the client reports the stop, reconnects, and closes once its attempts run out")
+    func reconnectsUntilTheAttemptsRunOut() async throws {
+        let server = try await TestServer.start()
+        let client = makeClient(port: server.port) {
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 3)
+        }
+        try await client.connect()
+        let events = Recorder(client.events)
+        let states = Recorder(client.stateChanges())
+        #expect(try await states.next("connected") == .connected)
+
+        await server.stop()
+        let notice = try await events.next("the shutdown notice")
+        guard case .serverShuttingDown(let error) = notice else {
+            Issue.record("expected serverShuttingDown first, got \(notice)")
+            return
+        }
+        #expect(error.code == .shuttingDown)
+        // Asked while the server is away: it waits with the session, and fails with the client.
+        let waiting = Task { try await client.profile() }
+
+        // Not closed by the ERROR: the usual reconnect attempts, then the usual end.
+        var seen: [MatchHostClient.ConnectionState] = []
+        repeat {
+            seen.append(try await states.next("states up to closed"))
+        } while !(seen.last?.isClosed ?? false)
+        #expect(seen.first == .reconnecting(attempt: 1))
+        #expect(seen.filter { if case .reconnecting = $0 { true } else { false } }.count == 3)
+        let exhausted = MatchHostClient.CloseReason.reconnectAttemptsExhausted(attempts: 3)
+        #expect(seen.last == .closed(exhausted))
+        #expect(await client.state == .closed(exhausted))
+        await #expect(throws: MatchHostClientError.closed(exhausted)) { _ = try await waiting.value }
+        await #expect(throws: MatchHostClientError.closed(exhausted)) {
+            _ = try await events.next("the end of events") { _ in false }
+        }
+        #expect(await events.takeAll() == [])
+    }
+
+    @Test("reconnectsAfterServerShutdown off: SHUTTING_DOWN closes the client, as before")
+    func closesWhenTurnedOff() async throws {
+        let server = try await TestServer.start()
+        let client = makeClient(port: server.port) { $0.reconnectsAfterServerShutdown = false }
+        try await client.connect()
+        let events = Recorder(client.events)
+        let states = Recorder(client.stateChanges())
+        #expect(try await states.next("connected") == .connected)
+
+        await server.stop()
+        let closed = try await states.next("closed") { $0.isClosed }
+        guard case .closed(.serverError(let error)) = closed else {
+            Issue.record("expected SHUTTING_DOWN, got \(closed)")
+            return
+        }
+        #expect(error.code == .shuttingDown)
+        // Straight from connected to closed: no reconnect attempt.
+        #expect(await states.takeAll() == [])
+        await #expect(throws: MatchHostClientError.closed(.serverError(error))) {
+            _ = try await events.next("the end of events") { _ in false }
+        }
+        // No shutdown notice: the close is the news.
+        #expect(await events.takeAll() == [])
+        await #expect(throws: MatchHostClientError.closed(.serverError(error))) { _ = try await client.profile() }
+    }
+
+    @Test("the default reconnect policy rides through a restart: no limit, at most 5 s between attempts")
+    func defaultPolicyCoversARestart() {
+        let policy = MatchHostClient.ReconnectPolicy.default
+        #expect(policy.maximumAttempts == nil)
+        var withoutJitter = policy
+        withoutJitter.jitter = 0
+        let longest = (1...10).map { withoutJitter.delay(beforeAttempt: $0) }
+        #expect(longest.max() == .seconds(5))
+        #expect(withoutJitter.delay(beforeAttempt: 1000) == .seconds(5))
+        // What the documentation of maximumAttempts says 10 attempts span: 13 to 26 s.
+        #expect(longest.reduce(TimeAmount.zero, +) == .milliseconds(26_300))
+        #expect(policy.jitter == 0.5)
+        for attempt in 1...10 {
+            let delay = policy.delay(beforeAttempt: attempt)
+            #expect(delay <= longest[attempt - 1] && delay.nanoseconds >= longest[attempt - 1].nanoseconds / 2)
+        }
+    }
+}
