@@ -110,24 +110,3 @@ extension CrashRestartTests {
         try await store.close()
     }
 }
-
-/// Reads `events` in arrival order, skipping what comes before the first element matching
-/// `predicate`, and returns that element.
-private func nextInOrder(
-    _ events: Recorder<MatchHostClient.Event>, _ what: String, timeout: Double = 20,
-    where predicate: @escaping @Sendable (MatchHostClient.Event) -> Bool
-) async throws -> MatchHostClient.Event {
-    for _ in 0..<1000 {
-        let event = try await events.next(what, timeout: timeout)
-        if predicate(event) { return event }
-    }
-    throw TimedOut(what: "\(what) within 1000 events")
-}
-
-extension MatchHostClient.Event {
-    /// Whether this is PRESENCE, which may come between a session's other events.
-    fileprivate var isPresenceEvent: Bool {
-        if case .presence = self { return true }
-        return false
-    }
-}

@@ -219,3 +219,31 @@ enum RawNativeConnection {
         }
     }
 }
+
+/// Reads `events` in arrival order, skipping what comes before the first element matching
+/// `predicate`, and returns that element.
+func nextInOrder(
+    _ events: Recorder<MatchHostClient.Event>, _ what: String, timeout: Double = 20,
+    where predicate: @escaping @Sendable (MatchHostClient.Event) -> Bool
+) async throws -> MatchHostClient.Event {
+    for _ in 0..<1000 {
+        let event = try await events.next(what, timeout: timeout)
+        if predicate(event) { return event }
+    }
+    throw TimedOut(what: "\(what) within 1000 events")
+}
+
+extension MatchHostClient.Event {
+    /// Whether this is PRESENCE, which may come between a session's other events.
+    var isPresenceEvent: Bool {
+        if case .presence = self { return true }
+        return false
+    }
+
+    /// Whether this is a game's MATCH_EVENT (a move, a tick), which may still be arriving
+    /// when something else happens.
+    var isMatchEvent: Bool {
+        if case .matchEvent = self { return true }
+        return false
+    }
+}

@@ -71,6 +71,10 @@ protocol HostedMatch: AnyObject {
     /// - Throws: the game's decoding error for input it cannot read (the connection is closed).
     func input(fromSeat seat: Int, bytes: ByteBuffer) throws
     func end(reason: String)
+    /// Ends the match in this process without telling its players: a stored turn-based game
+    /// at a graceful stop, which goes on after the restart (its players reconnect and get
+    /// MATCH_RESUMED, as after a crash), so a MATCH_ENDED now would be untrue.
+    func suspend(reason: String)
 }
 
 /// Hosts a ``Match`` of any game for native sessions: tells the other players of every
@@ -98,6 +102,8 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     /// The game's state to store, once play has started (turn-based games).
     var turnState: ((Match<Handler>) -> [UInt8]?)?
     private(set) var storedEnding: StoredEnding?
+    /// Set by ``suspend(reason:)``: the players are not told the match ended.
+    private var isSuspending = false
     private let dataInput: DataAdapter?
     private let decodeInput: InputDecoder?
     private let allocator = ByteBufferAllocator()
@@ -114,10 +120,12 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
         }
         match.onEnd = { [unowned self] match, outcome in
             self.storedEnding = self.storeEnding?(outcome, match)
-            let ended = NativeServerMessage.matchEnded(matchID: match.id, reason: outcome.description)
-                .encoded(allocator: self.allocator)
-            for seat in match.seats where seat.presence != .left && seat.link?.encoding == .native {
-                seat.link?.deliver(ended)
+            if !self.isSuspending {
+                let ended = NativeServerMessage.matchEnded(matchID: match.id, reason: outcome.description)
+                    .encoded(allocator: self.allocator)
+                for seat in match.seats where seat.presence != .left && seat.link?.encoding == .native {
+                    seat.link?.deliver(ended)
+                }
             }
             self.onEnd?(self)
         }
@@ -189,6 +197,11 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     }
 
     func end(reason: String) {
+        self.match.end(.abandoned(reason: reason))
+    }
+
+    func suspend(reason: String) {
+        self.isSuspending = true
         self.match.end(.abandoned(reason: reason))
     }
 

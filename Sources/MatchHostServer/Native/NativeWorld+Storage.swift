@@ -47,7 +47,8 @@ private struct RestoreError: Error, CustomStringConvertible {
 }
 
 extension NativeWorld {
-    /// MATCH_ENDED's reason for a turn-based game when the server stops: it is kept, and continues.
+    /// Why a turn-based game stops at a graceful stop (for the log: its players are not told,
+    /// it stays stored as running, and continues after the restart).
     static let savedGameShutdownReason = "server shutting down; the game is saved and continues when the server is back"
 
     /// Takes over what the last run left: match ids continue after the largest stored, stored

@@ -401,13 +401,18 @@ final class NativeWorld {
         self.sessions.end(session, error: nil)
     }
 
-    /// Ends every match (players are told MATCH_ENDED) and every session (SHUTTING_DOWN).
+    /// Ends every real-time match (players are told MATCH_ENDED) and every session
+    /// (SHUTTING_DOWN). Turn-based games are put away quietly: they stay stored as running and
+    /// continue after the restart, where their players get MATCH_RESUMED.
     func shutDown() {
         self.matchmaker.stop()
-        // Turn-based games stay stored as running: they continue after the restart.
         self.storedMatches.isShuttingDown = true
         for match in Array(self.matches.values) {
-            match.end(reason: match.storageKind == .turnBased ? NativeWorld.savedGameShutdownReason : "server shutting down")
+            if match.storageKind == .turnBased {
+                match.suspend(reason: NativeWorld.savedGameShutdownReason)
+            } else {
+                match.end(reason: "server shutting down")
+            }
         }
         self.sessions.endAll(error: NativeError(.shuttingDown, "the server is shutting down"))
     }
