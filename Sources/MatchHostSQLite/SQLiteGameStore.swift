@@ -22,6 +22,8 @@ public final class SQLiteGameStore: GameStore {
     public let path: String
     /// The key-value limits.
     public let limits: StorageLimits
+    /// See ``GameStore/outlivesServer``: a database file does.
+    public var outlivesServer: Bool { true }
     let pool: DatabasePool
     /// Where every write waits for its (group) transaction.
     let writes: SQLiteGroupCommit<SQLiteGroupedWrite>

@@ -216,7 +216,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.store = store
         case .memory:
             store = nil
-            configuration.store = InMemoryGameStore()
+            configuration.store = InMemoryGameStore(outlivesServer: false)
             logger.warning("--store memory: players, matches and moves are kept in memory only and are lost when the server stops")
         }
 

@@ -56,7 +56,7 @@ struct NativeMatchmakingTests {
         await bo.close()
     }
 
-    @Test("a pass cut into one-search slices (--matchmaker-slice 0) still matches everyone, each pair as its slice forms it")
+    @Test("with one-search slices (--matchmaker-slice 0) every waiting player is still matched")
     func slicedPasses() async throws {
         let server = try await TestServer.start {
             $0.matchmakerInterval = .milliseconds(20)

@@ -60,7 +60,7 @@ import Glibc
         #expect(ada.stdout.contains("  2  fourinarow  2026-01-01 00:02:00 UTC  won (four in a row)"))
         let nobody = try self.matchhost(["player", "nobody", "--data", data.path])
         #expect(nobody.status == 1)
-        #expect(nobody.stderr.contains("no player with id nobody"))
+        #expect(nobody.stderr.contains("no player with id or Cat Race playerId nobody"))
     }
 
     @Test func aMissingDatabaseIsOneClearLine() throws {

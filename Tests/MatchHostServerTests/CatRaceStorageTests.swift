@@ -82,6 +82,7 @@ private struct RecordingLogHandler: LogHandler {
 private struct OneIdentityFailingStore: GameStore {
     let failing: ExternalIdentity
     let store: any GameStore = InMemoryGameStore()
+    var outlivesServer: Bool { true }
 
     func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? {
         if identity == self.failing { throw GameStoreError.storageFailed(reason: "disk on fire") }

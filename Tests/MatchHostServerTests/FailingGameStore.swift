@@ -5,6 +5,7 @@ import MatchHostCore
 struct FailingGameStore: GameStore {
     var reason = "disk on fire"
     var failsAtStartup = false
+    var outlivesServer: Bool { true }
 
     private var failure: GameStoreError { .storageFailed(reason: self.reason) }
 

@@ -126,7 +126,12 @@ private func fourInARowPair(
         let disks = try #require(try await a.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined)
         let (first, _, four, _, _) = try await fourInARowPair(server, "stop-c", "stop-d")
         try await first.playFourInARow(1, column: 3, in: four)
+        // A game still waiting for its second player is not stored: it ends like the others.
+        let (lonely, _) = try await server.login("stop-e")
+        let waiting = try #require(try await lonely.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
         await server.listener.close()
+        let lonelyEnd = try await lonely.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { return true } else { return false } }
+        #expect(lonelyEnd == .matchEnded(matchID: waiting.matchID, reason: "abandoned(server shutting down)"))
         // What the listener said as it closed is still in the connection's inbox: the session's
         // end, and no MATCH_ENDED for the saved game (it is not over: it goes on after the restart).
         var before: [NativeServerMessage] = []
@@ -145,6 +150,16 @@ private func fourInARowPair(
         #expect(await store.match(id: disks.matchID)?.state == .abandoned(reason: "server shutting down"))
         #expect(await store.match(id: four)?.state == .running)
         #expect(await store.activeTurnGames().map(\.matchID) == [four])
+    }
+
+    @Test func aGracefulStopEndsTurnBasedGamesWhenTheStoreDiesWithTheServer() async throws {
+        let server = try await RunningNativeServer.start { $0.store = InMemoryGameStore(outlivesServer: false) }
+        let (first, _, four, _, _) = try await fourInARowPair(server, "gone-a", "gone-b")
+        try await first.playFourInARow(1, column: 3, in: four)
+        await server.listener.close()
+        let ended = try await first.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { return true } else { return false } }
+        #expect(ended == .matchEnded(matchID: four, reason: "abandoned(server shutting down)"))
+        try await server.group.shutdownGracefully()
     }
 
     @Test func matchIDsContinueAfterTheLargestStoredAndInterruptedMatchesAreToldToTheirPlayers() async throws {

@@ -115,9 +115,10 @@ extension MatchHostClient {
         /// back next as ``matchResumed(_:)``. Only with ``Configuration/reauthenticatesAfterSessionLoss``.
         case sessionRestarted(SessionRestart)
         /// The server said it is stopping (ERROR `SHUTTING_DOWN`, the error given): a deploy or
-        /// a restart, most likely. Its matches ended just before (``matchEnded(matchID:reason:)``;
-        /// a turn-based game with the reason "abandoned(server shutting down; the game is saved
-        /// and continues when the server is back)"). The client keeps its state and reconnects
+        /// a restart, most likely. Its real-time matches ended just before
+        /// (``matchEnded(matchID:reason:)``, "abandoned(server shutting down)"); its stored
+        /// turn-based games did not (no event: they go on after the restart). The client keeps
+        /// its state and reconnects
         /// following ``Configuration/reconnectPolicy``; when the server is back,
         /// ``sessionRestarted(_:)`` follows (the stop ended the session), then
         /// ``matchResumed(_:)`` and the game's state for each saved game. If the server is not

@@ -282,8 +282,10 @@ public final class Matchmaker {
     /// hand. Returns the groups formed in this slice, and whether the pass is finished.
     ///
     /// A pass covers the tickets waiting when it began, searched with the time it began as
-    /// now (for relaxation); tickets added meanwhile may be partners, and are searched from in
-    /// the next pass. Tickets cancelled meanwhile are skipped.
+    /// now (for relaxation): tickets added meanwhile wait for the next pass, as partners too
+    /// (so a sliced pass places tickets as a whole pass begun at the same time would, and an
+    /// older ticket is never passed over for a newcomer). Tickets cancelled meanwhile are
+    /// skipped.
     public func processSlice() -> (groups: [MatchmakerGroup], finished: Bool) {
         self.processSlice(budget: self.configuration.sliceDuration)
     }
@@ -293,7 +295,9 @@ public final class Matchmaker {
             let now = self.clock.now.uptimeNanoseconds
             self.pool.announceRelaxations(now: now)
             self.exhaustedThisPass.removeAll(keepingCapacity: true)
-            self.pass = MatchmakerPassProgress(now: now, position: 0, end: self.pool.ageOrder.count)
+            self.pass = MatchmakerPassProgress(
+                now: now, position: 0, end: self.pool.ageOrder.count, through: self.pool.lastSequence,
+                changeAtStart: self.pool.changeCount)
         }
         // Real time, whatever the matchmaker's clock: the budget is the loop's, not the game's.
         let sliceEnd = budget.map { NIODeadline.now() + $0 }
@@ -319,7 +323,8 @@ public final class Matchmaker {
             progress.report.searches += 1
             let outcome = self.search.run(
                 seed: reference.slot, tables: self.pool.tables, bucket: bucket, older: self.exhaustedThisPass,
-                known: self.partners[Int(reference.slot)], budget: self.configuration.searchBudget, now: now)
+                known: self.partners[Int(reference.slot)], budget: self.configuration.searchBudget, now: now,
+                through: progress.through)
             switch outcome {
             case .found:
                 let group = self.formGroup(self.search.group)
@@ -328,14 +333,16 @@ public final class Matchmaker {
                 progress.report.playersMatched += group.playerCount
                 groups.append(group)
             case .nothing:
-                self.pool.tables.entries[Int(reference.slot)].failedAtChange = self.pool.changeCount
+                // The pass's change count, not the current one: arrivals since the pass began
+                // were not looked at, and must bring the ticket a search in the next pass.
+                self.pool.tables.entries[Int(reference.slot)].failedAtChange = progress.changeAtStart
                 self.pool.tables.entries[Int(reference.slot)].failedRelaxed = relaxed
-                self.rememberPartners(of: reference.slot)
+                self.rememberPartners(of: reference.slot, through: progress.through)
             case .exhausted:
                 progress.report.exhaustedSearches += 1
                 self.pool.tables.entries[Int(reference.slot)].failedAtChange = 0
                 self.exhaustedThisPass.append(reference)
-                self.rememberPartners(of: reference.slot)
+                self.rememberPartners(of: reference.slot, through: progress.through)
             }
             // Tickets this search took need no slice of their own.
             while progress.position < progress.end, !self.pool.tables.isLive(self.pool.ageOrder[progress.position]) {
@@ -357,10 +364,10 @@ public final class Matchmaker {
 
     /// Keeps the partners the search of the ticket in `slot` found (it scanned to the end), so
     /// that its next search reads them and the tickets that arrive later, not its whole bucket.
-    private func rememberPartners(of slot: Int32) {
+    private func rememberPartners(of slot: Int32, through: UInt64) {
         self.partners[Int(slot)] =
             self.search.partnersOverflowed
-            ? nil : MatchmakerPartners(through: self.pool.lastSequence, references: self.search.partners)
+            ? nil : MatchmakerPartners(through: through, references: self.search.partners)
     }
 
     /// Takes a group's tickets (and their players' other tickets) out of the pool.
@@ -392,5 +399,9 @@ struct MatchmakerPassProgress {
     var position: Int
     /// The age order's length when the pass began: later tickets wait for the next pass.
     var end: Int
+    /// The youngest ticket's sequence when the pass began: no search looks past it.
+    var through: UInt64
+    /// The pool's change count when the pass began (after announcing relaxations).
+    var changeAtStart: UInt64
     var report = MatchmakerPassReport()
 }

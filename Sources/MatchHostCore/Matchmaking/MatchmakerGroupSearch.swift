@@ -37,11 +37,12 @@ struct MatchmakerGroupSearch {
 
     /// Looks for a group around `seed` among `older` (older tickets of the seed's mode that
     /// may still be in a group), then its younger partners: `known` (its partners among the
-    /// tickets up to sequence `knownThrough`), and the live tickets of `bucket` after that;
-    /// with no `known`, every live ticket of `bucket` younger than the seed.
+    /// tickets up to sequence `knownThrough`), and the live tickets of `bucket` after that,
+    /// up to sequence `through` (the youngest ticket the pass may see); with no `known`, every
+    /// live ticket of `bucket` younger than the seed, up to `through`.
     mutating func run(
         seed: Int32, tables: MatchmakerTables, bucket: MatchmakerBucket, older: [MatchmakerReference],
-        known: MatchmakerPartners?, budget: Int, now: UInt64
+        known: MatchmakerPartners?, budget: Int, now: UInt64, through: UInt64
     ) -> Outcome {
         self.now = now
         self.budget = budget
@@ -76,6 +77,8 @@ struct MatchmakerGroupSearch {
         var index = bucket.firstIndex(after: scanFrom)
         while index < references.count {
             let reference = references[index]
+            // A bucket is in age order: what follows arrived after the pass began.
+            guard reference.sequence <= through else { break }
             index += 1
             guard let entry = tables.liveEntry(reference), tables.accepts(seedEntry, entry), tables.accepts(entry, seedEntry)
             else { continue }

@@ -14,6 +14,11 @@
 /// interrupted mid-statement; either way rolled back), so a write whose outcome must be
 /// acknowledged should run in a task nobody cancels.
 public protocol GameStore: Sendable {
+    /// Whether what the store holds is there for the next server that opens it (a database
+    /// file; a memory store that a test hands to one server after another), so that a
+    /// turn-based game put away at a graceful stop can continue after the restart.
+    var outlivesServer: Bool { get }
+
     // MARK: Players
 
     /// Creates a player; `lastSeenAt` starts at `createdAt`.

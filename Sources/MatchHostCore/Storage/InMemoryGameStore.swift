@@ -20,9 +20,15 @@ public actor InMemoryGameStore: GameStore {
     private var statsByGame: [String: [PlayerID: PlayerStats]] = [:]
     private var values: [PlayerID: [String: [UInt8]]] = [:]
 
+    /// See ``GameStore/outlivesServer``: what the creator says.
+    public nonisolated let outlivesServer: Bool
+
     /// Creates an empty store.
-    public init(limits: StorageLimits = StorageLimits()) {
+    /// - Parameter outlivesServer: false when the store dies with the one server using it
+    ///   (`matchhost serve --store memory`, or a server given no store).
+    public init(limits: StorageLimits = StorageLimits(), outlivesServer: Bool = true) {
         self.limits = limits
+        self.outlivesServer = outlivesServer
     }
 
     // MARK: Players

@@ -60,7 +60,7 @@ public final class NativeListener: Sendable {
         let listenerLogger = logger
         // With a Cat Race port that records, both worlds share its store, and what it read at
         // startup (reading again would find nothing left to abandon).
-        let store = catRace?.store ?? configuration.store ?? InMemoryGameStore()
+        let store = catRace?.store ?? configuration.store ?? InMemoryGameStore(outlivesServer: false)
         // Before binding: no player may arrive before the world knows what the last run left.
         let startup: WorldStartup =
             if let shared = catRace?.startup { shared } else { try await WorldStartup.load(from: store) }

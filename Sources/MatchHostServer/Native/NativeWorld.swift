@@ -401,14 +401,17 @@ final class NativeWorld {
         self.sessions.end(session, error: nil)
     }
 
-    /// Ends every real-time match (players are told MATCH_ENDED) and every session
-    /// (SHUTTING_DOWN). Turn-based games are put away quietly: they stay stored as running and
-    /// continue after the restart, where their players get MATCH_RESUMED.
+    /// Ends every match (players are told MATCH_ENDED) and every session (SHUTTING_DOWN),
+    /// except stored turn-based games, which are put away quietly: they stay stored as running
+    /// and continue after the restart, where their players get MATCH_RESUMED. (A game still
+    /// waiting for its second player is not stored, and ends like the others, as does every
+    /// game when the store dies with the server.)
     func shutDown() {
         self.matchmaker.stop()
         self.storedMatches.isShuttingDown = true
+        let storeOutlivesServer = self.storage.store.outlivesServer
         for match in Array(self.matches.values) {
-            if match.storageKind == .turnBased {
+            if match.storageKind == .turnBased, storeOutlivesServer, self.storedMatches.recordedPlayers[match.id] != nil {
                 match.suspend(reason: NativeWorld.savedGameShutdownReason)
             } else {
                 match.end(reason: "server shutting down")
