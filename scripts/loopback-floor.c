@@ -117,8 +117,23 @@ static int udp_floor(int n, int size, double seconds, int batch) {
     double elapsed = now() - start;
     getrusage(RUSAGE_SELF, &after);
     double cpu = cpu_seconds(before, after);
+    // Datagrams the reader could not take in time were dropped at its socket (the sender paid
+    // for them all the same): the kernel counts them.
+    FILE *snmp = fopen("/proc/net/snmp", "r");
+    char line[1024];
+    long dropped = -1;
+    int header = 0;
+    while (snmp && fgets(line, sizeof line, snmp)) {
+        if (strncmp(line, "Udp:", 4) != 0) continue;
+        if (!header) { header = 1; continue; }
+        long fields[8] = {0};
+        sscanf(line + 4, "%ld %ld %ld %ld %ld", &fields[0], &fields[1], &fields[2], &fields[3], &fields[4]);
+        dropped = fields[4];  // RcvbufErrors, since boot
+    }
+    if (snmp) fclose(snmp);
     printf("udp sockets=%d bytes=%d batch=%d datagrams/s=%.0f cpu_per_datagram_us=%.2f (sender core busy %.0f%%)\n", n,
         size, batch, sent / elapsed, cpu * 1e6 / sent, 100 * cpu / elapsed);
+    printf("(receive-buffer drops since boot: %ld)\n", dropped);
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
     return 0;
@@ -128,6 +143,10 @@ int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 1600;
     int size = argc > 2 ? atoi(argv[2]) : 40;
     double seconds = argc > 3 ? atof(argv[3]) : 5;
+    if (n < 1 || size < 1 || seconds <= 0) {
+        fprintf(stderr, "usage: loopback-floor N BYTES SECONDS [udp BATCH]\n");
+        return 2;
+    }
     if (argc > 4 && strcmp(argv[4], "udp") == 0) {
         int batch = argc > 5 ? atoi(argv[5]) : 16;
         if (size < 1 || size > 1400 || batch < 1 || batch > 1024) {

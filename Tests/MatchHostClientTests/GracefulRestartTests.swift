@@ -20,6 +20,8 @@ import Glibc
         let port = first.nativePort
         let alice = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
         let bob = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
+        // Clients that outlive a failed expectation must not go on reconnecting.
+        defer { Task { await alice.close(); await bob.close() } }
         let aliceAuth = try await alice.connect()
         let bobAuth = try await bob.connect()
         let aliceEvents = Recorder(alice.events)

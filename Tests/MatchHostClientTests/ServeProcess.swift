@@ -67,4 +67,9 @@ final class ServeProcess: @unchecked Sendable {
         kill(self.process.processIdentifier, signal)
         self.process.waitUntilExit()
     }
+
+    // A test that fails before its own stop must not leave a server running.
+    deinit {
+        if self.process.isRunning { self.stop(with: SIGKILL) }
+    }
 }
