@@ -391,7 +391,10 @@ final class ClientSession {
         }
         self.setState(.reconnecting(attempt: self.reconnectAttempt))
         let delay = policy.delay(beforeAttempt: self.reconnectAttempt)
-        self.reconnectTimer = self.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+        // Weakly: between connections only this timer would keep the session alive, so a
+        // client its owner let go of (without close()) would retry a stopped server for ever.
+        self.reconnectTimer = self.eventLoop.assumeIsolated().scheduleTask(in: delay) { [weak self] in
+            guard let self else { return }
             self.reconnectTimer = nil
             guard !self.state.isClosed else { return }
             self.openConnection()
