@@ -14,20 +14,10 @@ extension CrashRestartTests {
     @Test func theSameClientsAuthenticateAgainAfterSIGKILLAndTheGameGoesOn() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let first = try ServeProcess.start(data: data)
-        let port = first.nativePort
-        let alice = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
-        let bob = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
-        let aliceAuth = try await alice.connect()
-        let bobAuth = try await bob.connect()
-        let aliceEvents = Recorder(alice.events)
-        let bobEvents = Recorder(bob.events)
-        let bobStates = Recorder(bob.stateChanges())
-        let game = try await alice.createMatch(mode: "fourinarow").matchID
-        _ = try await bob.joinMatch(game)
-        try await play(1, column: 0, by: alice, events: aliceEvents, in: game)
-        try await play(2, column: 1, by: bob, events: bobEvents, in: game)
-        try await play(3, column: 0, by: alice, events: aliceEvents, in: game)
+        let setup = try await GameBeforeRestart.start(data: data)
+        let (first, port, game) = (setup.server, setup.server.nativePort, setup.game)
+        let (alice, bob, aliceAuth, bobAuth) = (setup.alice, setup.bob, setup.aliceAuth, setup.bobAuth)
+        let (aliceEvents, bobEvents, bobStates) = (setup.aliceEvents, setup.bobEvents, setup.bobStates)
 
         first.stop(with: SIGKILL)
         _ = try await bobStates.next("bob reconnecting") { if case .reconnecting = $0 { true } else { false } }
@@ -59,34 +49,11 @@ extension CrashRestartTests {
         #expect(await bob.authenticated == restart.newSession)
         #expect(await bob.state == .connected)
 
-        let resumed = try await nextInOrder(bobEvents, "MATCH_RESUMED") { !$0.isPresenceEvent }
-        guard case .matchResumed(let info) = resumed else {
-            Issue.record("expected MATCH_RESUMED right after the restart, got \(resumed)")
-            return
-        }
-        #expect(info.matchID == game)
-        let stateEvent = try await nextInOrder(bobEvents, "STATE") { !$0.isPresenceEvent }
-        guard case .state(let state)? = stateEvent.fourInARow(in: game) else {
-            Issue.record("expected STATE after MATCH_RESUMED, got \(stateEvent)")
-            return
-        }
-        // Moves 1 to 3, and not the move Bob sent while the server was down.
-        #expect(state.phase == .playing)
-        #expect(state.moveNumber == 4)
-        #expect(state.seatToMove == 1)
-        #expect(state.board.filter { $0 == 1 }.count == 2)
-        #expect(state.board.filter { $0 == 2 }.count == 1)
+        // Then MATCH_RESUMED and moves 1 to 3, not the move Bob sent while the server was down.
+        try await expectResumedAfterMoveThree(bobEvents, game: game)
 
         // Alice's client too, with nothing of hers lost.
-        let aliceRestarted = try await aliceEvents.next("alice's session restarted") {
-            if case .sessionRestarted = $0 { true } else { false }
-        }
-        guard case .sessionRestarted(let aliceRestart) = aliceRestarted else { return }
-        #expect(aliceRestart.newSession.playerID == aliceAuth.playerID)
-        #expect(aliceRestart.unacknowledged == [])
-        _ = try await aliceEvents.next("alice's MATCH_RESUMED") {
-            if case .matchResumed(let info) = $0 { info.matchID == game } else { false }
-        }
+        try await expectRestartedWithNothingLost(aliceEvents, "alice", player: aliceAuth.playerID, game: game)
 
         // The same client objects play on: Bob's move 4 (column 1 this time), Alice's move 5.
         try await play(4, column: 1, by: bob, events: bobEvents, in: game)
@@ -101,12 +68,7 @@ extension CrashRestartTests {
         #expect(second.process.terminationStatus == 0)
 
         // Each move once, move 4 in the column Bob played after the restart.
-        let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(createIfMissing: false))
-        let log = try await store.moveLog(matchID: game)
-        #expect(log.map(\.moveNumber) == Array(1...5))
-        #expect(log.map { Array($0.move) } == [0, 1, 0, 1, 0].enumerated().map { number, column in
-            Array(FourInARowClientMessage.move(FourInARowMove(moveNumber: UInt16(number + 1), column: UInt8(column))).encoded().readableBytesView)
-        })
+        let store = try await openStoreExpectingMoves(data, game: game, columns: [0, 1, 0, 1, 0])
         try await store.close()
     }
 }

@@ -89,19 +89,10 @@ import Glibc
         #expect(second.process.terminationStatus == 0)
 
         // The database holds each move once, in order, and the result.
-        let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(createIfMissing: false))
-        let log = try await store.moveLog(matchID: game)
-        #expect(log.map(\.moveNumber) == Array(1...7))
-        #expect(log.map { Array($0.move) } == [0, 1, 0, 1, 0, 1, 0].enumerated().map { number, column in
-            Array(FourInARowClientMessage.move(FourInARowMove(moveNumber: UInt16(number + 1), column: UInt8(column))).encoded().readableBytesView)
-        })
-        let record = try #require(try await store.match(id: game))
-        guard case .finished(let stored) = record.state else {
-            Issue.record("the game is stored finished, not \(record.state)")
-            return
-        }
-        #expect(stored.players.map(\.playerID) == [aliceAuth.playerID, bobAuth.playerID])
-        #expect(stored.players.map(\.outcome) == [.won, .lost])
+        let store = try await openStoreExpectingMoves(data, game: game, columns: [0, 1, 0, 1, 0, 1, 0])
+        let stored = try await finishedResult(of: game, in: store)
+        #expect(stored?.players.map(\.playerID) == [aliceAuth.playerID, bobAuth.playerID])
+        #expect(stored?.players.map(\.outcome) == [.won, .lost])
         #expect(try await store.match(id: disks)?.state == .abandoned(reason: "server restarted"))
         try await store.close()
     }

@@ -16,22 +16,12 @@ import Glibc
     @Test func theSameClientsRideThroughASIGTERMRestartAndTheGameGoesOn() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-sigterm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let first = try ServeProcess.start(data: data)
-        let port = first.nativePort
-        let alice = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
-        let bob = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
+        let setup = try await GameBeforeRestart.start(data: data)
+        let (first, port, game) = (setup.server, setup.server.nativePort, setup.game)
+        let (alice, bob, aliceAuth, bobAuth) = (setup.alice, setup.bob, setup.aliceAuth, setup.bobAuth)
+        let (aliceEvents, bobEvents, bobStates) = (setup.aliceEvents, setup.bobEvents, setup.bobStates)
         // Clients that outlive a failed expectation must not go on reconnecting.
         defer { Task { await alice.close(); await bob.close() } }
-        let aliceAuth = try await alice.connect()
-        let bobAuth = try await bob.connect()
-        let aliceEvents = Recorder(alice.events)
-        let bobEvents = Recorder(bob.events)
-        let bobStates = Recorder(bob.stateChanges())
-        let game = try await alice.createMatch(mode: "fourinarow").matchID
-        _ = try await bob.joinMatch(game)
-        try await play(1, column: 0, by: alice, events: aliceEvents, in: game)
-        try await play(2, column: 1, by: bob, events: bobEvents, in: game)
-        try await play(3, column: 0, by: alice, events: aliceEvents, in: game)
 
         first.stop(with: SIGTERM)
         #expect(first.process.terminationReason == .exit)
@@ -67,36 +57,13 @@ import Glibc
         #expect(await bob.authenticated == restart.newSession)
         #expect(await bob.state == .connected)
 
-        let resumed = try await nextInOrder(bobEvents, "bob's MATCH_RESUMED") { !$0.isPresenceEvent }
-        guard case .matchResumed(let info) = resumed else {
-            Issue.record("expected MATCH_RESUMED right after the restart, got \(resumed)")
-            return
-        }
-        #expect(info.matchID == game)
-        #expect(info.players.map(\.playerID) == [aliceAuth.playerID, bobAuth.playerID])
-        let stateEvent = try await nextInOrder(bobEvents, "STATE") { !$0.isPresenceEvent }
-        guard case .state(let state)? = stateEvent.fourInARow(in: game) else {
-            Issue.record("expected STATE after MATCH_RESUMED, got \(stateEvent)")
-            return
-        }
-        // The board as it was after move 3, and Bob (seat 1) to move.
-        #expect(state.phase == .playing)
-        #expect(state.moveNumber == 4)
-        #expect(state.seatToMove == 1)
-        #expect(state.board.filter { $0 == 1 }.count == 2)
-        #expect(state.board.filter { $0 == 2 }.count == 1)
+        // Then MATCH_RESUMED and the board as it was after move 3, Bob (seat 1) to move.
+        let info = try await expectResumedAfterMoveThree(bobEvents, game: game)
+        #expect(info?.players.map(\.playerID) == [aliceAuth.playerID, bobAuth.playerID])
 
         // Alice's client the same way, with nothing of hers lost.
         _ = try await aliceEvents.next("alice's shutdown notice") { if case .serverShuttingDown = $0 { true } else { false } }
-        let aliceRestarted = try await aliceEvents.next("alice's session restarted") {
-            if case .sessionRestarted = $0 { true } else { false }
-        }
-        guard case .sessionRestarted(let aliceRestart) = aliceRestarted else { return }
-        #expect(aliceRestart.newSession.playerID == aliceAuth.playerID)
-        #expect(aliceRestart.unacknowledged == [])
-        _ = try await aliceEvents.next("alice's MATCH_RESUMED") {
-            if case .matchResumed(let info) = $0 { info.matchID == game } else { false }
-        }
+        try await expectRestartedWithNothingLost(aliceEvents, "alice", player: aliceAuth.playerID, game: game)
 
         // The same client objects play on to the end: Alice completes column 0 at move 7.
         try await play(4, column: 1, by: bob, events: bobEvents, in: game)
@@ -115,18 +82,9 @@ import Glibc
         #expect(second.process.terminationStatus == 0)
 
         // Each move once, in order, move 4 in the column Bob played after the restart.
-        let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(createIfMissing: false))
-        let log = try await store.moveLog(matchID: game)
-        #expect(log.map(\.moveNumber) == Array(1...7))
-        #expect(log.map { Array($0.move) } == [0, 1, 0, 1, 0, 1, 0].enumerated().map { number, column in
-            Array(FourInARowClientMessage.move(FourInARowMove(moveNumber: UInt16(number + 1), column: UInt8(column))).encoded().readableBytesView)
-        })
-        let record = try #require(try await store.match(id: game))
-        guard case .finished(let stored) = record.state else {
-            Issue.record("the game is stored finished, not \(record.state)")
-            return
-        }
-        #expect(stored.players.map(\.outcome) == [.won, .lost])
+        let store = try await openStoreExpectingMoves(data, game: game, columns: [0, 1, 0, 1, 0, 1, 0])
+        let stored = try await finishedResult(of: game, in: store)
+        #expect(stored?.players.map(\.outcome) == [.won, .lost])
         try await store.close()
     }
 }
