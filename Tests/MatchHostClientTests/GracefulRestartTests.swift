@@ -87,4 +87,47 @@ import Glibc
         #expect(stored?.players.map(\.outcome) == [.won, .lost])
         try await store.close()
     }
+
+    /// `matchhost bot fourinarow` across a graceful restart: the bot whose turn it is sends its
+    /// move while the server is down (the restart takes longer than its move delay); that move
+    /// is lost with the old session, and the bot must play its turn again from the STATE it gets
+    /// after the restart, not wait for the turn timer. Every game ends on the board.
+    @Test func botsPlayTheirGamesToAnEndOnTheBoardAcrossASIGTERMRestart() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-sigterm-bots-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let first = try ServeProcess.start(data: data)
+        let port = first.nativePort
+        var options = FourInARowBot.Options()
+        options.port = port
+        options.games = 2
+        options.seed = 7
+        options.moveDelay = .milliseconds(100)
+        options.idleTimeout = .seconds(60)
+        let bots = Task { try await FourInARowBot.run(options) }
+
+        // Stop the server once both games are under way: four moves stored in each.
+        let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(createIfMissing: false))
+        let deadline = ContinuousClock.now + .seconds(20)
+        var stored = 0
+        while stored < 8, ContinuousClock.now < deadline {
+            stored = 0
+            for game in [1, 2] as [MatchIdentifier] { stored += min(4, (try? await store.moveLog(matchID: game).count) ?? 0) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await store.close()
+        #expect(stored == 8, "both games under way before the stop")
+        first.stop(with: SIGTERM)
+        #expect(first.process.terminationStatus == 0)
+        // Down for longer than a bot's move delay, as a real restart is.
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try ServeProcess.start(data: data, nativePort: port)
+        defer { second.stop(with: SIGTERM) }
+
+        let results = try await bots.value
+        #expect(results.count == 2)
+        for result in results {
+            #expect(result.reason != .turnTimeout, "game \(result.game) ended by the turn timer: a bot waited on a lost move")
+            #expect(result.moves > 4)
+        }
+    }
 }

@@ -157,6 +157,11 @@ public enum FourInARowBot {
             switch event {
             case .message(let message):
                 view.apply(message, at: received)
+                if case .state = message {
+                    // A full board from the server (after a restart, say): a move sent before
+                    // it that it does not show never arrived, so the turn is played again.
+                    sentMove = nil
+                }
                 if started == nil, view.phase != .waiting {
                     started = received
                 }
