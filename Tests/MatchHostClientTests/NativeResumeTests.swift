@@ -276,15 +276,15 @@ struct NativeResumeTests {
     func heartbeats() async throws {
         let server = try await TestServer.start {
             $0.heartbeatInterval = .milliseconds(100)
-            $0.idleTimeout = .milliseconds(600)
+            $0.idleTimeout = .milliseconds(1_500)
         }
         let client = makeClient(port: server.port) { $0.heartbeatInterval = .milliseconds(100) }
         try await client.connect()
         let states = Recorder(client.stateChanges())
         #expect(try await states.next("connected") == .connected)
-        // Four idle timeouts pass without a state change (the timeout leaves room for a
-        // loaded machine: every test server shares the same two loops).
-        await #expect(throws: TimedOut.self) { _ = try await states.next("a state change", timeout: 2.4) }
+        // Two idle timeouts pass without a state change (the timeout leaves room for a loaded
+        // machine: every test server shares the same two loops, and the suite two cores).
+        await #expect(throws: TimedOut.self) { _ = try await states.next("a state change", timeout: 3.0) }
         #expect(await client.roundTripTime != nil)
         await client.close()
         await server.stop()

@@ -417,11 +417,12 @@ extension Result {
     @Test func answeringPingsKeepsAQuietConnectionOpen() async throws {
         let server = try await RunningNativeServer.start {
             $0.heartbeatInterval = .milliseconds(100)
-            $0.idleTimeout = .milliseconds(600)
+            // Room for a loaded machine: the whole suite, benchmarks included, shares two cores.
+            $0.idleTimeout = .milliseconds(1_500)
         }
         let (client, _) = try await server.login("polite")
-        // Ten pings answered: well past the idle timeout (with room for a loaded machine), and still open.
-        for _ in 0..<10 {
+        // Thirty pings answered: twice the idle timeout, and still open.
+        for _ in 0..<30 {
             guard case .ping(let value) = try await client.next() else { Issue.record("expected PING"); return }
             try await client.send(.pong(value))
         }
