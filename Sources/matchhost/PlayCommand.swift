@@ -153,77 +153,41 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
     }
 }
 
-/// The race in the terminal, whichever protocol `connection` speaks: raw mode, keys and
-/// server events into `session`, its screen redrawn after each. Closes the connection and
-/// restores the terminal on every way out; exits with 128 + the signal after a signal.
+/// The race in the terminal, whichever protocol `connection` speaks
+/// (``runInTerminal(startFeeds:draw:handle:close:)``): keys and server events into `session`,
+/// its screen redrawn after each; exits with 128 + the signal after a signal.
 func playInTerminal(_ connection: any CatRaceConnection, session: PlaySession) async throws {
     var session = session
-    let terminal = RawTerminal()
-    do {
-        try terminal.enterRawMode()
-    } catch {
-        await connection.close()
-        benchPrintError("error: \(error)")
-        throw ExitCode.failure
-    }
-    defer { terminal.restore() }
-
-    let (events, input) = AsyncStream.makeStream(of: PlayEvent.self)
-    startKeyReader(onByte: { input.yield(.key($0)) }, onEnd: { input.yield(.inputEnded) })
-    let signalSources = watchSignals([SIGINT, SIGTERM, SIGHUP]) { input.yield(.signal($0)) }
-    let resizeSources = watchSignals([SIGWINCH]) { _ in input.yield(.resize) }
-    let receiver = Task {
-        do {
-            while let event = try await connection.nextEvent(timeout: nil) {
-                input.yield(.server(event))
-            }
-            input.yield(.disconnected("the server closed the connection"))
-        } catch {
-            input.yield(.disconnected("\(error)"))
-        }
-    }
-
-    var exitSignal: Int32?
-    terminal.draw(session.screen(width: terminal.size.columns))
-    loop: for await event in events {
-        var toSend: [CatRaceClientMessage] = []
-        switch event {
-        case .key(let key):
-            switch key {
-            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4:  // Q, Ctrl-C, Ctrl-D
-                break loop
-            default:
+    let exitSignal = try await runInTerminal(
+        startFeeds: { yield in
+            [
+                terminalFeed(
+                    { try await connection.nextEvent(timeout: nil) }, endReason: "the server closed the connection",
+                    event: PlayEvent.server, ended: PlayEvent.disconnected, into: yield)
+            ]
+        },
+        draw: { terminal in terminal.draw(session.screen(width: terminal.size.columns)) },
+        handle: { input in
+            var toSend: [CatRaceClientMessage] = []
+            switch input {
+            case .key(let key):
                 toSend = session.pressed(key, at: .now)
+            case .game(.server(let event)):
+                toSend = session.received(event)
+            case .game(.disconnected(let reason)):
+                session.disconnected(reason)
+            case .resize:
+                break
             }
-        case .server(let event):
-            toSend = session.received(event)
-        case .disconnected(let reason):
-            session.disconnected(reason)
-        case .resize:
-            break
-        case .inputEnded:
-            break loop
-        case .signal(let number):
-            exitSignal = number
-            break loop
-        }
-        for message in toSend {
-            do {
-                try await connection.send(message)
-            } catch {
-                session.disconnected("\(error)")
+            for message in toSend {
+                do {
+                    try await connection.send(message)
+                } catch {
+                    session.disconnected("\(error)")
+                }
             }
-        }
-        terminal.draw(session.screen(width: terminal.size.columns))
-    }
-
-    receiver.cancel()
-    input.finish()
-    for source in signalSources + resizeSources {
-        source.cancel()
-    }
-    await connection.close()
-    terminal.restore()
+        },
+        close: { await connection.close() })
     if let summary = session.summary {
         print(summary)
     }
@@ -232,14 +196,10 @@ func playInTerminal(_ connection: any CatRaceConnection, session: PlaySession) a
     }
 }
 
-/// Something the play loop reacts to.
+/// What the race reacts to besides the terminal.
 enum PlayEvent: Sendable {
-    case key(UInt8)
     case server(CatRaceConnectionEvent)
     case disconnected(String)
-    case resize
-    case inputEnded
-    case signal(Int32)
 }
 
 /// The terminal client's state: the race view, what to send for a key or a message, and

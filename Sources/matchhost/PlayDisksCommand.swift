@@ -116,80 +116,41 @@ struct PlayDisksCommand: AsyncParsableCommand {
     }
 }
 
-/// The game in the terminal: raw mode, keys and server events into `session`, the screen
-/// redrawn after each. Closes the client and restores the terminal on every way out; exits
-/// with 128 + the signal after a signal.
+/// The game in the terminal (``runInTerminal(startFeeds:draw:handle:close:)``): keys and
+/// server events into `session`, the screen redrawn after each; exits with 128 + the signal
+/// after a signal.
 func playDisksInTerminal(_ disks: DisksClient, session: PlayDisksSession) async throws {
     var session = session
-    let terminal = RawTerminal()
-    do {
-        try terminal.enterRawMode()
-    } catch {
-        await disks.close()
-        benchPrintError("error: \(error)")
-        throw ExitCode.failure
-    }
-    defer { terminal.restore() }
-
-    let (events, input) = AsyncStream.makeStream(of: PlayDisksEvent.self)
-    startKeyReader(onByte: { input.yield(.key($0)) }, onEnd: { input.yield(.inputEnded) })
-    let signalSources = watchSignals([SIGINT, SIGTERM, SIGHUP]) { input.yield(.signal($0)) }
-    let resizeSources = watchSignals([SIGWINCH]) { _ in input.yield(.resize) }
-    let receiver = Task {
-        do {
-            while let event = try await disks.nextEvent(timeout: nil) {
-                input.yield(.server(event))
-            }
-            input.yield(.disconnected("the connection is closed"))
-        } catch {
-            input.yield(.disconnected("\(error)"))
-        }
-    }
-
-    func draw() {
-        let size = terminal.size
-        terminal.write(renderScreen(session.screen(columns: size.columns, rows: size.rows), rows: size.rows))
-    }
-
-    var exitSignal: Int32?
-    draw()
-    loop: for await event in events {
-        switch event {
-        case .key(let key):
-            switch key {
-            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4:  // Q, Ctrl-C, Ctrl-D
-                break loop
-            default:
-                if let tap = session.pressed(key) {
-                    do {
-                        try await disks.tap(x: tap.x, y: tap.y)
-                    } catch {
-                        session.disconnected("\(error)")
-                    }
+    let exitSignal = try await runInTerminal(
+        startFeeds: { yield in
+            [
+                terminalFeed(
+                    { try await disks.nextEvent(timeout: nil) }, endReason: "the connection is closed",
+                    event: PlayDisksEvent.server, ended: PlayDisksEvent.disconnected, into: yield)
+            ]
+        },
+        draw: { terminal in
+            let size = terminal.size
+            terminal.write(renderScreen(session.screen(columns: size.columns, rows: size.rows), rows: size.rows))
+        },
+        handle: { input in
+            switch input {
+            case .key(let key):
+                guard let tap = session.pressed(key) else { return }
+                do {
+                    try await disks.tap(x: tap.x, y: tap.y)
+                } catch {
+                    session.disconnected("\(error)")
                 }
+            case .game(.server(let event)):
+                session.received(event)
+            case .game(.disconnected(let reason)):
+                session.disconnected(reason)
+            case .resize:
+                break
             }
-        case .server(let event):
-            session.received(event)
-        case .disconnected(let reason):
-            session.disconnected(reason)
-        case .resize:
-            break
-        case .inputEnded:
-            break loop
-        case .signal(let number):
-            exitSignal = number
-            break loop
-        }
-        draw()
-    }
-
-    receiver.cancel()
-    input.finish()
-    for source in signalSources + resizeSources {
-        source.cancel()
-    }
-    await disks.close()
-    terminal.restore()
+        },
+        close: { await disks.close() })
     if let summary = session.summary {
         print(summary)
     }
@@ -198,12 +159,8 @@ func playDisksInTerminal(_ disks: DisksClient, session: PlayDisksSession) async 
     }
 }
 
-/// Something the Disks play loop reacts to.
+/// What the Disks game reacts to besides the terminal.
 enum PlayDisksEvent: Sendable {
-    case key(UInt8)
     case server(DisksEvent)
     case disconnected(String)
-    case resize
-    case inputEnded
-    case signal(Int32)
 }

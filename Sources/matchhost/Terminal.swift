@@ -1,3 +1,4 @@
+import ArgumentParser
 import Dispatch
 import Foundation
 
@@ -121,6 +122,93 @@ func watchSignals(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Vo
         source.setEventHandler { handler(number) }
         source.resume()
         return source
+    }
+}
+
+/// What a game in the terminal reacts to: a key (other than the quit keys), a resize, or one
+/// of the game's own events (from its server, its connection, a timer).
+enum TerminalInput<Game: Sendable>: Sendable {
+    case key(UInt8)
+    case resize
+    case game(Game)
+}
+
+/// Runs a game in the terminal, for every `matchhost play`: raw mode; keys, resizes and the
+/// game's events (from the tasks `startFeeds` starts with the function it is given) into
+/// `handle`, the screen drawn with `draw` first and after each. Q, Ctrl-C, Ctrl-D, the end of
+/// input and SIGINT, SIGTERM or SIGHUP end it; then the feeds are cancelled, `close` runs and
+/// the terminal is restored, on every way out.
+/// - Returns: the signal that ended it, if one did (the caller exits with 128 + it, after
+///   printing its summary on the restored terminal).
+func runInTerminal<Game: Sendable>(
+    startFeeds: (@escaping @Sendable (Game) -> Void) -> [Task<Void, Never>],
+    draw: (RawTerminal) -> Void,
+    handle: (TerminalInput<Game>) async -> Void,
+    close: () async -> Void
+) async throws -> Int32? {
+    let terminal = RawTerminal()
+    do {
+        try terminal.enterRawMode()
+    } catch {
+        await close()
+        benchPrintError("error: \(error)")
+        throw ExitCode.failure
+    }
+    defer { terminal.restore() }
+
+    let (events, input) = AsyncStream.makeStream(of: TerminalEvent<Game>.self)
+    startKeyReader(onByte: { input.yield(.input(.key($0))) }, onEnd: { input.yield(.inputEnded) })
+    let signalSources = watchSignals([SIGINT, SIGTERM, SIGHUP]) { input.yield(.signal($0)) }
+    let resizeSources = watchSignals([SIGWINCH]) { _ in input.yield(.input(.resize)) }
+    let feeds = startFeeds { input.yield(.input(.game($0))) }
+
+    var exitSignal: Int32?
+    draw(terminal)
+    loop: for await event in events {
+        switch event {
+        case .input(.key(UInt8(ascii: "q"))), .input(.key(UInt8(ascii: "Q"))), .input(.key(3)), .input(.key(4)):
+            break loop  // Q, Ctrl-C, Ctrl-D
+        case .input(let input):
+            await handle(input)
+        case .inputEnded:
+            break loop
+        case .signal(let number):
+            exitSignal = number
+            break loop
+        }
+        draw(terminal)
+    }
+
+    for feed in feeds { feed.cancel() }
+    input.finish()
+    for source in signalSources + resizeSources { source.cancel() }
+    await close()
+    terminal.restore()
+    return exitSignal
+}
+
+/// Everything the loop of ``runInTerminal(startFeeds:draw:handle:close:)`` reacts to.
+private enum TerminalEvent<Game: Sendable>: Sendable {
+    case input(TerminalInput<Game>)
+    case inputEnded
+    case signal(Int32)
+}
+
+/// A feed for ``runInTerminal(startFeeds:draw:handle:close:)``: everything `next` returns, as
+/// `event`s, then `ended` with why it stopped (`endReason` when `next` returned nil).
+func terminalFeed<Event: Sendable, Game: Sendable>(
+    _ next: @escaping @Sendable () async throws -> Event?, endReason: String, event: @escaping @Sendable (Event) -> Game,
+    ended: @escaping @Sendable (String) -> Game, into yield: @escaping @Sendable (Game) -> Void
+) -> Task<Void, Never> {
+    Task {
+        do {
+            while let received = try await next() {
+                yield(event(received))
+            }
+            yield(ended(endReason))
+        } catch {
+            yield(ended("\(error)"))
+        }
     }
 }
 
