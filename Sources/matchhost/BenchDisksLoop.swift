@@ -100,7 +100,7 @@ struct DisksBenchLoopResult: Sendable {
 }
 
 /// The matches and players of one event loop, their taps, and the measurements. Loop-confined.
-final class DisksBenchLoop: NativeBenchOwner {
+final class DisksBenchLoop: NativeBenchOwner, GroupedBenchLoop {
     let eventLoop: any EventLoop
     let settings: DisksBenchSettings
     private(set) var matches: [DisksBenchMatch] = []
@@ -131,19 +131,14 @@ final class DisksBenchLoop: NativeBenchOwner {
         self.scheduleAcknowledgements(delay: 200_000_000)
     }
 
-    /// Every player's first match: seat 0 creates it, the others join when it answers. Match
-    /// number n of K is created n/K of `spread` ns from now, so that the matches' ticks (due at
-    /// their start plus whole intervals) are spread over the interval, as independent matches'
-    /// are, rather than all due at once.
-    func createMatches(spread: UInt64) {
-        for match in self.matches {
-            let delay = UInt64(Double(spread) * Double(match.number) / Double(self.settings.matches))
-            if delay == 0 {
-                self.create(match)
-            } else {
-                self.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay))) { self.create(match) }
-            }
+    func createGroups(spread: UInt64) {
+        benchStagger(self.matches.map(\.number), total: self.settings.matches, spread: spread, on: self.eventLoop) { index in
+            self.create(self.matches[index])
         }
+    }
+
+    func peer(group index: Int, seat: Int) -> NativeBenchPeer {
+        self.matches[index].players[seat].peer
     }
 
     private func create(_ match: DisksBenchMatch) {
@@ -203,7 +198,7 @@ final class DisksBenchLoop: NativeBenchOwner {
         return DisksBenchLoopResult(counters: self.counters, histogram: self.histogram)
     }
 
-    func failUnstartedMatches(_ error: BenchError) {
+    func failUnstartedGroups(_ error: BenchError) {
         for match in self.matches { match.started.fail(error) }
     }
 

@@ -104,7 +104,7 @@ struct FourInARowBenchLoopResult: Sendable {
 }
 
 /// The games and players of one event loop, their moves, and the measurements. Loop-confined.
-final class FourInARowBenchLoop: NativeBenchOwner {
+final class FourInARowBenchLoop: NativeBenchOwner, GroupedBenchLoop {
     let eventLoop: any EventLoop
     let settings: FourInARowBenchSettings
     private(set) var games: [FourInARowBenchGame] = []
@@ -133,17 +133,14 @@ final class FourInARowBenchLoop: NativeBenchOwner {
         self.scheduleAcknowledgements(delay: 200_000_000)
     }
 
-    /// Every game's first match, game n of G created n/G of `spread` ns from now, so that the
-    /// games' turns are spread out rather than all due at once.
-    func createGames(spread: UInt64) {
-        for game in self.games {
-            let delay = UInt64(Double(spread) * Double(game.number) / Double(self.settings.games))
-            if delay == 0 {
-                self.create(game)
-            } else {
-                self.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay))) { self.create(game) }
-            }
+    func createGroups(spread: UInt64) {
+        benchStagger(self.games.map(\.number), total: self.settings.games, spread: spread, on: self.eventLoop) { index in
+            self.create(self.games[index])
         }
+    }
+
+    func peer(group index: Int, seat: Int) -> NativeBenchPeer {
+        self.games[index].players[seat].peer
     }
 
     private func create(_ game: FourInARowBenchGame) {
@@ -156,7 +153,7 @@ final class FourInARowBenchLoop: NativeBenchOwner {
     }
 
     /// Opens the measured window.
-    func start(window: BenchWindow) {
+    func start(epoch: UInt64, window: BenchWindow) {
         self.window = window
     }
 
@@ -199,7 +196,7 @@ final class FourInARowBenchLoop: NativeBenchOwner {
         return FourInARowBenchLoopResult(counters: self.counters, acknowledgement: self.acknowledgement, opponent: self.opponent)
     }
 
-    func failUnstartedGames(_ error: BenchError) {
+    func failUnstartedGroups(_ error: BenchError) {
         for game in self.games { game.started.fail(error) }
     }
 
