@@ -67,7 +67,7 @@ public final class CatRaceNativeClient: CatRaceConnection {
         guard (2...Int(UInt8.max)).contains(racers) else {
             throw MatchHostClientError.invalidArgument("a race needs 2 or more racers, not \(racers)")
         }
-        let playerID = try await Self.playerID(of: client)
+        let playerID = try await client.authenticatedPlayerID()
         let match = try await client.createMatch(mode: Self.mode, maxPlayers: UInt8(racers), label: label)
         return CatRaceNativeClient(client: client, match: match, playerID: playerID)
     }
@@ -80,19 +80,11 @@ public final class CatRaceNativeClient: CatRaceConnection {
     ///   ``MatchHostClientError/invalidArgument(_:)`` when the match is not a Cat Race (the
     ///   player leaves it again); the client's errors.
     public static func joinMatch(_ matchID: MatchIdentifier, on client: MatchHostClient) async throws -> CatRaceNativeClient {
-        let playerID = try await Self.playerID(of: client)
-        let match = try await client.joinMatch(matchID)
-        guard match.mode == Self.mode else {
-            try? await client.leaveMatch(matchID)
-            throw MatchHostClientError.invalidArgument("match \(matchID) is a \"\(match.mode)\" match, not \"\(Self.mode)\"")
-        }
+        let playerID = try await client.authenticatedPlayerID()
+        let match = try await client.requireMode(Self.mode, of: client.joinMatch(matchID))
         return CatRaceNativeClient(client: client, match: match, playerID: playerID)
     }
 
-    private static func playerID(of client: MatchHostClient) async throws -> String {
-        guard let authenticated = await client.authenticated else { throw MatchHostClientError.notConnected }
-        return authenticated.playerID
-    }
 
     /// The connection event for a client event, `nil` for an event of another match (or
     /// match data, which Cat Race does not use).

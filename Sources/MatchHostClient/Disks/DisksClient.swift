@@ -64,7 +64,7 @@ public final class DisksClient: Sendable {
         guard (2...Int(UInt8.max)).contains(players) else {
             throw MatchHostClientError.invalidArgument("a disks match needs 2 or more players, not \(players)")
         }
-        let playerID = try await Self.playerID(of: client)
+        let playerID = try await client.authenticatedPlayerID()
         let match = try await client.createMatch(mode: Self.mode, maxPlayers: UInt8(players), label: label)
         return DisksClient(client: client, match: match, playerID: playerID)
     }
@@ -74,19 +74,11 @@ public final class DisksClient: Sendable {
     ///   ``MatchHostClientError/invalidArgument(_:)`` when the match plays another game (the
     ///   player leaves it again); the client's errors.
     public static func joinMatch(_ matchID: MatchIdentifier, on client: MatchHostClient) async throws -> DisksClient {
-        let playerID = try await Self.playerID(of: client)
-        let match = try await client.joinMatch(matchID)
-        guard match.mode == Self.mode else {
-            try? await client.leaveMatch(matchID)
-            throw MatchHostClientError.invalidArgument("match \(matchID) is a \"\(match.mode)\" match, not \"\(Self.mode)\"")
-        }
+        let playerID = try await client.authenticatedPlayerID()
+        let match = try await client.requireMode(Self.mode, of: client.joinMatch(matchID))
         return DisksClient(client: client, match: match, playerID: playerID)
     }
 
-    private static func playerID(of client: MatchHostClient) async throws -> String {
-        guard let authenticated = await client.authenticated else { throw MatchHostClientError.notConnected }
-        return authenticated.playerID
-    }
 
     /// The Disks event for a client event; `nil` for an event of another match, or one Disks
     /// does not use.

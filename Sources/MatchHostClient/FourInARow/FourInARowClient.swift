@@ -87,7 +87,7 @@ public final class FourInARowClient: Sendable {
     public static func createMatch(on client: MatchHostClient, isPrivate: Bool = false, label: String = "") async throws
         -> FourInARowClient
     {
-        let playerID = try await Self.playerID(of: client)
+        let playerID = try await client.authenticatedPlayerID()
         let match = try await client.createMatch(mode: Self.mode, maxPlayers: 2, label: label, isPrivate: isPrivate)
         return FourInARowClient(client: client, match: match, playerID: playerID)
     }
@@ -97,31 +97,21 @@ public final class FourInARowClient: Sendable {
     ///   ``MatchHostClientError/invalidArgument(_:)`` when the match is not Four in a Row (the
     ///   player leaves it again); the client's errors.
     public static func joinMatch(_ matchID: MatchIdentifier, on client: MatchHostClient) async throws -> FourInARowClient {
-        let playerID = try await Self.playerID(of: client)
+        let playerID = try await client.authenticatedPlayerID()
         return try await Self.checked(client.joinMatch(matchID), on: client, playerID: playerID)
     }
 
     /// Seats this player in the private (or public) `fourinarow` match with this invite code.
     /// - Throws: as ``joinMatch(_:on:)``; `NO_SUCH_MATCH` for an unknown code.
     public static func joinMatch(code: String, on client: MatchHostClient) async throws -> FourInARowClient {
-        let playerID = try await Self.playerID(of: client)
+        let playerID = try await client.authenticatedPlayerID()
         return try await Self.checked(client.joinMatch(code: code), on: client, playerID: playerID)
     }
 
     private static func checked(_ match: NativeMatchInfo, on client: MatchHostClient, playerID: String) async throws
         -> FourInARowClient
     {
-        guard match.mode == Self.mode else {
-            try? await client.leaveMatch(match.matchID)
-            throw MatchHostClientError.invalidArgument(
-                "match \(match.matchID) is a \"\(match.mode)\" match, not \"\(Self.mode)\"")
-        }
-        return FourInARowClient(client: client, match: match, playerID: playerID)
-    }
-
-    private static func playerID(of client: MatchHostClient) async throws -> String {
-        guard let authenticated = await client.authenticated else { throw MatchHostClientError.notConnected }
-        return authenticated.playerID
+        FourInARowClient(client: client, match: try await client.requireMode(Self.mode, of: match), playerID: playerID)
     }
 
     /// The event for a client event, `nil` for an event of another match or one Four in a
