@@ -111,6 +111,12 @@ public final class MatchHostClient: Sendable {
         get async { await self.onLoop { $0.roundTripTime } ?? nil }
     }
 
+    /// How many requests wait for an answer now. Internal: tests use it to know that a request
+    /// made from another task has reached the client before the network changes under it.
+    var waitingRequestCount: Int {
+        get async { await self.onLoop { $0.waitingRequestCount } ?? 0 }
+    }
+
     /// Pings the server and waits for its answer.
     /// - Returns: the round-trip time (also kept in ``roundTripTime``).
     /// - Throws: ``MatchHostClientError/connectionFailed(_:)`` if there is no live connection or

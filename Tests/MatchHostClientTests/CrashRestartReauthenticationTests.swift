@@ -25,14 +25,7 @@ extension CrashRestartTests {
         // neither reaches the server, and neither may be resent into the new session.
         let lostMove = FourInARowClientMessage.move(FourInARowMove(moveNumber: 4, column: 2)).encoded()
         try await bob.sendInput(lostMove, in: game)
-        // (The request is made as soon as its task runs, long before the new server is up; the
-        // task must have started, though, or on a loaded machine the request could come late.)
-        let (started, taskStarted) = AsyncStream.makeStream(of: Void.self)
-        let profile = Task {
-            taskStarted.yield()
-            return try await bob.profile()
-        }
-        for await _ in started { break }
+        let profile = try await requestMadeNow(of: bob) { try await bob.profile() }
 
         let second = try ServeProcess.start(data: data, nativePort: port)
 

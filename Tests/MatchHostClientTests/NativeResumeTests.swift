@@ -141,7 +141,7 @@ struct NativeResumeTests {
         try await proxy.setAccepting(false)
         await bob.dropConnection()
         _ = try await bobStates.next("reconnecting") { $0 == .reconnecting(attempt: 1) }
-        let waiting = Task { try await bob.createMatch() }
+        let waiting = try await requestMadeNow(of: bob) { try await bob.createMatch() }
         try await bob.send([1], in: match.matchID)
         _ = try await aliceEvents.next("bob disconnected") { $0.isPresence(.disconnected, of: bobID) }
         #expect(

@@ -29,7 +29,7 @@ struct NativeSessionRestartTests {
         await bob.dropConnection()
         _ = try await bobStates.next("reconnecting") { $0 == .reconnecting(attempt: 1) }
         try await bob.send(numbered(1), in: match.matchID)
-        let waiting = Task { try await bob.createMatch(label: "asked while away") }
+        let waiting = try await requestMadeNow(of: bob) { try await bob.createMatch(label: "asked while away") }
         #expect(
             try await aliceEvents.next("bob's session ended") { $0.isPresence(.left, of: bobID) }
                 == .presence(matchID: match.matchID, playerID: bobID, change: .left, reason: .sessionEnded))

@@ -1,5 +1,5 @@
 import Logging
-import MatchHostClient
+@testable import MatchHostClient
 import MatchHostServer
 import MatchHostWire
 import NIOCore
@@ -131,6 +131,22 @@ struct TestServer {
 /// A fresh device id.
 func newDeviceID() -> String {
     "device-" + (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
+}
+
+/// Makes a request of `client` from a new task and returns that task once the client holds the
+/// request (waiting for its answer). A task may start late on a loaded machine; a test that means
+/// "asked while the server is away" must not find the request made after the server is back.
+func requestMadeNow<Result: Sendable>(
+    of client: MatchHostClient, _ request: @escaping @Sendable () async throws -> Result
+) async throws -> Task<Result, any Error> {
+    let before = await client.waitingRequestCount
+    let task = Task { try await request() }
+    try await withTimeout(10, "the request to reach the client") {
+        while await client.waitingRequestCount <= before {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+    return task
 }
 
 /// A client of `port` with test-friendly timing.

@@ -9,7 +9,9 @@ struct ServerShutdownTests {
     func reconnectsUntilTheAttemptsRunOut() async throws {
         let server = try await TestServer.start()
         let client = makeClient(port: server.port) {
-            $0.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 3)
+            // Room (0.9 s in all) to make a request while the client is still trying.
+            $0.reconnectPolicy = .init(
+                initialDelay: .milliseconds(300), maximumDelay: .milliseconds(300), jitter: 0, maximumAttempts: 3)
         }
         try await client.connect()
         let events = Recorder(client.events)
@@ -24,7 +26,7 @@ struct ServerShutdownTests {
         }
         #expect(error.code == .shuttingDown)
         // Asked while the server is away: it waits with the session, and fails with the client.
-        let waiting = Task { try await client.profile() }
+        let waiting = try await requestMadeNow(of: client) { try await client.profile() }
 
         // Not closed by the ERROR: the usual reconnect attempts, then the usual end.
         var seen: [MatchHostClient.ConnectionState] = []

@@ -79,18 +79,42 @@ private struct RecordingLogHandler: LogHandler {
 
 /// A store that fails every lookup of one tutorial id, as a broken page of a disk would;
 /// everything else goes to an in-memory store.
+/// Opens once; everyone waiting, and everyone who comes later, goes on.
+private actor Gate {
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if self.isOpen { return }
+        await withCheckedContinuation { self.waiting.append($0) }
+    }
+
+    func open() {
+        self.isOpen = true
+        for continuation in self.waiting { continuation.resume() }
+        self.waiting.removeAll()
+    }
+}
+
 private struct OneIdentityFailingStore: GameStore {
     let failing: ExternalIdentity
     let store: any GameStore = InMemoryGameStore()
+    /// The failing identity's lookups fail only once this opens, so that a test knows they are
+    /// still under way.
+    let failure = Gate()
     var outlivesServer: Bool { true }
 
     func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? {
-        if identity == self.failing { throw GameStoreError.storageFailed(reason: "disk on fire") }
+        if identity == self.failing { try await self.fail() }
         return try await self.store.player(externalIdentity: identity)
     }
     func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord] {
-        if claims.contains(where: { $0.identity == self.failing }) { throw GameStoreError.storageFailed(reason: "disk on fire") }
+        if claims.contains(where: { $0.identity == self.failing }) { try await self.fail() }
         return try await self.store.findOrCreatePlayers(claims, at: at)
+    }
+    private func fail() async throws {
+        await self.failure.wait()
+        throw GameStoreError.storageFailed(reason: "disk on fire")
     }
     func createPlayerWithExternalIdentity(id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis) async throws {
         try await self.store.createPlayerWithExternalIdentity(id: id, alias: alias, identity: identity, createdAt: createdAt)
@@ -277,6 +301,7 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         // a second PLAYER_CONNECTED, handled, would have been answered with NOT_IN_MATCH.
         let broken = try await server.client("G:broken", alias: "Bad")
         try await broken.send(.playerConnected(PlayerConnected(playerID: "G:fine", alias: "Fine", continueMatch: true)))
+        await store.failure.open()
         #expect(try await broken.nextEvent() == .closed)
 
         // Everyone else goes on: Ann races a newcomer.

@@ -45,6 +45,8 @@ final class ClientSession {
     private var connectionCount = 0
     private var pendingConnect: EventLoopPromise<NativeAuthenticated>?
     private var pendingRequests: [UInt32: PendingRequest] = [:]
+    /// How many requests wait for an answer (sent, or queued while there is no connection).
+    var waitingRequestCount: Int { self.pendingRequests.count }
     private var nextRequestID: UInt32 = 1
     private var reconnectAttempt = 0
     private var reconnectTimer: Scheduled<Void>?
