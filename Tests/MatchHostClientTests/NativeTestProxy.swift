@@ -20,7 +20,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// A TCP proxy on 127.0.0.1 that forwards bytes both ways between its clients and a server, and
 /// on request cuts connections (both sides) after a random number of forwarded bytes, mid-frame
-/// as often as not, or refuses new connections.
+/// as often as not, refuses new connections, or holds them.
 final class TestProxy: Sendable {
     /// The port clients connect to.
     let port: Int
@@ -47,6 +47,10 @@ final class TestProxy: Sendable {
                 let proxy = state.value
                 guard proxy.accepting else {
                     return inbound.close()
+                }
+                if proxy.holding {
+                    proxy.held.append(inbound)
+                    return inbound.eventLoop.makeSucceededVoidFuture()
                 }
                 let inboundHalf = ProxyHalf(proxy: proxy)
                 do {
@@ -106,6 +110,21 @@ final class TestProxy: Sendable {
         try await self.eventLoop.submit { state.value.accepting = accepting }.get()
     }
 
+    /// Whether new connections are held: accepted, then neither forwarded nor answered, as a
+    /// server that hangs would, so that a client's attempt stays under way. Ending the hold
+    /// closes the held connections.
+    func setHolding(_ holding: Bool) async throws {
+        let state = self.state
+        try await self.eventLoop.submit {
+            let proxy = state.value
+            proxy.holding = holding
+            if !holding {
+                for connection in proxy.held { connection.close(promise: nil) }
+                proxy.held.removeAll()
+            }
+        }.get()
+    }
+
     /// Whether the proxy swallows every byte (and every close) instead of forwarding it, as a
     /// network that silently stopped delivering would.
     func setFrozen(_ frozen: Bool) async throws {
@@ -122,6 +141,8 @@ final class TestProxy: Sendable {
 /// What the proxy's handlers share; confined to the proxy's event loop.
 private final class ProxyState {
     var accepting = true
+    var holding = false
+    var held: [any Channel] = []
     var frozen = false
     var cutsLeft = 0
     var cutsMade = 0

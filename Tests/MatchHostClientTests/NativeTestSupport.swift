@@ -140,13 +140,39 @@ func requestMadeNow<Result: Sendable>(
     of client: MatchHostClient, _ request: @escaping @Sendable () async throws -> Result
 ) async throws -> Task<Result, any Error> {
     let before = await client.waitingRequestCount
-    let task = Task { try await request() }
+    let ended = RequestEnding()
+    let task = Task {
+        do {
+            let result = try await request()
+            await ended.record(nil)
+            return result
+        } catch {
+            await ended.record(error)
+            throw error
+        }
+    }
     try await withTimeout(10, "the request to reach the client") {
         while await client.waitingRequestCount <= before {
+            // Answered or refused at once (the client closed, say): not what the test means.
+            if case .some(let error) = await ended.ending {
+                throw RequestNotHeld(error: error)
+            }
             try await Task.sleep(for: .milliseconds(2))
         }
     }
     return task
+}
+
+/// How a request made by ``requestMadeNow(of:_:)`` ended, once it has.
+private actor RequestEnding {
+    private(set) var ending: (any Error)?? = nil
+    func record(_ error: (any Error)?) { self.ending = .some(error) }
+}
+
+/// A request ended before the client held it waiting for an answer.
+struct RequestNotHeld: Error, CustomStringConvertible {
+    let error: (any Error)?
+    var description: String { "the request ended before the client held it: \(self.error.map { "\($0)" } ?? "answered")" }
 }
 
 /// A client of `port` with test-friendly timing.

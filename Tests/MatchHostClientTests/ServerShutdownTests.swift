@@ -8,16 +8,18 @@ struct ServerShutdownTests {
     @Test("reconnectsAfterServerShutdown: the client reports the stop, reconnects, and closes once its attempts run out")
     func reconnectsUntilTheAttemptsRunOut() async throws {
         let server = try await TestServer.start()
-        let client = makeClient(port: server.port) {
-            // Room (0.9 s in all) to make a request while the client is still trying.
-            $0.reconnectPolicy = .init(
-                initialDelay: .milliseconds(300), maximumDelay: .milliseconds(300), jitter: 0, maximumAttempts: 3)
+        let proxy = try await TestProxy.start(to: server.port)
+        let client = makeClient(port: proxy.port) {
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 3)
         }
         try await client.connect()
         let events = Recorder(client.events)
         let states = Recorder(client.stateChanges())
         #expect(try await states.next("connected") == .connected)
 
+        // The first attempt hangs until the request below is made: the client cannot run out of
+        // attempts first, however late this task runs.
+        try await proxy.setHolding(true)
         await server.stop()
         let notice = try await events.next("the shutdown notice")
         guard case .serverShuttingDown(let error) = notice else {
@@ -27,6 +29,7 @@ struct ServerShutdownTests {
         #expect(error.code == .shuttingDown)
         // Asked while the server is away: it waits with the session, and fails with the client.
         let waiting = try await requestMadeNow(of: client) { try await client.profile() }
+        try await proxy.setHolding(false)
 
         // Not closed by the ERROR: the usual reconnect attempts, then the usual end.
         var seen: [MatchHostClient.ConnectionState] = []
@@ -43,6 +46,7 @@ struct ServerShutdownTests {
             _ = try await events.next("the end of events") { _ in false }
         }
         #expect(await events.takeAll() == [])
+        await proxy.stop()
     }
 
     @Test("reconnectsAfterServerShutdown off: SHUTTING_DOWN closes the client, as before")
