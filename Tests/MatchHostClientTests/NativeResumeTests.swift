@@ -295,7 +295,7 @@ struct NativeResumeTests {
         let server = try await TestServer.start {
             // Room for a connect and login on a loaded machine (every test server shares two loops).
             $0.heartbeatInterval = .milliseconds(100)
-            $0.idleTimeout = .milliseconds(1_000)
+            $0.idleTimeout = .milliseconds(1_500)
         }
         let proxy = try await TestProxy.start(to: server.port)
         let client = makeClient(port: proxy.port) {

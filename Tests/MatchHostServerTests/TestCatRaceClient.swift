@@ -96,15 +96,17 @@ final class TestCatRaceClient: Sendable {
         if let receiveBuffer {
             bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
         }
-        let channel = try await bootstrap
-            .channelInitializer { channel in
+        // The inbox is kept from the initializer, not looked up afterwards: a server that closes
+        // at once takes it out of the pipeline.
+        let (channel, inbox) = try await bootstrap
+            .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let inbox = Inbox { try CatRaceServerMessage(frameBody: $0) }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(maximumBodySize: 1 << 20)))
-                    try channel.pipeline.syncOperations.addHandler(Inbox { try CatRaceServerMessage(frameBody: $0) })
+                    try channel.pipeline.syncOperations.addHandler(inbox)
+                    return (channel, NIOLoopBound(inbox, eventLoop: channel.eventLoop))
                 }
             }
-            .connect(host: "127.0.0.1", port: port).get()
-        let inbox = try await channel.pipeline.handler(type: Inbox<CatRaceServerMessage>.self).map { NIOLoopBound($0, eventLoop: channel.eventLoop) }.get()
         let client = TestCatRaceClient(channel: channel, inbox: inbox, id: id)
         if !id.isEmpty {
             try await client.send(.playerConnected(PlayerConnected(playerID: id, alias: alias ?? "alias-\(id)", continueMatch: continueMatch)))

@@ -16,17 +16,18 @@ final class TestNativeConnection: Sendable {
     }
 
     static func connect(port: Int, group: any EventLoopGroup) async throws -> TestNativeConnection {
-        let channel = try await ClientBootstrap(group: group)
+        // The inbox is kept from the initializer, not looked up afterwards: a server that closes
+        // at once (a handshake timeout on a loaded machine) takes it out of the pipeline.
+        let (channel, inbox) = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
+            .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let inbox = Inbox { try NativeFrame(frameBody: $0) }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(maximumBodySize: 1 << 20)))
-                    try channel.pipeline.syncOperations.addHandler(Inbox { try NativeFrame(frameBody: $0) })
+                    try channel.pipeline.syncOperations.addHandler(inbox)
+                    return (channel, NIOLoopBound(inbox, eventLoop: channel.eventLoop))
                 }
             }
-            .connect(host: "127.0.0.1", port: port).get()
-        let inbox = try await channel.pipeline.handler(type: Inbox<NativeFrame>.self)
-            .map { NIOLoopBound($0, eventLoop: channel.eventLoop) }.get()
         return TestNativeConnection(channel: channel, inbox: inbox)
     }
 
