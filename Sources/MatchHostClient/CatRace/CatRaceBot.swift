@@ -14,10 +14,11 @@ import NIOPosix
 /// bots, or joins ``Options/matchID``, and the others join it (each a ``CatRaceNativeClient``).
 ///
 /// Then, on either protocol, every bot waits until the race's line-up is complete and taps
-/// at ``Options/tapRate`` (each interval jittered by up to ±25 %) until GAME_OVER. After a
-/// round the first bot sends RESTART_MATCH until ``Options/rounds`` rounds are done, then
-/// ends the race on the server (PLAYER_CONNECTED with continueMatch 0 on port 1955,
-/// LEAVE_MATCH natively) and every bot disconnects.
+/// at ``Options/tapRate`` (each interval jittered by up to ±25 %; taps missed while the bot
+/// was held up are skipped, not bunched) until GAME_OVER. After a round the first bot sends
+/// RESTART_MATCH until ``Options/rounds`` rounds are done, then ends the race on the server
+/// (PLAYER_CONNECTED with continueMatch 0 on port 1955, LEAVE_MATCH natively) and every bot
+/// disconnects.
 public enum CatRaceBot {
     /// What to play.
     public struct Options: Sendable {
@@ -299,7 +300,12 @@ public enum CatRaceBot {
                 if let move = view.tap() {
                     try await connection.send(.movedSelf(move))
                 }
-                nextTap = due + interval * Double.random(in: 0.75...1.25)
+                // A bot that fell behind (a loaded machine) skips the taps it missed rather than
+                // send them all at once: catching up, it would read nothing, GAME_OVER included,
+                // and where a send takes longer than an interval it would never catch up.
+                let sent = clock.now
+                let next = due + interval * Double.random(in: 0.75...1.25)
+                nextTap = next > sent ? next : sent + interval * Double.random(in: 0.75...1.25)
                 continue
             }
             guard now < deadline else {
