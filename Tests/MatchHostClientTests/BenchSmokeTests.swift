@@ -12,26 +12,30 @@ import Glibc
 @Suite(.serialized) struct BenchSmokeTests {
     /// Runs `matchhost bench` with `arguments` and `--json`; returns its exit status, what it
     /// printed, and its JSON line decoded.
-    private func bench(_ arguments: [String]) throws -> (status: Int32, output: String, json: [String: Any]?) {
-        let process = Process()
-        process.executableURL = ServeProcess.binary
-        process.arguments = ["bench"] + arguments + ["--json"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+    private func bench(_ arguments: [String]) async throws -> (status: Int32, output: String, json: [String: Any]?) {
+        let (status, printed) = try await onOwnThread {
+            Result { () throws -> (Int32, String) in
+                let process = Process()
+                process.executableURL = ServeProcess.binary
+                process.arguments = ["bench"] + arguments + ["--json"]
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = output
+                try process.run()
+                let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, printed)
+            }
+        }.get()
         let line = printed.split(separator: "\n").last { $0.hasPrefix("{") }
         let json = line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        return (process.terminationStatus, printed, json)
+        return (status, printed, json)
     }
 
-    @Test func everyLoadGeneratorRunsCleanAgainstARealServer() throws {
+    @Test func everyLoadGeneratorRunsCleanAgainstARealServer() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-bench-smoke-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let server = try ServeProcess.start(data: data)
-        defer { server.stop(with: SIGTERM) }
+        let server = try await ServeProcess.start(data: data)
         let native = ["--port", "\(server.nativePort)", "--server-pid", "\(server.process.processIdentifier)"]
         let catRace = ["--port", "\(server.catRacePort)", "--server-pid", "\(server.process.processIdentifier)"]
         let runs: [(name: String, arguments: [String])] = [
@@ -45,9 +49,10 @@ import Glibc
             ("matchmaker", ["matchmaker", "--tickets", "500", "--seconds", "3", "--warmup", "1", "--slice", "1"]),
         ]
         for run in runs {
-            let result = try self.bench(run.arguments)
+            let result = try await self.bench(run.arguments)
             #expect(result.status == 0, "bench \(run.name) failed:\n\(result.output)")
             #expect(result.json?["bench"] as? String == run.name, "bench \(run.name) printed no JSON line of its own:\n\(result.output)")
         }
+        await server.stop(with: SIGTERM)
     }
 }

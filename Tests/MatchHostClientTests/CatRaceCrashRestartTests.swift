@@ -15,7 +15,7 @@ import Glibc
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-catrace-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
 
-        let first = try ServeProcess.start(data: data)
+        let first = try await ServeProcess.start(data: data)
         let abby = try await CatRaceClient.connect(
             host: "127.0.0.1", port: first.catRacePort, playerID: "G:abby", alias: "Abby", continueMatch: true)
         #expect(try await abby.next(timeout: .seconds(10)) == .notInMatch)
@@ -27,17 +27,17 @@ import Glibc
         #expect(try await bo.next(timeout: .seconds(10)) == .playerMoved(PlayerMoved(playerIndex: 0, posX: 35)))
         // The race's record is written off the loop; kill only once it is on disk.
         try await Self.waitForRunningRace(in: data)
-        first.stop(with: SIGKILL)
+        await first.stop(with: SIGKILL)
         await abby.close()
         await bo.close()
 
         // The next run records the race as abandoned before it takes players; Abby is still Abby.
-        let second = try ServeProcess.start(data: data)
+        let second = try await ServeProcess.start(data: data)
         let zed = try await CatRaceClient.connect(
             host: "127.0.0.1", port: second.catRacePort, playerID: "G:abby", alias: "Zed", continueMatch: true)
         #expect(try await zed.next(timeout: .seconds(10)) == .notInMatch)
         await zed.close()
-        second.stop(with: SIGTERM)
+        await second.stop(with: SIGTERM)
         #expect(second.process.terminationStatus == 0)
 
         let store = try await SQLiteGameStore.open(directory: data.path)

@@ -19,7 +19,7 @@ extension CrashRestartTests {
         let (alice, bob, aliceAuth, bobAuth) = (setup.alice, setup.bob, setup.aliceAuth, setup.bobAuth)
         let (aliceEvents, bobEvents, bobStates) = (setup.aliceEvents, setup.bobEvents, setup.bobStates)
 
-        first.stop(with: SIGKILL)
+        await first.stop(with: SIGKILL)
         _ = try await bobStates.next("bob reconnecting") { if case .reconnecting = $0 { true } else { false } }
         // While the server is down Bob plays move 4 in column 2 and asks for his profile:
         // neither reaches the server, and neither may be resent into the new session.
@@ -27,7 +27,7 @@ extension CrashRestartTests {
         try await bob.sendInput(lostMove, in: game)
         let profile = try await requestMadeNow(of: bob) { try await bob.profile() }
 
-        let second = try ServeProcess.start(data: data, nativePort: port)
+        let second = try await ServeProcess.start(data: data, nativePort: port)
 
         // Bob's client comes back by itself: a new session, then his game, in that order.
         let restarted = try await nextInOrder(bobEvents, "bob's session restarted") {
@@ -64,7 +64,7 @@ extension CrashRestartTests {
 
         await alice.close()
         await bob.close()
-        second.stop(with: SIGTERM)
+        await second.stop(with: SIGTERM)
         #expect(second.process.terminationStatus == 0)
 
         // Each move once, move 4 in the column Bob played after the restart.

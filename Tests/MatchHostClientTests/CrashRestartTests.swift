@@ -18,7 +18,7 @@ import Glibc
         let turnMilliseconds: UInt32 = 30_000  // the server's default turn
 
         // Before the crash: a game three moves in, and a real-time match waiting for players.
-        let first = try ServeProcess.start(data: data)
+        let first = try await ServeProcess.start(data: data)
         let aliceDevice = newDeviceID()
         let bobDevice = newDeviceID()
         let alice = makeClient(port: first.nativePort, credentials: .device(id: aliceDevice, secret: ""))
@@ -34,7 +34,7 @@ import Glibc
         try await play(2, column: 1, by: bob, events: bobEvents, in: game)
         try await play(3, column: 0, by: alice, events: aliceEvents, in: game)
         // Move 3 is acknowledged: it must survive.
-        first.stop(with: SIGKILL)
+        await first.stop(with: SIGKILL)
         #expect(first.process.terminationReason == .uncaughtSignal)
         await alice.close()
         await bob.close()
@@ -42,7 +42,7 @@ import Glibc
         try await Task.sleep(for: .seconds(1))
 
         let launchedAt = ContinuousClock.now
-        let second = try ServeProcess.start(data: data)
+        let second = try await ServeProcess.start(data: data)
         // Bob, whose turn it is, comes back first, with his device.
         let bobAgain = makeClient(port: second.nativePort, credentials: .device(id: bobDevice, secret: bobAuth.deviceSecret))
         let bobAgainEvents = Recorder(bobAgain.events)
@@ -85,7 +85,7 @@ import Glibc
         #expect(result.winnerSeat == 0)
         await aliceAgain.close()
         await bobAgain.close()
-        second.stop(with: SIGTERM)
+        await second.stop(with: SIGTERM)
         #expect(second.process.terminationStatus == 0)
 
         // The database holds each move once, in order, and the result.

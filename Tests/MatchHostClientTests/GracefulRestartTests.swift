@@ -23,7 +23,7 @@ import Glibc
         // Clients that outlive a failed expectation must not go on reconnecting.
         defer { Task { await alice.close(); await bob.close() } }
 
-        first.stop(with: SIGTERM)
+        await first.stop(with: SIGTERM)
         #expect(first.process.terminationReason == .exit)
         #expect(first.process.terminationStatus == 0)
 
@@ -42,7 +42,7 @@ import Glibc
         let lostMove = FourInARowClientMessage.move(FourInARowMove(moveNumber: 4, column: 2)).encoded()
         try await bob.sendInput(lostMove, in: game)
 
-        let second = try ServeProcess.start(data: data, nativePort: port)
+        let second = try await ServeProcess.start(data: data, nativePort: port)
 
         let restarted = try await nextInOrder(bobEvents, "bob's session restarted") { !$0.isPresenceEvent }
         guard case .sessionRestarted(let restart) = restarted else {
@@ -78,7 +78,7 @@ import Glibc
 
         await alice.close()
         await bob.close()
-        second.stop(with: SIGTERM)
+        await second.stop(with: SIGTERM)
         #expect(second.process.terminationStatus == 0)
 
         // Each move once, in order, move 4 in the column Bob played after the restart.
@@ -95,7 +95,7 @@ import Glibc
     @Test func botsPlayTheirGamesToAnEndOnTheBoardAcrossASIGTERMRestart() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-sigterm-bots-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let first = try ServeProcess.start(data: data)
+        let first = try await ServeProcess.start(data: data)
         let port = first.nativePort
         var options = FourInARowBot.Options()
         options.port = port
@@ -116,12 +116,11 @@ import Glibc
         }
         try await store.close()
         #expect(stored == 8, "both games under way before the stop")
-        first.stop(with: SIGTERM)
+        await first.stop(with: SIGTERM)
         #expect(first.process.terminationStatus == 0)
         // Down for longer than a bot's move delay, as a real restart is.
         try await Task.sleep(for: .milliseconds(300))
-        let second = try ServeProcess.start(data: data, nativePort: port)
-        defer { second.stop(with: SIGTERM) }
+        let second = try await ServeProcess.start(data: data, nativePort: port)
 
         let results = try await bots.value
         #expect(results.count == 2)
@@ -129,5 +128,6 @@ import Glibc
             #expect(result.reason != .turnTimeout, "game \(result.game) ended by the turn timer: a bot waited on a lost move")
             #expect(result.moves > 4)
         }
+        await second.stop(with: SIGTERM)
     }
 }

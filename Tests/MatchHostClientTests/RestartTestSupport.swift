@@ -85,7 +85,7 @@ struct GameBeforeRestart {
     let game: MatchIdentifier
 
     static func start(data: URL) async throws -> GameBeforeRestart {
-        let server = try ServeProcess.start(data: data)
+        let server = try await ServeProcess.start(data: data)
         let port = server.nativePort
         let alice = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
         let bob = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }

@@ -33,7 +33,11 @@ final class ServeProcess: @unchecked Sendable {
     /// Starts the server and waits until it prints its bound addresses.
     /// - Parameter nativePort: the native port to bind; 0 (the default) picks a free one. A
     ///   restart passes the port of the process before it, so that clients find it again.
-    static func start(data: URL, nativePort: Int = 0, arguments: [String] = []) throws -> ServeProcess {
+    static func start(data: URL, nativePort: Int = 0, arguments: [String] = []) async throws -> ServeProcess {
+        try await onOwnThread { Result { try Self.startBlocking(data: data, nativePort: nativePort, arguments: arguments) } }.get()
+    }
+
+    private static func startBlocking(data: URL, nativePort: Int, arguments: [String]) throws -> ServeProcess {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments =
@@ -63,13 +67,19 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` and waits for the process to end.
-    func stop(with signal: Int32) {
+    func stop(with signal: Int32) async {
+        kill(self.process.processIdentifier, signal)
+        await onOwnThread { self.process.waitUntilExit() }
+    }
+
+    /// ``stop(with:)`` for `defer` and `deinit`, which cannot wait without blocking their thread.
+    func stopBlocking(with signal: Int32) {
         kill(self.process.processIdentifier, signal)
         self.process.waitUntilExit()
     }
 
     // A test that fails before its own stop must not leave a server running.
     deinit {
-        if self.process.isRunning { self.stop(with: SIGKILL) }
+        if self.process.isRunning { self.stopBlocking(with: SIGKILL) }
     }
 }

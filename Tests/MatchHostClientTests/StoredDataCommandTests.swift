@@ -10,19 +10,23 @@ import Glibc
 /// `matchhost leaderboard` and `matchhost player` against a database a running server holds open.
 @Suite(.serialized) struct StoredDataCommandTests {
     /// Runs `matchhost` with `arguments` until it exits.
-    private func matchhost(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = ServeProcess.binary
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+    private func matchhost(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await onOwnThread {
+            Result { () throws -> (status: Int32, stdout: String, stderr: String) in
+                let process = Process()
+                process.executableURL = ServeProcess.binary
+                process.arguments = arguments
+                let output = Pipe()
+                let errors = Pipe()
+                process.standardOutput = output
+                process.standardError = errors
+                try process.run()
+                let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, stdout, stderr)
+            }
+        }.get()
     }
 
     @Test func theCommandsReadTheServersDatabaseWhileItRuns() async throws {
@@ -38,34 +42,34 @@ import Glibc
                 result: MatchResultRecord(players: [.init(playerID: winner, outcome: .won, summary: "four in a row"), .init(playerID: loser, outcome: .lost)]))
         }
         try await store.close()
-        let server = try ServeProcess.start(data: data)
-        defer { server.stop(with: SIGKILL) }
+        let server = try await ServeProcess.start(data: data)
+        defer { server.stopBlocking(with: SIGKILL) }
 
-        let top = try self.matchhost(["leaderboard", "fourinarow", "--data", data.path])
+        let top = try await self.matchhost(["leaderboard", "fourinarow", "--data", data.path])
         #expect(top.status == 0)
         let rows = top.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         #expect(rows.map { $0.first.map(String.init) } == ["1", "2", "3"])
         #expect(rows.map { String($0[4]) } == ["ada", "bob", "cat"])
         #expect(rows.first.map { String($0[5]) } == "Ada")
         #expect(rows.last.map { String($0[5]) } == "-")  // no account: a Cat Race port player
-        let around = try self.matchhost(["leaderboard", "fourinarow", "--around", "cat", "--limit", "2", "--data", data.path])
+        let around = try await self.matchhost(["leaderboard", "fourinarow", "--around", "cat", "--limit", "2", "--data", data.path])
         #expect(around.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ")[4] } == ["bob", "cat"])
-        #expect(try self.matchhost(["leaderboard", "disks", "--data", data.path]).stdout == "no results in disks yet\n")
+        #expect(try await self.matchhost(["leaderboard", "disks", "--data", data.path]).stdout == "no results in disks yet\n")
 
-        let ada = try self.matchhost(["player", "ada", "--data", data.path])
+        let ada = try await self.matchhost(["player", "ada", "--data", data.path])
         #expect(ada.status == 0)
         #expect(ada.stdout.contains("alias      Ada"))
         #expect(ada.stdout.contains("created    2026-01-01 00:00:00 UTC"))
         #expect(ada.stdout.contains("fourinarow played 2, won 2, lost 0, drawn 0, rating "))
         #expect(ada.stdout.contains("  2  fourinarow  2026-01-01 00:02:00 UTC  won (four in a row)"))
-        let nobody = try self.matchhost(["player", "nobody", "--data", data.path])
+        let nobody = try await self.matchhost(["player", "nobody", "--data", data.path])
         #expect(nobody.status == 1)
         #expect(nobody.stderr.contains("no player with id or Cat Race playerId nobody"))
     }
 
-    @Test func aMissingDatabaseIsOneClearLine() throws {
+    @Test func aMissingDatabaseIsOneClearLine() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-none-\(UUID().uuidString)")
-        let run = try self.matchhost(["leaderboard", "fourinarow", "--data", data.path])
+        let run = try await self.matchhost(["leaderboard", "fourinarow", "--data", data.path])
         #expect(run.status == 2)
         #expect(run.stderr == "matchhost: cannot open database \(data.appendingPathComponent(SQLiteGameStore.fileName).path): the directory does not exist\n")
         #expect(!FileManager.default.fileExists(atPath: data.path))

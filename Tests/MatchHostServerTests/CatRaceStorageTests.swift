@@ -174,19 +174,6 @@ private struct OneIdentityFailingStore: GameStore {
     func deleteValue(playerID: PlayerID, key: String) async throws -> Bool { try await self.store.deleteValue(playerID: playerID, key: key) }
 }
 
-/// Runs the `matchhost` binary with `arguments`; returns its exit status and stdout.
-private func runMatchHost(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = ServeProcessTests.binary
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, printed)
-}
-
 /// Taps `mover` (at `seat`) from the start to the finish; `watcher` sees each move, then both see GAME_OVER.
 private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestCatRaceClient) async throws {
     var x: UInt32 = CatRaceTrack.startX
@@ -271,21 +258,21 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         try await store.close()
 
         // And what `matchhost player` and `matchhost leaderboard` print from it.
-        let player = try runMatchHost(["player", abbyRecord.id, "--data", data.path])
+        let player = try await runMatchHostToExit(["player", abbyRecord.id, "--data", data.path])
         #expect(player.status == 0)
-        #expect(player.output.contains("alias      Abby"))
-        #expect(player.output.contains("catrace    played 1, won 1, lost 0"))
-        #expect(player.output.contains("won (won 1 race)"))
+        #expect(player.stdout.contains("alias      Abby"))
+        #expect(player.stdout.contains("catrace    played 1, won 1, lost 0"))
+        #expect(player.stdout.contains("won (won 1 race)"))
         // The tutorial's playerId finds the same player.
-        let byTutorialID = try runMatchHost(["player", "G:1036727375", "--data", data.path])
+        let byTutorialID = try await runMatchHostToExit(["player", "G:1036727375", "--data", data.path])
         #expect(byTutorialID.status == 0)
-        #expect(byTutorialID.output.contains("player     \(abbyRecord.id)"))
-        #expect(byTutorialID.output.contains("catrace id G:1036727375"))
-        #expect(byTutorialID.output.contains("catrace    played 1, won 1, lost 0"))
-        #expect(try runMatchHost(["player", "G:404", "--data", data.path]).status == 1)
-        let board = try runMatchHost(["leaderboard", "catrace", "--data", data.path])
+        #expect(byTutorialID.stdout.contains("player     \(abbyRecord.id)"))
+        #expect(byTutorialID.stdout.contains("catrace id G:1036727375"))
+        #expect(byTutorialID.stdout.contains("catrace    played 1, won 1, lost 0"))
+        #expect(try await runMatchHostToExit(["player", "G:404", "--data", data.path]).status == 1)
+        let board = try await runMatchHostToExit(["leaderboard", "catrace", "--data", data.path])
         #expect(board.status == 0)
-        let rows = board.output.split(separator: "\n").dropFirst()
+        let rows = board.stdout.split(separator: "\n").dropFirst()
         #expect(rows.first?.contains(abbyRecord.id) == true && rows.first?.hasSuffix("Abby") == true)
         #expect(rows.dropFirst().first?.contains(boRecord.id) == true)
     }

@@ -33,12 +33,7 @@ import Testing
         defer { if process.isRunning { process.terminate() } }
 
         // The first stdout lines name the bound addresses, one per listener.
-        var printed = Data()
-        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed.append(chunk)
-        }
+        let printed = await readLines(2, from: output)
         let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
         #expect(lines.first?.hasPrefix("catrace listening on 127.0.0.1:") == true)
@@ -59,31 +54,23 @@ import Testing
         kill(process.processIdentifier, signal)
         try await client.waitUntilClosed()
         #expect(try await native.closingError().code == .shuttingDown)
-        process.waitUntilExit()
+        await onOwnThread { process.waitUntilExit() }
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
         try await group.shutdownGracefully()
     }
 
-    @Test func aCorruptTokenKeyFileStopsTheServerWithAClearError() throws {
+    @Test func aCorruptTokenKeyFileStopsTheServerWithAClearError() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-badkey-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: data) }
         let key = data.appendingPathComponent("token-signing.key")
         try Data("not a key\n".utf8).write(to: key)
 
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
-        #expect(stderr.contains(key.path))
-        #expect(stderr.contains("does not hold a key"))
+        let run = try await runMatchHostToExit(["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(key.path))
+        #expect(run.stderr.contains("does not hold a key"))
         // Nothing was overwritten.
         #expect(try String(contentsOf: key, encoding: .utf8) == "not a key\n")
     }
@@ -94,17 +81,9 @@ import Testing
         (["--turn-time", "0.5"], "--turn-time must be 1 to 86400 seconds"),
         (["--matchmaker-slice", "1500"], "--matchmaker-slice must be 0.0 to 1000.0 milliseconds"),
     ])
-    func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--catrace-port", "0", "--port", "0"] + flags
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        #expect(stderr.contains(message))
+    func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) async throws {
+        let run = try await runMatchHostToExit(["serve", "--catrace-port", "0", "--port", "0"] + flags)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains(message))
     }
 }

@@ -4,23 +4,11 @@ import Testing
 
 /// `matchhost serve` with a database it cannot use: one clear line, a non-zero exit, nothing bound.
 @Suite(.serialized) struct ServeStorageTests {
-    /// Runs `matchhost serve` on `data` until it exits; returns its status, stdout and stderr.
-    private func serveUntilExit(data: URL) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = ServeProcessTests.binary
-        process.arguments = [
+    /// Runs `matchhost serve` on `data` until it exits.
+    private func serveUntilExit(data: URL) async throws -> FinishedProcess {
+        try await runMatchHostToExit([
             "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "warning",
-        ]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+        ])
     }
 
     private func makeDataDirectory(_ name: String) throws -> URL {
@@ -29,7 +17,7 @@ import Testing
         return data
     }
 
-    @Test func theMemoryStoreServesWithoutOpeningTheDatabase() throws {
+    @Test func theMemoryStoreServesWithoutOpeningTheDatabase() async throws {
         let data = try self.makeDataDirectory("memory")
         defer { try? FileManager.default.removeItem(at: data) }
         // A file the SQLite store would refuse: with --store memory it is not even read.
@@ -48,28 +36,23 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        var printed = Data()
-        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed.append(chunk)
-        }
+        let printed = await readLines(2, from: output)
         #expect(String(decoding: printed, as: UTF8.self).contains("native listening on 127.0.0.1:"))
         process.terminate()
-        process.waitUntilExit()
+        await onOwnThread { process.waitUntilExit() }
         #expect(process.terminationStatus == 0)
         #expect(try Data(contentsOf: database) == garbage)
         #expect(!FileManager.default.fileExists(atPath: database.path + "-wal"))
     }
 
-    @Test func aFileThatIsNotADatabaseStopsTheServerBeforeItBinds() throws {
+    @Test func aFileThatIsNotADatabaseStopsTheServerBeforeItBinds() async throws {
         let data = try self.makeDataDirectory("notadb")
         defer { try? FileManager.default.removeItem(at: data) }
         let database = data.appendingPathComponent(SQLiteGameStore.fileName)
         let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
         try garbage.write(to: database)
 
-        let run = try self.serveUntilExit(data: data)
+        let run = try await self.serveUntilExit(data: data)
         #expect(run.status == 2)
         #expect(!run.stdout.contains("listening"))
         let lines = run.stderr.split(separator: "\n")
@@ -80,14 +63,14 @@ import Testing
         #expect(try Data(contentsOf: database) == garbage)
     }
 
-    @Test func aDatabaseFromANewerMatchHostStopsTheServerBeforeItBinds() throws {
+    @Test func aDatabaseFromANewerMatchHostStopsTheServerBeforeItBinds() async throws {
         let data = try self.makeDataDirectory("newer")
         defer { try? FileManager.default.removeItem(at: data) }
         let database = data.appendingPathComponent(SQLiteGameStore.fileName)
         try SQLiteSchema.createFile(atPath: database.path, migratedUpTo: "v2")
         try SQLiteSchema.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v99')", atPath: database.path)
 
-        let run = try self.serveUntilExit(data: data)
+        let run = try await self.serveUntilExit(data: data)
         #expect(run.status == 2)
         #expect(!run.stdout.contains("listening"))
         #expect(run.stderr.split(separator: "\n").count == 1)
