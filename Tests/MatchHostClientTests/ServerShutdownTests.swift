@@ -29,6 +29,8 @@ struct ServerShutdownTests {
         #expect(error.code == .shuttingDown)
         // Asked while the server is away: it waits with the session, and fails with the client.
         let waiting = try await requestMadeNow(of: client) { try await client.profile() }
+        // Every attempt now fails at once (the proxy, not whatever may have taken the old port).
+        try await proxy.setAccepting(false)
         try await proxy.setHolding(false)
 
         // Not closed by the ERROR: the usual reconnect attempts, then the usual end.
