@@ -32,7 +32,7 @@ public final class SQLiteGameStore: GameStore {
         self.path = path
         self.limits = limits
         self.pool = pool
-        self.writes = SQLiteGroupCommit { writes in await SQLiteGroupedWrite.commit(writes, to: pool) }
+        self.writes = SQLiteGroupCommit { writes in SQLiteGroupedWrite.commit(writes, to: pool) }
     }
 
     /// Opens ``fileName`` in `directory` (see ``open(path:limits:options:logger:)``).
@@ -68,8 +68,10 @@ public final class SQLiteGameStore: GameStore {
     /// Closes the database; later calls throw ``GameStoreError/storageFailed(reason:)``.
     public func close() async throws {
         let pool = self.pool
+        let writes = self.writes
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
+                writes.stop()
                 continuation.resume(with: Result { try pool.close() })
             }
         }
