@@ -59,6 +59,7 @@ let package = Package(
             name: "MatchHostSQLite",
             dependencies: [
                 "MatchHostCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -109,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MatchHostStorageTests",
-            dependencies: ["MatchHostCore", "MatchHostSQLite"]
+            dependencies: ["MatchHostCore", "MatchHostSQLite", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(
             name: "MatchHostClientTests",

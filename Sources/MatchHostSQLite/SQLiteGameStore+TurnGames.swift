@@ -19,11 +19,24 @@ extension SQLiteGameStore {
     ///
     /// Moves (and other writes) of any games that arrive while another transaction is being
     /// committed are made together in the next one (``SQLiteGroupCommit``); each call still
-    /// returns only once its move is committed, and a move refused here fails alone. No
-    /// savepoint: the checks come before the move's writes.
+    /// returns only once its move is committed, and a move refused here fails alone.
     public func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
+        try await self.writes.append(Self.moveWrite(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at))
+    }
+
+    /// See ``GameStore/appendMove(matchID:moveNumber:move:state:at:completion:)``: straight to
+    /// the writer thread, no task; `completion` runs there.
+    public func appendMove(
+        matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis,
+        completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        self.writes.append(Self.moveWrite(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at), completion: completion)
+    }
+
+    /// A move as a grouped write. No savepoint: the checks come before the move's writes.
+    private static func moveWrite(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) -> SQLiteGroupedWrite {
         let append = SQLiteMoveAppend(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at)
-        try await self.writes.append(SQLiteGroupedWrite(undo: .checksFirst) { db in try Self.insertMove(db, append) })
+        return SQLiteGroupedWrite(undo: .checksFirst) { db in try Self.insertMove(db, append) }
     }
 
     /// Accepts one move and the state after it. The checks come first and throw before

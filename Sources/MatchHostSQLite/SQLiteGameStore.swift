@@ -7,9 +7,11 @@ import MatchHostCore
 /// The ``GameStore`` in one SQLite file, through GRDB: the server's default storage.
 ///
 /// A `DatabasePool` in WAL mode: one writer connection, several readers that never wait for
-/// it. Every call is GRDB's async `read` or `write`, which runs on the pool's own dispatch
-/// queues and suspends the caller meanwhile, so a call awaited from an event loop never
-/// blocks it on disk I/O. Each call is one transaction.
+/// it. Reads are GRDB's async `read`, on the pool's own dispatch queues; writes wait for the
+/// writer thread (``SQLiteGroupCommit``), which commits them in groups. Either way the caller
+/// is suspended (or, for ``appendMove(matchID:moveNumber:move:state:at:completion:)``, called
+/// back) meanwhile, so no call blocks an event loop on disk I/O. Each call has the meaning of
+/// one transaction.
 ///
 /// Durability: ``SQLiteStoreOptions/Durability/full`` by default (the WAL is synced at every
 /// commit), so what the server acknowledged after a call returned survives kill -9 and power
@@ -32,7 +34,7 @@ public final class SQLiteGameStore: GameStore {
         self.path = path
         self.limits = limits
         self.pool = pool
-        self.writes = SQLiteGroupCommit { writes in await SQLiteGroupedWrite.commit(writes, to: pool) }
+        self.writes = SQLiteGroupCommit { writes in SQLiteGroupedWrite.commit(writes, to: pool) }
     }
 
     /// Opens ``fileName`` in `directory` (see ``open(path:limits:options:logger:)``).
@@ -68,8 +70,10 @@ public final class SQLiteGameStore: GameStore {
     /// Closes the database; later calls throw ``GameStoreError/storageFailed(reason:)``.
     public func close() async throws {
         let pool = self.pool
+        let writes = self.writes
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
+                writes.stop()
                 continuation.resume(with: Result { try pool.close() })
             }
         }

@@ -80,6 +80,6 @@ public final class CatRaceListener: Sendable {
     public func close() async {
         await self.listener.close { world in world.endAllMatches(reason: "server shutting down") }
         let writes = (try? await self.listener.inspect { world, _ in world.storage?.storage.inFlight ?? [] }) ?? []
-        for write in writes { await write.value }
+        for write in writes { try? await write.get() }
     }
 }

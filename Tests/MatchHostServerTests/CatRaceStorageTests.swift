@@ -79,99 +79,25 @@ private struct RecordingLogHandler: LogHandler {
 
 /// A store that fails every lookup of one tutorial id, as a broken page of a disk would;
 /// everything else goes to an in-memory store.
-/// Opens once; everyone waiting, and everyone who comes later, goes on.
-private actor Gate {
-    private var isOpen = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if self.isOpen { return }
-        await withCheckedContinuation { self.waiting.append($0) }
-    }
-
-    func open() {
-        self.isOpen = true
-        for continuation in self.waiting { continuation.resume() }
-        self.waiting.removeAll()
-    }
-}
-
-private struct OneIdentityFailingStore: GameStore {
+private struct OneIdentityFailingStore: ForwardingGameStore {
     let failing: ExternalIdentity
-    let store: any GameStore = InMemoryGameStore()
+    let inner: any GameStore = InMemoryGameStore()
     /// The failing identity's lookups fail only once this opens, so that a test knows they are
     /// still under way.
     let failure = Gate()
-    var outlivesServer: Bool { true }
 
     func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? {
         if identity == self.failing { try await self.fail() }
-        return try await self.store.player(externalIdentity: identity)
+        return try await self.inner.player(externalIdentity: identity)
     }
     func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord] {
         if claims.contains(where: { $0.identity == self.failing }) { try await self.fail() }
-        return try await self.store.findOrCreatePlayers(claims, at: at)
+        return try await self.inner.findOrCreatePlayers(claims, at: at)
     }
     private func fail() async throws {
         await self.failure.wait()
         throw GameStoreError.storageFailed(reason: "disk on fire")
     }
-    func createPlayerWithExternalIdentity(id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis) async throws {
-        try await self.store.createPlayerWithExternalIdentity(id: id, alias: alias, identity: identity, createdAt: createdAt)
-    }
-    func createPlayer(id: PlayerID, alias: String, createdAt: UnixMillis) async throws {
-        try await self.store.createPlayer(id: id, alias: alias, createdAt: createdAt)
-    }
-    func createPlayerWithDevice(id: PlayerID, alias: String, deviceID: String, secretHash: [UInt8], createdAt: UnixMillis) async throws {
-        try await self.store.createPlayerWithDevice(id: id, alias: alias, deviceID: deviceID, secretHash: secretHash, createdAt: createdAt)
-    }
-    func player(id: PlayerID) async throws -> PlayerRecord? { try await self.store.player(id: id) }
-    func setAlias(playerID: PlayerID, alias: String) async throws { try await self.store.setAlias(playerID: playerID, alias: alias) }
-    func touch(playerID: PlayerID, at: UnixMillis) async throws { try await self.store.touch(playerID: playerID, at: at) }
-    func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws {
-        try await self.store.addDeviceIdentity(deviceID: deviceID, secretHash: secretHash, playerID: playerID)
-    }
-    func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { try await self.store.deviceIdentity(deviceID: deviceID) }
-    func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
-        try await self.store.recordMatchStarted(id: id, game: game, mode: mode, players: players, startedAt: startedAt)
-    }
-    func addMatchPlayer(matchID: MatchID, playerID: PlayerID) async throws {
-        try await self.store.addMatchPlayer(matchID: matchID, playerID: playerID)
-    }
-    func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
-        try await self.store.recordMatchFinished(matchID: matchID, endedAt: endedAt, result: result)
-    }
-    func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws {
-        try await self.store.recordMatchAbandoned(matchID: matchID, endedAt: endedAt, reason: reason)
-    }
-    func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
-        try await self.store.abandonUnfinishedMatches(at: at, reason: reason)
-    }
-    func match(id: MatchID) async throws -> MatchRecord? { try await self.store.match(id: id) }
-    func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
-        try await self.store.matchHistory(playerID: playerID, limit: limit)
-    }
-    func largestMatchID() async throws -> MatchID { try await self.store.largestMatchID() }
-    func stats(game: String, playerID: PlayerID) async throws -> PlayerStats? { try await self.store.stats(game: game, playerID: playerID) }
-    func leaderboard(game: String, limit: Int) async throws -> [LeaderboardEntry] { try await self.store.leaderboard(game: game, limit: limit) }
-    func leaderboard(game: String, around playerID: PlayerID, count: Int) async throws -> [LeaderboardEntry] {
-        try await self.store.leaderboard(game: game, around: playerID, count: count)
-    }
-    func createTurnGame(
-        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
-    ) async throws {
-        try await self.store.createTurnGame(matchID: matchID, game: game, mode: mode, players: players, startedAt: startedAt, state: state)
-    }
-    func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
-        try await self.store.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at)
-    }
-    func activeTurnGames() async throws -> [TurnGameRecord] { try await self.store.activeTurnGames() }
-    func moveLog(matchID: MatchID) async throws -> [TurnMoveRecord] { try await self.store.moveLog(matchID: matchID) }
-    func readValue(playerID: PlayerID, key: String) async throws -> [UInt8]? { try await self.store.readValue(playerID: playerID, key: key) }
-    func writeValue(playerID: PlayerID, key: String, value: [UInt8]) async throws {
-        try await self.store.writeValue(playerID: playerID, key: key, value: value)
-    }
-    func deleteValue(playerID: PlayerID, key: String) async throws -> Bool { try await self.store.deleteValue(playerID: playerID, key: key) }
 }
 
 /// Taps `mover` (at `seat`) from the start to the finish; `watcher` sees each move, then both see GAME_OVER.
@@ -298,8 +224,8 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         #expect(try await ann.next().matchStarted?.racers.map(\.alias) == ["Ann", "Cy"])
         #expect(try await cy.next().matchStarted?.racers.map(\.alias) == ["Ann", "Cy"])
         #expect(try await ann.expectNothingPending().isEmpty)
-        #expect(try await store.store.player(externalIdentity: .catRaceTutorial("G:broken")) == nil)
-        #expect(try await store.store.player(externalIdentity: .catRaceTutorial("G:fine")) == nil)
+        #expect(try await store.inner.player(externalIdentity: .catRaceTutorial("G:broken")) == nil)
+        #expect(try await store.inner.player(externalIdentity: .catRaceTutorial("G:fine")) == nil)
         #expect(try await server.catRace.counts().connections == 2)
         let closing = log.all.filter { $0.contains("closing connection") }
         #expect(closing.count == 1)

@@ -1,40 +1,49 @@
+import Dispatch
 import MatchHostCore
 @testable import MatchHostSQLite
+import NIOConcurrencyHelpers
 import Testing
 
 /// Group commit, with a commit the test holds open: which writes share a transaction, and that
 /// none returns before the transaction holding it has committed.
 @Suite("SQLite group commit")
 struct SQLiteGroupCommitTests {
-    /// The groups the commit was called with, and a gate each commit waits at until the test opens it.
-    actor HeldCommits {
-        private(set) var groups: [[Int]] = []
-        private var opened = 0
-        private var gateWaiters: [CheckedContinuation<Void, Never>] = []
-        private var groupWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// The groups the commit was called with, and a gate each commit waits at (on the writer
+    /// thread) until the test opens it.
+    final class HeldCommits: Sendable {
+        private let state = NIOLockedValueBox(
+            (groups: [[Int]](), waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)]()))
+        private let gate = DispatchSemaphore(value: 0)
 
-        func commit(_ writes: [Int]) async -> [Result<Void, any Error>] {
-            self.groups.append(writes)
-            for waiter in self.groupWaiters where waiter.count <= self.groups.count { waiter.continuation.resume() }
-            self.groupWaiters.removeAll { $0.count <= self.groups.count }
-            if self.opened < self.groups.count {
-                await withCheckedContinuation { self.gateWaiters.append($0) }
+        var groups: [[Int]] { self.state.withLockedValue { $0.groups } }
+
+        func commit(_ writes: [Int]) -> [Result<Void, any Error>] {
+            let ready = self.state.withLockedValue { state in
+                state.groups.append(writes)
+                let count = state.groups.count
+                defer { state.waiters.removeAll { $0.count <= count } }
+                return state.waiters.filter { $0.count <= count }.map(\.continuation)
             }
+            for continuation in ready { continuation.resume() }
+            self.gate.wait()
             return writes.map { number in
                 number == 99 ? .failure(GameStoreError.duplicateMove(1, moveNumber: 99)) : .success(())
             }
         }
 
         /// Lets the oldest held commit finish.
-        func open() {
-            self.opened += 1
-            if !self.gateWaiters.isEmpty { self.gateWaiters.removeFirst().resume() }
-        }
+        func open() { self.gate.signal() }
 
         /// Returns once `count` groups have reached the commit.
         func waitForGroups(_ count: Int) async {
-            if self.groups.count >= count { return }
-            await withCheckedContinuation { self.groupWaiters.append((count, $0)) }
+            await withCheckedContinuation { continuation in
+                let reached = self.state.withLockedValue { state in
+                    if state.groups.count >= count { return true }
+                    state.waiters.append((count, continuation))
+                    return false
+                }
+                if reached { continuation.resume() }
+            }
         }
     }
 
@@ -59,26 +68,84 @@ struct SQLiteGroupCommitTests {
     @Test func writesArrivingDuringACommitShareTheNextTransactionAndReturnOnlyAfterIt() async throws {
         let held = HeldCommits()
         let outcomes = Outcomes()
-        let commits = SQLiteGroupCommit<Int> { writes in await held.commit(writes) }
+        let commits = SQLiteGroupCommit<Int> { writes in held.commit(writes) }
 
         let first = Self.append(1, to: commits, recordingIn: outcomes)
         await held.waitForGroups(1)
         let later = [2, 3, 99].map { Self.append($0, to: commits, recordingIn: outcomes) }
-        for _ in 0..<100_000 where await commits.waitingCount < 3 { await Task.yield() }
-        #expect(await commits.waitingCount == 3)
+        for _ in 0..<100_000 where commits.waitingCount < 3 { await Task.yield() }
+        #expect(commits.waitingCount == 3)
         #expect(await outcomes.finished.isEmpty, "nothing returns while its transaction is held")
 
-        await held.open()
+        held.open()
         await first.value
         await held.waitForGroups(2)
-        #expect(await held.groups == [[1], [2, 3, 99]])
+        #expect(held.groups == [[1], [2, 3, 99]])
         #expect(await outcomes.finished == [1: true], "writes 2, 3 and 99 wait for the second transaction")
 
-        await held.open()
+        held.open()
         for task in later { await task.value }
         #expect(await outcomes.finished == [1: true, 2: true, 3: true, 99: false], "a refused write fails alone")
-        #expect(await commits.transactions == 2)
-        #expect(await commits.writes == 4)
+        #expect(commits.transactions == 2)
+        #expect(commits.writes == 4)
+    }
+
+    @Test func stoppingCommitsWhatIsWaitingAndRefusesLaterWrites() async throws {
+        let held = HeldCommits()
+        let outcomes = Outcomes()
+        let commits = SQLiteGroupCommit<Int> { writes in held.commit(writes) }
+        let first = Self.append(1, to: commits, recordingIn: outcomes)
+        await held.waitForGroups(1)
+        let second = Self.append(2, to: commits, recordingIn: outcomes)
+        for _ in 0..<10_000 where commits.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+
+        // stop() blocks until the thread is done: on a dispatch thread, not the test's.
+        let stopped = Task {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    commits.stop()
+                    continuation.resume()
+                }
+            }
+        }
+        for _ in 0..<10_000 where !commits.isStopping { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(commits.isStopping, "the stop is asked for while write 1 is held and write 2 waits")
+        held.open()
+        await held.waitForGroups(2)
+        held.open()
+        await stopped.value
+        await first.value
+        await second.value
+        #expect(await outcomes.finished == [1: true, 2: true], "what was waiting at the stop is committed")
+        #expect(held.groups == [[1], [2]])
+
+        let refused = Self.append(3, to: commits, recordingIn: outcomes)
+        await refused.value
+        #expect(await outcomes.finished[3] == false)
+        #expect(held.groups == [[1], [2]], "nothing reaches the commit after the stop")
+    }
+
+    @Test func aMoveReportedThroughItsCompletionIsStoredWhenTheCompletionRuns() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteGameStore.open(directory: directory.path)
+        try await store.createTurnGame(matchID: 5, game: "fourinarow", mode: "", players: ["a", "b"], startedAt: 0, state: [])
+        let stored: [Int] = try await withCheckedThrowingContinuation { continuation in
+            store.appendMove(matchID: 5, moveNumber: 1, move: [3], state: [9], at: 1) { result in
+                // On the writer thread, after the commit: a reader sees the move already.
+                continuation.resume(with: result.flatMap { Result { try store.pool.read { db in try Int.fetchAll(db, sql: "SELECT move_number FROM turn_move WHERE match_id = 5") } } })
+            }
+        }
+        #expect(stored == [1])
+        let again: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            store.appendMove(matchID: 5, moveNumber: 1, move: [3], state: [9], at: 2) { continuation.resume(returning: $0) }
+        }
+        #expect(throws: GameStoreError.duplicateMove(5, moveNumber: 1)) { try again.get() }
+        try await store.close()
+        let closed: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            store.appendMove(matchID: 5, moveNumber: 2, move: [4], state: [9], at: 3) { continuation.resume(returning: $0) }
+        }
+        #expect(throws: GameStoreError.self) { try closed.get() }
     }
 
     @Test func aStoreMakesConcurrentWritesInFewerTransactionsThanWrites() async throws {
@@ -89,8 +156,8 @@ struct SQLiteGroupCommitTests {
         for id in games {
             try await store.createTurnGame(matchID: MatchID(id), game: "fourinarow", mode: "", players: ["a", "b"], startedAt: 0, state: [])
         }
-        let writesBefore = await store.writes.writes
-        let transactionsBefore = await store.writes.transactions
+        let writesBefore = store.writes.writes
+        let transactionsBefore = store.writes.transactions
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in games {
                 group.addTask { try await store.appendMove(matchID: MatchID(id), moveNumber: 1, move: [1], state: [1], at: 1) }
@@ -98,9 +165,9 @@ struct SQLiteGroupCommitTests {
             }
             try await group.waitForAll()
         }
-        #expect(await store.writes.writes - writesBefore == 2 * games.count)
+        #expect(store.writes.writes - writesBefore == 2 * games.count)
         // 100 writes arrive far faster than one synced commit takes, so they share transactions.
-        #expect(await store.writes.transactions - transactionsBefore < 2 * games.count)
+        #expect(store.writes.transactions - transactionsBefore < 2 * games.count)
         #expect(try await store.activeTurnGames().allSatisfy { $0.moveCount == 1 && $0.state == [1] })
         for id in games {
             #expect(try await store.player(id: "player-\(id)") != nil)
@@ -123,7 +190,7 @@ struct SQLiteGroupCommitTests {
             throw GameStoreError.unknownPlayer("b")
         }
         let refusesFirst = SQLiteGroupedWrite(undo: .checksFirst) { _ in throw GameStoreError.unknownMatch(9) }
-        let outcomes = await SQLiteGroupedWrite.commit(
+        let outcomes = SQLiteGroupedWrite.commit(
             [Self.insertPlayer("a"), writesHalfAndThrows, refusesFirst, Self.insertPlayer("d")], to: store.pool)
         #expect(outcomes.map { (try? $0.get()) != nil } == [true, false, false, true])
         if case .failure(let error) = outcomes[1] { #expect(error as? GameStoreError == .unknownPlayer("b")) }
@@ -143,7 +210,7 @@ struct SQLiteGroupCommitTests {
             try db.execute(sql: "INSERT INTO player (id, alias, created_at, last_seen_at) VALUES ('c', '', 0, 0)")
             try db.execute(sql: "INSERT INTO no_such_table VALUES (1)")
         }
-        let outcomes = await SQLiteGroupedWrite.commit([Self.insertPlayer("a"), failsMidway], to: store.pool)
+        let outcomes = SQLiteGroupedWrite.commit([Self.insertPlayer("a"), failsMidway], to: store.pool)
         #expect(outcomes.allSatisfy { (try? $0.get()) == nil })
         #expect(try await store.player(id: "a") == nil)
         #expect(try await store.player(id: "c") == nil)

@@ -138,6 +138,14 @@ public protocol GameStore: Sendable {
     /// ``GameStoreError/matchNotRunning(_:)``.
     func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws
 
+    /// ``appendMove(matchID:moveNumber:move:state:at:)`` for a caller on an event loop, which
+    /// should not need a task per move: `completion` gets the outcome once the move is durable
+    /// (or refused), on whatever thread the store commits on, and must only hand it on.
+    /// The default runs the async call in a task; a store may do better.
+    func appendMove(
+        matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis,
+        completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
+
     /// The running turn-based matches, oldest first, to restore after a restart.
     func activeTurnGames() async throws -> [TurnGameRecord]
 
@@ -159,4 +167,21 @@ public protocol GameStore: Sendable {
     /// Removes `key` for the player; returns whether it was there.
     @discardableResult
     func deleteValue(playerID: PlayerID, key: String) async throws -> Bool
+}
+
+extension GameStore {
+    /// Runs ``appendMove(matchID:moveNumber:move:state:at:)`` in a task.
+    public func appendMove(
+        matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis,
+        completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        Task {
+            do {
+                try await self.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at)
+                completion(.success(()))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
 }

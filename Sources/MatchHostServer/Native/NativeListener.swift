@@ -115,6 +115,6 @@ public final class NativeListener: Sendable {
         // What the shutdown recorded (matches abandoned) is still being written: wait for it,
         // so that whoever closes the store next does not cut it short.
         let writes = (try? await self.listener.inspect { world, _ in world.storage.inFlight }) ?? []
-        for write in writes { await write.value }
+        for write in writes { try? await write.get() }
     }
 }

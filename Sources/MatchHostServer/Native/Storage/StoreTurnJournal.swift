@@ -6,8 +6,9 @@ import NIOCore
 /// transaction with the state after it) before the game acknowledges it to anyone.
 ///
 /// The write goes through the match's queue in ``WorldStore``, so it lands after the game's
-/// creation and any earlier move; its completion comes back on the world's loop, which is
-/// the match's.
+/// creation and any earlier move; when nothing of the match is still being written (the usual
+/// case) it goes straight from the loop to the store, without a task. Its completion comes back
+/// on the world's loop, which is the match's.
 final class StoreTurnJournal: TurnJournal {
     private let storage: WorldStore
 
@@ -22,7 +23,10 @@ final class StoreTurnJournal: TurnJournal {
         let state = Array(state.readableBytesView)
         let at = self.storage.now()
         self.storage.write(
-            for: matchID, { store in try await store.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at) }
+            for: matchID,
+            reporting: { store, done in
+                store.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at, completion: done)
+            }
         ) { result in
             switch result {
             case .success: completion(nil)

@@ -3,8 +3,9 @@ import Logging
 import MatchHostCore
 import NIOCore
 
-/// The native world's way to its ``GameStore``: every call runs in a task of its own, off the
-/// event loop, and its result comes back on the loop, so no store call ever blocks the loop.
+/// The native world's way to its ``GameStore``: every call runs off the event loop (in a task
+/// of its own, or, for a store call that reports through a completion, on the store's own
+/// thread) and its result comes back on the loop, so no store call ever blocks the loop.
 ///
 /// Loop-confined (create and call it on ``eventLoop``). Writes go through a queue
 /// (``write(in:_:then:)``): one per match (a turn-based game's creation before its first move,
@@ -30,8 +31,9 @@ final class WorldStore {
     let logger: Logger
 
     /// The last write of each queue, and how many of its writes are still running.
-    private var queues: [Queue: (tail: Task<Void, Never>, count: Int)] = [:]
-    private var running: [Int: Task<Void, Never>] = [:]
+    private var queues: [Queue: (tail: EventLoopFuture<Void>, count: Int)] = [:]
+    /// Every call whose result has not come back yet, by number.
+    private var running: [Int: EventLoopFuture<Void>] = [:]
     private var nextCallNumber = 0
 
     init(store: any GameStore, eventLoop: any EventLoop, logger: Logger, now: @escaping () -> UnixMillis = UnixMillis.now) {
@@ -52,15 +54,15 @@ final class WorldStore {
         }
     }
 
-    /// Every call whose result has not come back yet.
-    var inFlight: [Task<Void, Never>] { Array(self.running.values) }
+    /// Every call whose result has not come back yet: each succeeds once its result is back.
+    var inFlight: [EventLoopFuture<Void>] { Array(self.running.values) }
 
     /// Runs `call` off the loop; `completion` gets its result on the loop.
     func run<Value: Sendable>(
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
     ) {
-        self.start(after: [], call, then: completion) { _ in }
+        self.start(after: [], .awaited(call), then: completion) { _ in }
     }
 
     /// Runs `call` off the loop once every write queued so far has finished; `completion` gets
@@ -69,7 +71,7 @@ final class WorldStore {
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
-        self.start(after: self.queues.values.map(\.tail), call, then: completion) { _ in }
+        self.start(after: self.queues.values.map(\.tail), .awaited(call), then: completion) { _ in }
     }
 
     /// Runs `call` off the loop after every earlier write of `queue` has finished (whether it
@@ -79,12 +81,7 @@ final class WorldStore {
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
     ) {
-        let previous = self.queues[queue]
-        let task = self.start(after: previous.map { [$0.tail] } ?? [], call, then: completion) { store in
-            guard let entry = store.queues[queue] else { return }
-            store.queues[queue] = entry.count > 1 ? (entry.tail, entry.count - 1) : nil
-        }
-        self.queues[queue] = (task, (previous?.count ?? 0) + 1)
+        self.enqueue(in: queue, .awaited(call), then: completion)
     }
 
     /// ``write(in:_:then:)`` in the queue of `matchID`.
@@ -96,37 +93,87 @@ final class WorldStore {
         self.write(in: .match(matchID), call, then: completion)
     }
 
+    /// ``write(in:_:then:)`` for a store call that reports through a completion (such as
+    /// ``GameStore/appendMove(matchID:moveNumber:move:state:at:completion:)``): made straight from
+    /// the loop, without a task, when nothing of its queue is still running, which is the usual
+    /// case for a game's next move (the one before it was acknowledged before this one could be
+    /// played).
+    func write<Value: Sendable>(
+        for matchID: MatchID,
+        reporting call: @escaping @Sendable (any GameStore, @escaping @Sendable (Result<Value, any Error>) -> Void) -> Void,
+        then completion: @escaping (Result<Value, any Error>) -> Void
+    ) {
+        self.enqueue(in: .match(matchID), .reporting(call), then: completion)
+    }
+
+    /// How a store call gives its result.
+    private enum Call<Value: Sendable> {
+        case awaited(@Sendable (any GameStore) async throws -> Value)
+        case reporting(@Sendable (any GameStore, @escaping @Sendable (Result<Value, any Error>) -> Void) -> Void)
+
+        /// Makes the call and waits for its result.
+        func result(from store: any GameStore) async -> Result<Value, any Error> {
+            switch self {
+            case .awaited(let call):
+                do {
+                    return .success(try await call(store))
+                } catch {
+                    return .failure(error)
+                }
+            case .reporting(let call):
+                return await withCheckedContinuation { continuation in call(store) { continuation.resume(returning: $0) } }
+            }
+        }
+    }
+
+    private func enqueue<Value: Sendable>(
+        in queue: Queue, _ call: Call<Value>, then completion: @escaping (Result<Value, any Error>) -> Void
+    ) {
+        let previous = self.queues[queue]
+        let done = self.start(after: previous.map { [$0.tail] } ?? [], call, then: completion) { store in
+            guard let entry = store.queues[queue] else { return }
+            store.queues[queue] = entry.count > 1 ? (entry.tail, entry.count - 1) : nil
+        }
+        self.queues[queue] = (done, (previous?.count ?? 0) + 1)
+    }
+
+    /// Makes `call` once every future of `previous` has completed; `finished`, then
+    /// `completion`, get its result on the loop. Returns a future that succeeds once they have.
     @discardableResult
     private func start<Value: Sendable>(
-        after previous: [Task<Void, Never>],
-        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        after previous: [EventLoopFuture<Void>],
+        _ call: Call<Value>,
         then completion: @escaping (Result<Value, any Error>) -> Void,
         finished: @escaping (WorldStore) -> Void
-    ) -> Task<Void, Never> {
+    ) -> EventLoopFuture<Void> {
         self.eventLoop.preconditionInEventLoop()
         let number = self.nextCallNumber
         self.nextCallNumber += 1
+        let done = self.eventLoop.makePromise(of: Void.self)
         let back = NIOLoopBound((self, completion, finished), eventLoop: self.eventLoop)
-        let store = self.store
         let loop = self.eventLoop
-        // Nobody cancels these tasks: a write whose outcome is acknowledged must run to its end.
-        let task = Task {
-            for earlier in previous { await earlier.value }
-            let result: Result<Value, any Error>
-            do {
-                result = .success(try await call(store))
-            } catch {
-                result = .failure(error)
-            }
+        let deliver: @Sendable (Result<Value, any Error>) -> Void = { result in
             loop.execute {
                 let (world, completion, finished) = back.value
                 world.running[number] = nil
                 finished(world)
                 completion(result)
+                done.succeed()
             }
         }
-        self.running[number] = task
-        return task
+        let store = self.store
+        // A queue's entry exists only while one of its writes is running: no `previous`, nothing to wait for.
+        if case .reporting(let report) = call, previous.isEmpty {
+            report(store, deliver)
+        } else {
+            // Nobody cancels these tasks: a write whose outcome is acknowledged must run to its end.
+            Task {
+                for earlier in previous { try? await earlier.get() }
+                deliver(await call.result(from: store))
+            }
+        }
+        self.running[number] = done.futureResult
+        return done.futureResult
     }
 }
 
