@@ -84,6 +84,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // What the tests that run `matchhost` as a process share.
+        .target(name: "MatchHostProcessTesting", path: "Tests/MatchHostProcessTesting"),
         .testTarget(
             name: "MatchHostWireTests",
             dependencies: [
@@ -100,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "MatchHostServerTests",
             dependencies: [
-                "MatchHostServer", "MatchHostGames", "MatchHostWire", "MatchHostSQLite",
+                "MatchHostServer", "MatchHostGames", "MatchHostWire", "MatchHostSQLite", "MatchHostProcessTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -115,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "MatchHostClientTests",
             dependencies: [
-                "MatchHostClient", "MatchHostServer", "MatchHostWire", "MatchHostSQLite",
+                "MatchHostClient", "MatchHostServer", "MatchHostWire", "MatchHostSQLite", "MatchHostProcessTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

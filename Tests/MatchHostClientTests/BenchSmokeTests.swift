@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import Testing
 
 #if canImport(Glibc)
@@ -13,20 +14,8 @@ import Glibc
     /// Runs `matchhost bench` with `arguments` and `--json`; returns its exit status, what it
     /// printed, and its JSON line decoded.
     private func bench(_ arguments: [String]) async throws -> (status: Int32, output: String, json: [String: Any]?) {
-        let (status, printed) = try await onOwnThread {
-            Result { () throws -> (Int32, String) in
-                let process = Process()
-                process.executableURL = ServeProcess.binary
-                process.arguments = ["bench"] + arguments + ["--json"]
-                let output = Pipe()
-                process.standardOutput = output
-                process.standardError = output
-                try process.run()
-                let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                return (process.terminationStatus, printed)
-            }
-        }.get()
+        let run = try await runMatchHostToExit(["bench"] + arguments + ["--json"], mergingErrors: true)
+        let (status, printed) = (run.status, run.stdout)
         let line = printed.split(separator: "\n").last { $0.hasPrefix("{") }
         let json = line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         return (status, printed, json)

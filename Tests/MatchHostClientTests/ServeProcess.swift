@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -7,17 +8,6 @@ import Glibc
 /// A real `matchhost serve` process on 127.0.0.1 with free ports and a data directory of the
 /// test's choosing: for what only a whole process shows (a crash, a restart on the same data).
 final class ServeProcess: @unchecked Sendable {
-    /// The `matchhost` binary built beside this test bundle.
-    static var binary: URL {
-        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundleDirectory, bundleDirectory.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("matchhost")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/matchhost")
-    }
-
     let process: Process
     /// The native port it bound.
     let nativePort: Int
@@ -39,7 +29,7 @@ final class ServeProcess: @unchecked Sendable {
 
     private static func startBlocking(data: URL, nativePort: Int, arguments: [String]) throws -> ServeProcess {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = MatchHostBinary.url
         process.arguments =
             [
                 "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "\(nativePort)", "--data", data.path,

@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import MatchHostCore
 import MatchHostSQLite
 import Testing
@@ -11,22 +12,8 @@ import Glibc
 @Suite(.serialized) struct StoredDataCommandTests {
     /// Runs `matchhost` with `arguments` until it exits.
     private func matchhost(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await onOwnThread {
-            Result { () throws -> (status: Int32, stdout: String, stderr: String) in
-                let process = Process()
-                process.executableURL = ServeProcess.binary
-                process.arguments = arguments
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                try process.run()
-                let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                return (process.terminationStatus, stdout, stderr)
-            }
-        }.get()
+        let run = try await runMatchHostToExit(arguments)
+        return (run.status, run.stdout, run.stderr)
     }
 
     @Test func theCommandsReadTheServersDatabaseWhileItRuns() async throws {

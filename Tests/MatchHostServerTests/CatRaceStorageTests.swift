@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import Logging
 import MatchHostCore
 import MatchHostServer

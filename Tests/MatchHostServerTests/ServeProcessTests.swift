@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import MatchHostWire
 import NIOCore
 import NIOPosix
@@ -6,22 +7,10 @@ import Testing
 
 /// `matchhost serve` as a user runs it: a real process, a real port, a real signal.
 @Suite(.serialized) struct ServeProcessTests {
-    /// The `matchhost` binary built beside this test bundle.
-    static var binary: URL {
-        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundleDirectory, bundleDirectory.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("matchhost")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        // `swift build` (or `swift test`, which builds every product) puts it here.
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/matchhost")
-    }
-
     @Test(arguments: [SIGTERM, SIGINT])
     func servePrintsItsAddressAndExitsZeroOnSignal(signal: Int32) async throws {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = MatchHostBinary.url
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         process.arguments = [

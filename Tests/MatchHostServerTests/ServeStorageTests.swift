@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 @testable import MatchHostSQLite
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
         try garbage.write(to: database)
 
         let process = Process()
-        process.executableURL = ServeProcessTests.binary
+        process.executableURL = MatchHostBinary.url
         process.arguments = [
             "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--store", "memory",
             "--log-level", "warning",
