@@ -10,17 +10,33 @@ import Testing
 /// One race with a tutorial client (port 1955 protocol) and a native client, both listeners
 /// of one server sharing a loop, as `matchhost serve` runs them.
 @Suite struct MixedCatRaceTests {
-    @Test func aTutorialClientAndANativeClientRaceEachOther() async throws {
+    /// Both listeners of one server on one loop, as `matchhost serve` binds them, on free ports.
+    private static func startServer(store: (any GameStore)? = nil) async throws -> (CatRaceListener, NativeListener) {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.catRacePort = 0
         configuration.maxTapRate = 1e9
         configuration.maxMessageRate = 1_000_000
+        configuration.store = store
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let group = MultiThreadedEventLoopGroup.singleton
         let tutorialPort = try await CatRaceListener.bind(configuration: configuration, group: group, logger: logger)
         let nativePort = try await NativeListener.bind(configuration: configuration, group: group, logger: logger, catRace: tutorialPort)
+        return (tutorialPort, nativePort)
+    }
+
+    /// Moves a tutorial racer from the start to the finish line, step by step.
+    private static func runToTheLine(_ tutorial: CatRaceClient) async throws {
+        var x: UInt32 = 25
+        while x < CatRaceTrack.finishX {
+            x += CatRaceTrack.stepX
+            try await tutorial.moved(to: x)
+        }
+    }
+
+    @Test func aTutorialClientAndANativeClientRaceEachOther() async throws {
+        let (tutorialPort, nativePort) = try await Self.startServer()
 
         // The tutorial client is connected and waiting before the native host names it.
         let tutorial = try await CatRaceClient.connect(
@@ -63,11 +79,7 @@ import Testing
         #expect(lateView?.racers.map(\.alias) == [hostAlias, "Ray", "Lou"])
 
         // The tutorial client runs to the line; everyone sees its moves and its win.
-        var x: UInt32 = 25
-        while x < CatRaceTrack.finishX {
-            x += CatRaceTrack.stepX
-            try await tutorial.moved(to: x)
-        }
+        try await Self.runToTheLine(tutorial)
         var hostView = CatRaceRaceView(myPlayerID: hostID)
         hostView.apply(.matchStarted(try #require(lateView)))
         while true {
@@ -99,17 +111,7 @@ import Testing
 
     @Test func aTutorialRacerIsRecordedUnderItsStoredID() async throws {
         let store = InMemoryGameStore()
-        var configuration = ServerConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.catRacePort = 0
-        configuration.maxTapRate = 1e9
-        configuration.maxMessageRate = 1_000_000
-        configuration.store = store
-        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        let group = MultiThreadedEventLoopGroup.singleton
-        let tutorialPort = try await CatRaceListener.bind(configuration: configuration, group: group, logger: logger)
-        let nativePort = try await NativeListener.bind(configuration: configuration, group: group, logger: logger, catRace: tutorialPort)
+        let (tutorialPort, nativePort) = try await Self.startServer(store: store)
 
         let tutorial = try await CatRaceClient.connect(
             host: "127.0.0.1", port: tutorialPort.localAddress.port!, playerID: "G:1417", alias: "Ray", continueMatch: true)
@@ -126,11 +128,7 @@ import Testing
         #expect(lineUp?.racers.map(\.alias) == [String(hostID.prefix(8)), "Ray"])
 
         // Ray wins one race; the host leaves, which ends the match.
-        var x: UInt32 = 25
-        while x < CatRaceTrack.finishX {
-            x += CatRaceTrack.stepX
-            try await tutorial.moved(to: x)
-        }
+        try await Self.runToTheLine(tutorial)
         while true {
             if case .gameOver = try #require(try await host.nextMessage(timeout: .seconds(10))) { break }
         }

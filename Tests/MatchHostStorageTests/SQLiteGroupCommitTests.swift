@@ -65,6 +65,11 @@ struct SQLiteGroupCommitTests {
         }
     }
 
+    /// Returns once `condition` holds (another thread makes it so), or after 10 s.
+    private static func waitUntil(_ condition: () -> Bool) async throws {
+        for _ in 0..<10_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
     @Test func writesArrivingDuringACommitShareTheNextTransactionAndReturnOnlyAfterIt() async throws {
         let held = HeldCommits()
         let outcomes = Outcomes()
@@ -73,7 +78,7 @@ struct SQLiteGroupCommitTests {
         let first = Self.append(1, to: commits, recordingIn: outcomes)
         await held.waitForGroups(1)
         let later = [2, 3, 99].map { Self.append($0, to: commits, recordingIn: outcomes) }
-        for _ in 0..<100_000 where commits.waitingCount < 3 { await Task.yield() }
+        try await Self.waitUntil { commits.waitingCount == 3 }
         #expect(commits.waitingCount == 3)
         #expect(await outcomes.finished.isEmpty, "nothing returns while its transaction is held")
 
@@ -97,7 +102,7 @@ struct SQLiteGroupCommitTests {
         let first = Self.append(1, to: commits, recordingIn: outcomes)
         await held.waitForGroups(1)
         let second = Self.append(2, to: commits, recordingIn: outcomes)
-        for _ in 0..<10_000 where commits.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitUntil { commits.waitingCount == 1 }
 
         // stop() blocks until the thread is done: on a dispatch thread, not the test's.
         let stopped = Task {
@@ -108,7 +113,7 @@ struct SQLiteGroupCommitTests {
                 }
             }
         }
-        for _ in 0..<10_000 where !commits.isStopping { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitUntil { commits.isStopping }
         #expect(commits.isStopping, "the stop is asked for while write 1 is held and write 2 waits")
         held.open()
         await held.waitForGroups(2)
