@@ -1,0 +1,115 @@
+import Foundation
+import MatchHostProcessTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether `tmux` can be run here: the terminal tests drive `matchhost play` through it, as a
+/// person at a terminal would (keys in, the screen read back).
+let tmuxAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
+
+/// One `tmux` server of its own (a private socket, so a user's sessions are never touched)
+/// holding a window per program: keys are sent to it and its screen read back as text.
+final class TerminalSessions: @unchecked Sendable {
+    private let socket = "matchhost-test-\(UUID().uuidString.prefix(8))"
+
+    /// Runs `arguments` (the matchhost binary's) in a new detached window `name`, 100 × 30.
+    func start(_ name: String, matchhost arguments: [String]) async throws {
+        let command = ([MatchHostBinary.url.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        try await self.tmux(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", command])
+    }
+
+    /// Types `keys` (each a key name or text, as `tmux send-keys` takes them) into `name`.
+    func send(_ keys: String..., to name: String) async throws {
+        try await self.tmux(["send-keys", "-t", name] + keys)
+    }
+
+    /// The screen of `name` as it is now, one string per row.
+    func screen(_ name: String) async throws -> String {
+        try await self.tmux(["capture-pane", "-p", "-t", name])
+    }
+
+    /// Reads the screen of `name` until `condition` holds for it (polling every 50 ms, for at
+    /// most `seconds`); returns that screen, or throws with the last one seen.
+    @discardableResult
+    func waitForScreen(
+        _ name: String, _ what: String, seconds: Double = 15, until condition: (String) -> Bool
+    ) async throws -> String {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        var last = ""
+        while ContinuousClock.now < deadline {
+            last = try await self.screen(name)
+            if condition(last) { return last }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TimedOut(what: "\(what) on \(name)'s screen; it shows:\n\(last)")
+    }
+
+    /// ``waitForScreen(_:_:seconds:until:)`` for a screen that contains `text`.
+    @discardableResult
+    func waitForScreen(_ name: String, containing text: String, seconds: Double = 15) async throws -> String {
+        try await self.waitForScreen(name, "\"\(text)\"", seconds: seconds) { $0.contains(text) }
+    }
+
+    /// Ends every window and the tmux server.
+    func close() async {
+        _ = try? await self.tmux(["kill-server"])
+    }
+
+    @discardableResult
+    private func tmux(_ arguments: [String]) async throws -> String {
+        let socket = self.socket
+        let finished = await onOwnThread { Result { try Self.run(["/usr/bin/tmux", "-L", socket] + arguments) } }
+        let (status, printed, complaint) = try finished.get()
+        guard status == 0 else { throw TerminalFailure(command: arguments.joined(separator: " "), status: status, message: complaint) }
+        return printed
+    }
+
+    /// Runs `argv` to its exit with its output in files. Not `Process`: the tmux server that
+    /// the first command starts stays behind holding what it inherited, and `Process` then
+    /// never reports the command's own exit; `posix_spawn` and `waitpid` see only the command.
+    private static func run(_ argv: [String]) throws -> (Int32, String, String) {
+        let directory = FileManager.default.temporaryDirectory.path
+        let outputPath = "\(directory)/matchhost-tmux-\(UUID().uuidString).out"
+        let errorsPath = "\(directory)/matchhost-tmux-\(UUID().uuidString).err"
+        defer {
+            unlink(outputPath)
+            unlink(errorsPath)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMUX"] = nil
+        environment["TERM"] = "xterm-256color"
+        let cArguments = argv.map { strdup($0) } + [nil]
+        let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in cArguments + cEnvironment { free(pointer) }
+        }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, cEnvironment)
+        guard spawned == 0 else { throw TerminalFailure(command: argv.joined(separator: " "), status: spawned, message: "cannot start it") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let complaint = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+        // The exit status, from waitpid's encoding (WEXITSTATUS; a signal shows as its number + 128).
+        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exitStatus, printed, complaint)
+    }
+}
+
+/// A `tmux` command that failed.
+struct TerminalFailure: Error, CustomStringConvertible {
+    var command: String
+    var status: Int32
+    var message: String
+
+    var description: String { "tmux \(self.command) exited with \(self.status): \(self.message)" }
+}
