@@ -21,8 +21,8 @@ struct PlayFourInARowTerminalTests {
             // X creates the match; its screen shows the invite code and the command to join.
             try await terminals.start("x", matchhost: ["play", "fourinarow", "--guest"] + server)
             let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
-            let code = try #require(Self.value(after: "Invite code: ", in: created))
-            let matchID = try #require(Self.value(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
+            let code = try #require(screenWord(after: "Invite code: ", in: created))
+            let matchID = try #require(screenWord(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
             #expect(created.contains("matchhost play fourinarow --port \(first.nativePort) --code \(code)"))
             try await terminals.start("o", matchhost: ["play", "fourinarow", "--guest", "--code", code] + server)
 
@@ -34,8 +34,8 @@ struct PlayFourInARowTerminalTests {
             try await Self.waitForTurn("x", after: 2, in: terminals)
             try await terminals.send("4", to: "x")
             try await Self.waitForTurn("o", after: 3, in: terminals)
-            let xID = try #require(Self.value(after: "You: X ", in: try await terminals.screen("x")))
-            let oID = try #require(Self.value(after: "You: O ", in: try await terminals.screen("o")))
+            let xID = try #require(screenWord(after: "You: X ", in: try await terminals.screen("x")))
+            let oID = try #require(screenWord(after: "You: O ", in: try await terminals.screen("o")))
 
             // The server dies with move 3 acknowledged (O's screen shows it) and comes back.
             await first.stop(with: SIGKILL)
@@ -58,6 +58,8 @@ struct PlayFourInARowTerminalTests {
             try await terminals.waitForScreen("o", containing: "You lose (four in a row)")
             try await terminals.send("q", to: "x")
             try await terminals.send("q", to: "o")
+            #expect(try await terminals.waitForExit("x").status == 0)
+            #expect(try await terminals.waitForExit("o").status == 0)
             await terminals.close()
 
             // Each move stored once, in order, across the crash; and the result.
@@ -101,11 +103,5 @@ struct PlayFourInARowTerminalTests {
             }
         }
         return counts
-    }
-
-    /// The word after `prefix` on the screen.
-    private static func value(after prefix: String, in screen: String) -> String? {
-        guard let range = screen.range(of: prefix) else { return nil }
-        return screen[range.upperBound...].split(whereSeparator: { $0 == " " || $0 == "\n" }).first.map(String.init)
     }
 }

@@ -10,15 +10,39 @@ import Glibc
 /// person at a terminal would (keys in, the screen read back).
 let tmuxAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
 
+/// The word after `prefix` on a screen (up to a space or the line's end).
+func screenWord(after prefix: String, in screen: String) -> String? {
+    guard let range = screen.range(of: prefix) else { return nil }
+    return screen[range.upperBound...].split(whereSeparator: { $0 == " " || $0 == "\n" }).first.map(String.init)
+}
+
+/// Whether a line of `screen` starts with `prefix` and contains each of `parts`.
+func screenHasLine(in screen: String, startingWith prefix: String, containing parts: [String]) -> Bool {
+    screen.split(separator: "\n").contains { line in line.hasPrefix(prefix) && parts.allSatisfy { line.contains($0) } }
+}
+
 /// One `tmux` server of its own (a private socket, so a user's sessions are never touched)
-/// holding a window per program: keys are sent to it and its screen read back as text.
+/// holding a window per program: keys are sent to it and its screen read back as text. A
+/// program's window stays after it exits, showing its last output and its exit status
+/// (``waitForExit(_:seconds:)``).
 final class TerminalSessions: @unchecked Sendable {
     private let socket = "matchhost-test-\(UUID().uuidString.prefix(8))"
+    /// Read by the tmux server when the first window starts it; no user configuration.
+    private let configuration = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-tmux-\(UUID().uuidString).conf")
+
+    init() {
+        _ = FileManager.default.createFile(atPath: self.configuration.path, contents: Data("set -g remain-on-exit on\n".utf8))
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: self.configuration)
+    }
 
     /// Runs `arguments` (the matchhost binary's) in a new detached window `name`, 100 × 30.
+    /// When the program exits, the window shows `exited with status N` below its output.
     func start(_ name: String, matchhost arguments: [String]) async throws {
         let command = ([MatchHostBinary.url.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        try await self.tmux(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", command])
+        try await self.tmux(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", "\(command); echo \"exited with status $?\""])
     }
 
     /// Types `keys` (each a key name or text, as `tmux send-keys` takes them) into `name`.
@@ -53,6 +77,15 @@ final class TerminalSessions: @unchecked Sendable {
         try await self.waitForScreen(name, "\"\(text)\"", seconds: seconds) { $0.contains(text) }
     }
 
+    /// Waits until the program in `name` has exited (see ``start(_:matchhost:)``); returns its
+    /// exit status and its screen.
+    func waitForExit(_ name: String, seconds: Double = 15) async throws -> (status: Int32, screen: String) {
+        let screen = try await self.waitForScreen(name, "the program's exit", seconds: seconds) {
+            screenWord(after: "exited with status ", in: $0) != nil
+        }
+        return (Int32(screenWord(after: "exited with status ", in: screen) ?? "") ?? -1, screen)
+    }
+
     /// Ends every window and the tmux server.
     func close() async {
         _ = try? await self.tmux(["kill-server"])
@@ -60,8 +93,8 @@ final class TerminalSessions: @unchecked Sendable {
 
     @discardableResult
     private func tmux(_ arguments: [String]) async throws -> String {
-        let socket = self.socket
-        let finished = await onOwnThread { Result { try Self.run(["/usr/bin/tmux", "-L", socket] + arguments) } }
+        let prefix = ["/usr/bin/tmux", "-L", self.socket, "-f", self.configuration.path]
+        let finished = await onOwnThread { Result { try Self.run(prefix + arguments) } }
         let (status, printed, complaint) = try finished.get()
         guard status == 0 else { throw TerminalFailure(command: arguments.joined(separator: " "), status: status, message: complaint) }
         return printed
@@ -92,8 +125,21 @@ final class TerminalSessions: @unchecked Sendable {
         defer {
             for pointer in cArguments + cEnvironment { free(pointer) }
         }
+        // The calling thread blocks signals (as the threads of Swift's runtimes do), and a
+        // spawned program inherits its mask: tmux would never see SIGCHLD (its programs would
+        // stay zombies and their windows would never show their exit) nor SIGTERM. Cleared.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, cEnvironment)
+        let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, cEnvironment)
         guard spawned == 0 else { throw TerminalFailure(command: argv.joined(separator: " "), status: spawned, message: "cannot start it") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -1,0 +1,88 @@
+import Foundation
+import MatchHostSQLite
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `matchhost play disks`, `matchhost lobby disks` and `matchhost bot disks` together, as a
+/// person runs them: the lobby in one terminal shows the match the player creates in another,
+/// a bot joins it, the player taps disks by their letters, quits, and the bot wins.
+@Suite(.serialized, .enabled(if: tmuxAvailable, "needs tmux"))
+struct PlayDisksTerminalTests {
+    @Test func aTerminalPlayerSeesItsMatchInTheLobbyAndHitsDisksByTheirLetters() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-disks-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        let address = ["--host", "127.0.0.1", "--port", "\(server.nativePort)"]
+        let terminals = TerminalSessions()
+        do {
+            try await terminals.start("lobby", matchhost: ["lobby", "disks"] + address)
+            try await terminals.waitForScreen("lobby", containing: "disks lobby on 127.0.0.1:\(server.nativePort): 0 open")
+
+            let device = data.appendingPathComponent("device").path
+            try await terminals.start(
+                "player", matchhost: ["play", "disks", "--device-file", device, "--label", "room for two"] + address)
+            let waiting = try await terminals.waitForScreen("player", containing: "Waiting for players: 1 of 2 here.")
+            let me = try #require(screenWord(after: "MatchHost Disks - ", in: waiting))
+            let matchID = try #require(screenWord(after: " in match ", in: waiting).flatMap { UInt64($0) })
+            #expect(waiting.contains("matchhost bot disks --port \(server.nativePort) --match \(matchID) --bots 1"))
+            try await terminals.waitForScreen("lobby", "the open match") {
+                screenHasLine(in: $0, startingWith: "+ \(matchID) ", containing: ["1/2", "joinable", "room for two"])
+            }
+
+            // A bot too slow to take a disk from the player (20 s to react) joins the match.
+            try await terminals.start(
+                "bot",
+                matchhost: ["bot", "disks", "--match", "\(matchID)", "--bots", "1", "--reaction", "20000", "--spread", "0", "--timeout", "60"]
+                    + address)
+            try await terminals.waitForScreen("player", containing: "GO!")
+            try await terminals.waitForScreen("lobby", "the match full") {
+                screenHasLine(in: $0, startingWith: "~ \(matchID) ", containing: ["2/2", "full"])
+            }
+
+            // Three disks hit by typing the letter drawn on them; each hit is listed and scored.
+            for hits in 1...3 {
+                let board = try await terminals.waitForScreen("player", "a disk to tap") { Self.diskLetter(in: $0) != nil }
+                let letter = try #require(Self.diskLetter(in: board))
+                try await terminals.send(String(letter), to: "player")
+                try await terminals.waitForScreen("player", "hit number \(hits), of disk \(letter)") {
+                    $0.contains("you hit \(letter)") && screenHasLine(in: $0, startingWith: "> \(me) (you)", containing: [" \(hits)"])
+                }
+            }
+
+            // Quitting leaves the bot the winner; the lobby shows the match gone.
+            try await terminals.send("q", to: "player")
+            #expect(try await terminals.waitForExit("player").status == 0)
+            let (status, bot) = try await terminals.waitForExit("bot")
+            #expect(status == 0)
+            #expect(bot.contains("match 1 (id \(matchID)): opponents left"))
+            #expect(bot.contains("winner seat 2"))
+            #expect(bot.contains("scores \(me) 3,"))
+            try await terminals.waitForScreen("lobby", "the match removed") {
+                screenHasLine(in: $0, startingWith: "- \(matchID) ", containing: ["(0 open)"])
+            }
+            await terminals.close()
+
+            await server.stop(with: SIGTERM)
+            let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(createIfMissing: false))
+            let result = try await finishedResult(of: matchID, in: store)
+            #expect(result?.players.map { $0.playerID.hasPrefix(me) } == [true, false])
+            #expect(result?.players.map(\.outcome) == [.lost, .won])
+            try await store.close()
+        } catch {
+            await terminals.close()
+            throw error
+        }
+    }
+
+    /// A letter drawn on the board (inside its frame, rows `|...|`): a disk that can be tapped.
+    /// Hit disks show their hitter's seat number instead, and `q` is never a disk's.
+    private static func diskLetter(in screen: String) -> Character? {
+        for row in screen.split(separator: "\n") where row.hasPrefix("|") && row.dropFirst().contains("|") {
+            if let letter = row.dropFirst().first(where: { $0.isLetter && $0.isLowercase && $0 != "q" }) { return letter }
+        }
+        return nil
+    }
+}
