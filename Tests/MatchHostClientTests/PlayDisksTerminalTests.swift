@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import MatchHostSQLite
 import Testing
 
@@ -32,11 +33,14 @@ struct PlayDisksTerminalTests {
                 screenHasLine(in: $0, startingWith: "+ \(matchID) ", containing: ["1/2", "joinable", "room for two"])
             }
 
-            // A bot too slow to take a disk from the player (20 s to react) joins the match.
-            try await terminals.start(
-                "bot",
-                matchhost: ["bot", "disks", "--match", "\(matchID)", "--bots", "1", "--reaction", "20000", "--spread", "0", "--timeout", "60"]
-                    + address)
+            // A bot too slow to take a disk from the player (20 s to react) joins the match. Not
+            // in a window: its output is read whole from a pipe. Its own --timeout bounds it
+            // should the test fail before the match ends.
+            let botRun = Task {
+                try await runMatchHostToExit(
+                    ["bot", "disks", "--match", "\(matchID)", "--bots", "1", "--reaction", "20000", "--spread", "0", "--timeout", "30"]
+                        + address)
+            }
             try await terminals.waitForScreen("player", containing: "GO!")
             try await terminals.waitForScreen("lobby", "the match full") {
                 screenHasLine(in: $0, startingWith: "~ \(matchID) ", containing: ["2/2", "full"])
@@ -54,12 +58,12 @@ struct PlayDisksTerminalTests {
 
             // Quitting leaves the bot the winner; the lobby shows the match gone.
             try await terminals.send("q", to: "player")
-            #expect(try await terminals.waitForExit("player").status == 0)
-            let (status, bot) = try await terminals.waitForExit("bot")
-            #expect(status == 0)
-            #expect(bot.contains("match 1 (id \(matchID)): opponents left"))
-            #expect(bot.contains("winner seat 2"))
-            #expect(bot.contains("scores \(me) 3,"))
+            #expect(try await terminals.waitForExit("player") == 0)
+            let bot = try await botRun.value
+            #expect(bot.status == 0, "bot: \(bot.stdout)\(bot.stderr)")
+            #expect(bot.stdout.contains("match 1 (id \(matchID)): opponents left"))
+            #expect(bot.stdout.contains("winner seat 2"))
+            #expect(bot.stdout.contains("scores \(me) 3,"))
             try await terminals.waitForScreen("lobby", "the match removed") {
                 screenHasLine(in: $0, startingWith: "- \(matchID) ", containing: ["(0 open)"])
             }

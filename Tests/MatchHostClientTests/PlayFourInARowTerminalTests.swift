@@ -58,8 +58,8 @@ struct PlayFourInARowTerminalTests {
             try await terminals.waitForScreen("o", containing: "You lose (four in a row)")
             try await terminals.send("q", to: "x")
             try await terminals.send("q", to: "o")
-            #expect(try await terminals.waitForExit("x").status == 0)
-            #expect(try await terminals.waitForExit("o").status == 0)
+            #expect(try await terminals.waitForExit("x") == 0)
+            #expect(try await terminals.waitForExit("o") == 0)
             await terminals.close()
 
             // Each move stored once, in order, across the crash; and the result.

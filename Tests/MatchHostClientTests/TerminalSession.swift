@@ -23,26 +23,28 @@ func screenHasLine(in screen: String, startingWith prefix: String, containing pa
 
 /// One `tmux` server of its own (a private socket, so a user's sessions are never touched)
 /// holding a window per program: keys are sent to it and its screen read back as text. A
-/// program's window stays after it exits, showing its last output and its exit status
-/// (``waitForExit(_:seconds:)``).
+/// program's window stays after it exits, so that its last screen can still be read.
 final class TerminalSessions: @unchecked Sendable {
     private let socket = "matchhost-test-\(UUID().uuidString.prefix(8))"
-    /// Read by the tmux server when the first window starts it; no user configuration.
-    private let configuration = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-tmux-\(UUID().uuidString).conf")
+    /// The tmux configuration (read by the tmux server when the first window starts it; no
+    /// user configuration) and the programs' exit statuses.
+    private let files = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-tmux-\(UUID().uuidString)")
+    private var configuration: URL { self.files.appendingPathComponent("tmux.conf") }
 
     init() {
+        try? FileManager.default.createDirectory(at: self.files, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: self.configuration.path, contents: Data("set -g remain-on-exit on\n".utf8))
     }
 
     deinit {
-        try? FileManager.default.removeItem(at: self.configuration)
+        try? FileManager.default.removeItem(at: self.files)
     }
 
     /// Runs `arguments` (the matchhost binary's) in a new detached window `name`, 100 × 30.
-    /// When the program exits, the window shows `exited with status N` below its output.
+    /// Its exit status goes to a file of its own (``waitForExit(_:seconds:)``).
     func start(_ name: String, matchhost arguments: [String]) async throws {
         let command = ([MatchHostBinary.url.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        try await self.tmux(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", "\(command); echo \"exited with status $?\""])
+        try await self.tmux(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", "\(command); echo $? > '\(self.statusPath(name))'"])
     }
 
     /// Types `keys` (each a key name or text, as `tmux send-keys` takes them) into `name`.
@@ -77,13 +79,21 @@ final class TerminalSessions: @unchecked Sendable {
         try await self.waitForScreen(name, "\"\(text)\"", seconds: seconds) { $0.contains(text) }
     }
 
-    /// Waits until the program in `name` has exited (see ``start(_:matchhost:)``); returns its
-    /// exit status and its screen.
-    func waitForExit(_ name: String, seconds: Double = 15) async throws -> (status: Int32, screen: String) {
-        let screen = try await self.waitForScreen(name, "the program's exit", seconds: seconds) {
-            screenWord(after: "exited with status ", in: $0) != nil
+    /// Waits until the program in `name` has exited (polling every 50 ms, for at most
+    /// `seconds`); returns its exit status. From a file, not from tmux: tmux may mark a window
+    /// dead before it has its program's status or the last of its output.
+    func waitForExit(_ name: String, seconds: Double = 15) async throws -> Int32 {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            let written = (try? String(contentsOfFile: self.statusPath(name), encoding: .utf8)) ?? ""
+            if written.hasSuffix("\n"), let status = Int32(written.dropLast()) { return status }
+            try await Task.sleep(for: .milliseconds(50))
         }
-        return (Int32(screenWord(after: "exited with status ", in: screen) ?? "") ?? -1, screen)
+        throw TimedOut(what: "the end of \(name)'s program; its screen shows:\n\((try? await self.screen(name)) ?? "")")
+    }
+
+    private func statusPath(_ name: String) -> String {
+        self.files.appendingPathComponent("\(name).status").path
     }
 
     /// Ends every window and the tmux server.
