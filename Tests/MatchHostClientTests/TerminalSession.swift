@@ -127,6 +127,9 @@ final class TerminalSessions: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else of this process: the tmux server stays behind holding whatever it
+        // inherited, so a test's socket held there would not close when its test closes it.
+        closeInheritedDescriptors(&actions)
         var environment = ProcessInfo.processInfo.environment
         environment["TMUX"] = nil
         environment["TERM"] = "xterm-256color"
@@ -158,6 +161,22 @@ final class TerminalSessions: @unchecked Sendable {
         // The exit status, from waitpid's encoding (WEXITSTATUS; a signal shows as its number + 128).
         let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return (exitStatus, printed, complaint)
+    }
+}
+
+/// Adds to `actions` the closing of every descriptor above standard error:
+/// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later, looked up at run time
+/// since Swift's Glibc module does not declare it), else each descriptor open now.
+private func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        return
+    }
+    // A descriptor closed meanwhile is no error: glibc ignores EBADF for a close action.
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
     }
 }
 
