@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import MatchHostSQLite
 import Testing
 
@@ -6,9 +7,10 @@ import Testing
 import Glibc
 #endif
 
-/// `matchhost play fourinarow` as two people at two terminals play it: one creates a private
-/// match, the other joins with the invite code shown, and they play to the end, through a
-/// `kill -9` of the server and its restart on the same data in the middle of the game.
+/// `matchhost play fourinarow` as people at terminals play it: one creates a private match, the
+/// other (a person, or `matchhost bot fourinarow`) joins with the invite code shown, and they
+/// play to the end; between two people, through a `kill -9` of the server and its restart on
+/// the same data in the middle of the game.
 @Suite(.serialized, .enabled(if: tmuxAvailable, "needs tmux"))
 struct PlayFourInARowTerminalTests {
     @Test func twoTerminalPlayersFinishTheirGameAcrossAServerCrash() async throws {
@@ -74,6 +76,69 @@ struct PlayFourInARowTerminalTests {
             await terminals.close()
             throw error
         }
+    }
+
+    @Test func aTerminalPlayerPlaysAgainstTheBotThatJoinedByItsCode() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-bot-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        let address = ["--host", "127.0.0.1", "--port", "\(server.nativePort)"]
+        let terminals = TerminalSessions()
+        do {
+            try await terminals.start("x", matchhost: ["play", "fourinarow", "--guest"] + address)
+            let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
+            let code = try #require(screenWord(after: "Invite code: ", in: created))
+            let matchID = try #require(screenWord(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
+            #expect(created.contains("matchhost bot fourinarow --port \(server.nativePort) --code \(code)"))
+            // The command the screen shows, as a plain process (its output read whole from a
+            // pipe); its --timeout bounds it should the test fail first.
+            let botRun = Task {
+                try await runMatchHostToExit(["bot", "fourinarow", "--code", code, "--delay", "0", "--timeout", "30"] + address)
+            }
+
+            // X drops into the leftmost column with room, each turn, until the game is over.
+            var moves = 0
+            while true {
+                let screen = try await terminals.waitForScreen("x", "its turn after \(moves) moves of its own, or the end") { screen in
+                    screen.contains("The match is over")
+                        || (screen.contains("Your turn (X)") && Self.discs(in: screen).values.reduce(0, +) == 2 * moves)
+                }
+                if screen.contains("The match is over") { break }
+                let column = try #require(Self.firstColumnWithRoom(in: screen))
+                try await terminals.send("\(column)", to: "x")
+                moves += 1
+            }
+            let over = try await terminals.screen("x")
+            try await terminals.send("q", to: "x")
+            #expect(try await terminals.waitForExit("x") == 0)
+            let bot = try await botRun.value
+            #expect(bot.status == 0, "bot: \(bot.stdout)\(bot.stderr)")
+            await terminals.close()
+
+            // The stored result is the one X's screen showed.
+            await server.stop(with: SIGTERM)
+            let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(createIfMissing: false))
+            let outcomes = try await finishedResult(of: matchID, in: store)?.players.map(\.outcome)
+            if over.contains("You WIN") {
+                #expect(outcomes == [.won, .lost])
+            } else if over.contains("You lose") {
+                #expect(outcomes == [.lost, .won])
+            } else {
+                #expect(outcomes == [.draw, .draw], "X's last screen:\n\(over)")
+            }
+            #expect(try await store.moveLog(matchID: matchID).count >= 7)
+            try await store.close()
+        } catch {
+            await terminals.close()
+            throw error
+        }
+    }
+
+    /// The first column (1-7) whose top cell is empty on the drawn board.
+    private static func firstColumnWithRoom(in screen: String) -> Int? {
+        guard let top = screen.split(separator: "\n").first(where: { $0.hasPrefix("  |") }) else { return nil }
+        let cells = top.split(separator: "|", omittingEmptySubsequences: false).dropFirst().prefix(7)
+        return cells.firstIndex { $0.trimmingCharacters(in: .whitespaces).isEmpty }.map { $0 - cells.startIndex + 1 }
     }
 
     /// Waits until `player`'s screen shows it connected again after the crash: its last notice
