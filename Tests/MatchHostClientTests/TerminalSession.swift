@@ -21,15 +21,16 @@ func screenHasLine(in screen: String, startingWith prefix: String, containing pa
     screen.split(separator: "\n").contains { line in line.hasPrefix(prefix) && parts.allSatisfy { line.contains($0) } }
 }
 
-/// One `tmux` server of its own (a private socket, so a user's sessions are never touched)
+/// One `tmux` server of its own (a private socket, in a directory of its own that goes with it,
+/// so a user's sessions are never touched)
 /// holding a window per program: keys are sent to it and its screen read back as text. A
 /// program's window stays after it exits, so that its last screen can still be read.
 final class TerminalSessions: @unchecked Sendable {
-    private let socket = "matchhost-test-\(UUID().uuidString.prefix(8))"
-    /// The tmux configuration (read by the tmux server when the first window starts it; no
-    /// user configuration) and the programs' exit statuses.
+    /// The tmux server's socket, its configuration (read by the tmux server when the first
+    /// window starts it; no user configuration) and the programs' exit statuses.
     private let files = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-tmux-\(UUID().uuidString)")
     private var configuration: URL { self.files.appendingPathComponent("tmux.conf") }
+    private var socket: URL { self.files.appendingPathComponent("tmux.socket") }
 
     init() {
         try? FileManager.default.createDirectory(at: self.files, withIntermediateDirectories: true)
@@ -103,7 +104,7 @@ final class TerminalSessions: @unchecked Sendable {
 
     @discardableResult
     private func tmux(_ arguments: [String]) async throws -> String {
-        let prefix = ["/usr/bin/tmux", "-L", self.socket, "-f", self.configuration.path]
+        let prefix = ["/usr/bin/tmux", "-S", self.socket.path, "-f", self.configuration.path]
         let finished = await onOwnThread { Result { try Self.run(prefix + arguments) } }
         let (status, printed, complaint) = try finished.get()
         guard status == 0 else { throw TerminalFailure(command: arguments.joined(separator: " "), status: status, message: complaint) }
