@@ -17,8 +17,7 @@ struct PlayDisksTerminalTests {
         defer { try? FileManager.default.removeItem(at: data) }
         let server = try await ServeProcess.start(data: data)
         let address = ["--host", "127.0.0.1", "--port", "\(server.nativePort)"]
-        let terminals = TerminalSessions()
-        do {
+        try await TerminalSessions.using { terminals in
             try await terminals.start("lobby", matchhost: ["lobby", "disks"] + address)
             try await terminals.waitForScreen("lobby", containing: "disks lobby on 127.0.0.1:\(server.nativePort): 0 open")
 
@@ -75,9 +74,6 @@ struct PlayDisksTerminalTests {
             #expect(result?.players.map { $0.playerID.hasPrefix(me) } == [true, false])
             #expect(result?.players.map(\.outcome) == [.lost, .won])
             try await store.close()
-        } catch {
-            await terminals.close()
-            throw error
         }
     }
 

@@ -16,15 +16,11 @@ struct PlayFourInARowTerminalTests {
     @Test func twoTerminalPlayersFinishTheirGameAcrossAServerCrash() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let terminals = TerminalSessions()
         let first = try await ServeProcess.start(data: data)
         let server = ["--host", "127.0.0.1", "--port", "\(first.nativePort)"]
-        do {
+        try await TerminalSessions.using { terminals in
             // X creates the match; its screen shows the invite code and the command to join.
-            try await terminals.start("x", matchhost: ["play", "fourinarow", "--guest"] + server)
-            let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
-            let code = try #require(screenWord(after: "Invite code: ", in: created))
-            let matchID = try #require(screenWord(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
+            let (created, code, matchID) = try await Self.createPrivateMatch(in: terminals, address: server)
             #expect(created.contains("matchhost play fourinarow --port \(first.nativePort) --code \(code)"))
             try await terminals.start("o", matchhost: ["play", "fourinarow", "--guest", "--code", code] + server)
 
@@ -72,9 +68,6 @@ struct PlayFourInARowTerminalTests {
             #expect(result?.players.map { $0.playerID.hasPrefix(oID) } == [false, true])
             #expect(result?.players.map(\.outcome) == [.won, .lost])
             try await store.close()
-        } catch {
-            await terminals.close()
-            throw error
         }
     }
 
@@ -83,12 +76,8 @@ struct PlayFourInARowTerminalTests {
         defer { try? FileManager.default.removeItem(at: data) }
         let server = try await ServeProcess.start(data: data)
         let address = ["--host", "127.0.0.1", "--port", "\(server.nativePort)"]
-        let terminals = TerminalSessions()
-        do {
-            try await terminals.start("x", matchhost: ["play", "fourinarow", "--guest"] + address)
-            let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
-            let code = try #require(screenWord(after: "Invite code: ", in: created))
-            let matchID = try #require(screenWord(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
+        try await TerminalSessions.using { terminals in
+            let (created, code, matchID) = try await Self.createPrivateMatch(in: terminals, address: address)
             #expect(created.contains("matchhost bot fourinarow --port \(server.nativePort) --code \(code)"))
             // The command the screen shows, as a plain process (its output read whole from a
             // pipe); its --timeout bounds it should the test fail first.
@@ -128,10 +117,19 @@ struct PlayFourInARowTerminalTests {
             }
             #expect(try await store.moveLog(matchID: matchID).count >= 7)
             try await store.close()
-        } catch {
-            await terminals.close()
-            throw error
         }
+    }
+
+    /// Starts X (`play fourinarow --guest`) in window "x", which creates a private match; returns
+    /// its screen once the invite code shows, the code, and the match id.
+    private static func createPrivateMatch(
+        in terminals: TerminalSessions, address: [String]
+    ) async throws -> (screen: String, code: String, matchID: UInt64) {
+        try await terminals.start("x", matchhost: ["play", "fourinarow", "--guest"] + address)
+        let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
+        let code = try #require(screenWord(after: "Invite code: ", in: created))
+        let matchID = try #require(screenWord(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
+        return (created, code, matchID)
     }
 
     /// The first column (1-7) whose top cell is empty on the drawn board.

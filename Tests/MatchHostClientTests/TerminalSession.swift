@@ -58,20 +58,19 @@ final class TerminalSessions: @unchecked Sendable {
         try await self.tmux(["capture-pane", "-p", "-t", name])
     }
 
-    /// Reads the screen of `name` until `condition` holds for it (polling every 50 ms, for at
-    /// most `seconds`); returns that screen, or throws with the last one seen.
+    /// Reads the screen of `name` until `condition` holds for it (for at most `seconds`);
+    /// returns that screen, or throws with the last one seen.
     @discardableResult
     func waitForScreen(
         _ name: String, _ what: String, seconds: Double = 15, until condition: (String) -> Bool
     ) async throws -> String {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         var last = ""
-        while ContinuousClock.now < deadline {
+        let screen = try await Self.poll(seconds: seconds) { () async throws -> String? in
             last = try await self.screen(name)
-            if condition(last) { return last }
-            try await Task.sleep(for: .milliseconds(50))
+            return condition(last) ? last : nil
         }
-        throw TimedOut(what: "\(what) on \(name)'s screen; it shows:\n\(last)")
+        guard let screen else { throw TimedOut(what: "\(what) on \(name)'s screen; it shows:\n\(last)") }
+        return screen
     }
 
     /// ``waitForScreen(_:_:seconds:until:)`` for a screen that contains `text`.
@@ -80,26 +79,50 @@ final class TerminalSessions: @unchecked Sendable {
         try await self.waitForScreen(name, "\"\(text)\"", seconds: seconds) { $0.contains(text) }
     }
 
-    /// Waits until the program in `name` has exited (polling every 50 ms, for at most
-    /// `seconds`); returns its exit status. From a file, not from tmux: tmux may mark a window
-    /// dead before it has its program's status or the last of its output.
+    /// Waits until the program in `name` has exited (for at most `seconds`); returns its exit
+    /// status. From a file, not from tmux: tmux may mark a window dead before it has its
+    /// program's status or the last of its output.
     func waitForExit(_ name: String, seconds: Double = 15) async throws -> Int32 {
+        let status = try await Self.poll(seconds: seconds) { () async throws -> Int32? in
+            let written = (try? String(contentsOfFile: self.statusPath(name), encoding: .utf8)) ?? ""
+            return written.hasSuffix("\n") ? Int32(written.dropLast()) : nil
+        }
+        guard let status else {
+            throw TimedOut(what: "the end of \(name)'s program; its screen shows:\n\((try? await self.screen(name)) ?? "")")
+        }
+        return status
+    }
+
+    /// Asks `check` every 50 ms until it has an answer, for at most `seconds`; nil if none came.
+    private static func poll<Answer>(seconds: Double, _ check: () async throws -> Answer?) async throws -> Answer? {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
-            let written = (try? String(contentsOfFile: self.statusPath(name), encoding: .utf8)) ?? ""
-            if written.hasSuffix("\n"), let status = Int32(written.dropLast()) { return status }
+            if let answer = try await check() { return answer }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw TimedOut(what: "the end of \(name)'s program; its screen shows:\n\((try? await self.screen(name)) ?? "")")
+        return nil
     }
 
     private func statusPath(_ name: String) -> String {
         self.files.appendingPathComponent("\(name).status").path
     }
 
-    /// Ends every window and the tmux server.
+    /// Ends every window and the tmux server. Harmless when already closed.
     func close() async {
         _ = try? await self.tmux(["kill-server"])
+    }
+
+    /// Runs `body` with a new set of sessions, and closes them however `body` ends.
+    static func using<Value>(_ body: (TerminalSessions) async throws -> Value) async throws -> Value {
+        let terminals = TerminalSessions()
+        do {
+            let value = try await body(terminals)
+            await terminals.close()
+            return value
+        } catch {
+            await terminals.close()
+            throw error
+        }
     }
 
     @discardableResult

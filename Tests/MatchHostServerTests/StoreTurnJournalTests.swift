@@ -76,6 +76,12 @@ struct StoreTurnJournalTests {
         let journal = try await loop.submit {
             NIOLoopBound(StoreTurnJournal(storage: world.value), eventLoop: loop)
         }.get()
+        // Commits move `number` of game 7 (on the loop), recording "`label`: stored" or the error.
+        @Sendable func commitMove(_ number: UInt8, as label: String) {
+            journal.value.commit(matchID: 7, moveNumber: Int(number), move: ByteBuffer(bytes: [number]), state: ByteBuffer(bytes: [number])) {
+                error in completions.record("\(label): \(error.map { "\($0)" } ?? "stored")")
+            }
+        }
 
         // The game's creation is held; its first move is queued behind it.
         try await loop.submit {
@@ -84,9 +90,7 @@ struct StoreTurnJournalTests {
                 { store in
                     try await store.createTurnGame(matchID: 7, game: "fourinarow", mode: "", players: ["a", "b"], startedAt: 0, state: [])
                 }, then: { result in completions.record((try? result.get()) != nil ? "created" : "creation failed") })
-            journal.value.commit(matchID: 7, moveNumber: 1, move: ByteBuffer(bytes: [1]), state: ByteBuffer(bytes: [1])) { error in
-                completions.record("move 1: \(error.map { "\($0)" } ?? "stored")")
-            }
+            commitMove(1, as: "move 1")
         }.get()
         #expect(store.moves.withLockedValue { $0.isEmpty }, "the first move must not reach the store before its game")
 
@@ -98,18 +102,14 @@ struct StoreTurnJournalTests {
 
         // Nothing of the game is being written any more: move 2 goes straight from the loop.
         try await loop.submit {
-            journal.value.commit(matchID: 7, moveNumber: 2, move: ByteBuffer(bytes: [2]), state: ByteBuffer(bytes: [2])) { error in
-                completions.record("move 2: \(error.map { "\($0)" } ?? "stored")")
-            }
+            commitMove(2, as: "move 2")
         }.get()
         await completions.waitFor(3)
         #expect(completions.results.withLockedValue { $0.last } == "move 2: stored")
         #expect(store.moves.withLockedValue { $0.last?.fromTheLoop } == true)
         // A refused move comes back as the store's error, on the same path.
         try await loop.submit {
-            journal.value.commit(matchID: 7, moveNumber: 2, move: ByteBuffer(bytes: [2]), state: ByteBuffer(bytes: [2])) { error in
-                completions.record("move 2 again: \(error.map { "\($0)" } ?? "stored")")
-            }
+            commitMove(2, as: "move 2 again")
         }.get()
         await completions.waitFor(4)
         #expect(completions.results.withLockedValue { $0.last } == "move 2 again: \(GameStoreError.duplicateMove(7, moveNumber: 2))")
