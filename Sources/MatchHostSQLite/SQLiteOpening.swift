@@ -81,7 +81,7 @@ struct SQLiteOpening {
     /// Looks at an existing file through a read-only connection, so that a file refused here
     /// (damaged, foreign, newer) is not touched: opening the pool would already write to it
     /// (WAL mode is recorded in the file).
-    private func inspect() throws {
+    func inspect() throws {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(5)

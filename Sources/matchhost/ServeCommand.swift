@@ -103,7 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-ttl"), help: "Seconds a session token stays valid.")
     var tokenTTL: Double = 7 * 24 * 3600
 
-    @Option(help: "Directory for the server's data (created if missing): the token signing key and the database (matchhost.sqlite).")
+    @Option(help: "Directory for the server's data (created if missing; one server at a time, held by matchhost.lock): the token signing key and the database (matchhost.sqlite).")
     var data = "data"
 
     @Option(
@@ -195,6 +195,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxTicketsPerPlayer = self.maxTicketsPerPlayer
         configuration.maxTickets = self.maxTickets
         self.gameRules.apply(to: &configuration)
+        // First of all: a second server on the same data would take this one's games for its own.
+        let lock: DataDirectoryLock
+        do {
+            lock = try DataDirectoryLock.acquire(directory: self.data)
+        } catch {
+            FileHandle.standardError.write(Data("matchhost: cannot use the data directory \(self.data): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        defer { lock.release() }
         do {
             configuration.tokenSigningKey = try TokenKeyFile(directory: self.data).loadOrCreate()
         } catch {

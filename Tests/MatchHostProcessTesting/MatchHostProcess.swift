@@ -36,8 +36,12 @@ public struct FinishedProcess: Sendable {
 }
 
 /// Runs the `matchhost` binary with `arguments` until it exits (see ``onOwnThread(_:)``);
-/// with `mergingErrors`, standard error goes to the same pipe as standard output.
-public func runMatchHostToExit(_ arguments: [String], mergingErrors: Bool = false) async throws -> FinishedProcess {
+/// with `mergingErrors`, standard error goes to the same pipe as standard output. A process
+/// still running after `timeout` (a command that should have stopped at once but serves) is
+/// sent SIGTERM, so that the test fails on its status instead of hanging.
+public func runMatchHostToExit(
+    _ arguments: [String], mergingErrors: Bool = false, timeout: Duration = .seconds(120)
+) async throws -> FinishedProcess {
     try await onOwnThread {
         Result { () throws -> FinishedProcess in
             let process = Process()
@@ -49,6 +53,8 @@ public func runMatchHostToExit(_ arguments: [String], mergingErrors: Bool = fals
             process.standardError = errors
             try process.run()
             defer { if process.isRunning { process.terminate() } }
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if process.isRunning { process.terminate() } }
             let stderr = mergingErrors ? "" : String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()

@@ -1,0 +1,101 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Makes a data directory one process's: an exclusive `flock(2)` on `<data>/matchhost.lock`,
+/// held until ``release()`` or the process's end.
+///
+/// Two servers on one database would each take the other's running games for their own: the
+/// second would record the first's real-time matches as abandoned and run a second copy of
+/// every turn-based game. `matchhost serve` and `matchhost restore` take this lock first, so
+/// the second process stops with an error naming the first instead. The kernel drops the lock
+/// with the process, `kill -9` included, so a crash leaves nothing to clean up; the file itself
+/// stays, holding the last holder's process id for the error message.
+public final class DataDirectoryLock {
+    /// The lock file's name in the data directory.
+    public static let fileName = "matchhost.lock"
+
+    /// The lock file.
+    public let path: String
+    private var descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    /// Takes the lock of `directory`, creating the directory if it is missing.
+    /// - Throws: ``DataDirectoryLockError``: another process holds the lock, or the directory
+    ///   or the file cannot be created or opened.
+    public static func acquire(directory: String) throws -> DataDirectoryLock {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw DataDirectoryLockError(path: directory, problem: "cannot be created: \(error.localizedDescription)", holder: nil)
+        }
+        let path = (directory as NSString).appendingPathComponent(Self.fileName)
+        // Close-on-exec: a child process (a shell the server runs, a test's tmux) must not keep
+        // the lock alive after the server has gone.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw DataDirectoryLockError(path: path, problem: "cannot be opened: \(String(cString: strerror(errno)))", holder: nil)
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno
+            let holder = Self.processID(in: descriptor)
+            close(descriptor)
+            guard reason == EWOULDBLOCK else {
+                throw DataDirectoryLockError(path: path, problem: "cannot be locked: \(String(cString: strerror(reason)))", holder: nil)
+            }
+            throw DataDirectoryLockError(
+                path: path, problem: "is held by another matchhost process: only one server may use a data directory", holder: holder)
+        }
+        let lock = DataDirectoryLock(path: path, descriptor: descriptor)
+        lock.recordProcessID()
+        return lock
+    }
+
+    /// Lets another process take the directory. Only the first call does anything.
+    public func release() {
+        // Closing the descriptor releases the flock; a second close would hit a reused number.
+        guard self.descriptor >= 0 else { return }
+        close(self.descriptor)
+        self.descriptor = -1
+    }
+
+    private func recordProcessID() {
+        let text = Array("\(getpid())\n".utf8)
+        guard ftruncate(self.descriptor, 0) == 0 else { return }
+        _ = text.withUnsafeBytes { pwrite(self.descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    private static func processID(in descriptor: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        return Int32(String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    deinit {
+        self.release()
+    }
+}
+
+/// The data directory's lock could not be taken.
+public struct DataDirectoryLockError: Error, CustomStringConvertible {
+    /// The lock file, or the directory that could not be created.
+    public let path: String
+    /// What is wrong.
+    public let problem: String
+    /// The process id the lock file names when another process holds it.
+    public let holder: Int32?
+
+    /// The path, the problem, and the holder's process id when known.
+    public var description: String {
+        "\(self.path) \(self.problem)" + (self.holder.map { " (process \($0))" } ?? "")
+    }
+}

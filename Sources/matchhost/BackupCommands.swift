@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import MatchHostSQLite
+import MatchHostServer
+
+/// `matchhost backup FILE`: a consistent copy of the server's database, taken while it runs.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Write a consistent copy of the server's database to FILE, while the server runs.",
+        discussion: """
+            Copies everything committed when the backup starts (SQLite's VACUUM INTO through a \
+            read-only connection: the server goes on writing meanwhile), syncs it, checks it \
+            with PRAGMA integrity_check, and only then names it FILE, which must not exist. The \
+            copy is mode 0600: it holds hashed device secrets. Put it back with \
+            `matchhost restore FILE`. Session tokens are signed with token-signing.key in \
+            --data, which the backup does not hold: keep that file too (it is a secret) if \
+            tokens should stay valid; without it players sign in again with their devices.
+            """)
+
+    @Argument(help: "The backup file to write (must not exist).")
+    var file: String
+
+    @Option(help: "The server's data directory.")
+    var data = "data"
+
+    func run() throws {
+        let source = (self.data as NSString).appendingPathComponent(SQLiteGameStore.fileName)
+        do {
+            let summary = try SQLiteBackup.backup(from: source, to: self.file)
+            print("backed up \(source) to \(self.file): \(summary); integrity check ok")
+        } catch {
+            FileHandle.standardError.write(Data("matchhost: backup failed: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// `matchhost restore FILE`: a backup put in place as the database of a stopped server.
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Put the backup FILE in place as the database in --data. The server must be stopped.",
+        discussion: """
+            Refused while a server uses --data (the same lock `matchhost serve` takes). Copies \
+            and checks FILE as `matchhost backup` does; a database already in --data is not \
+            deleted but renamed, with its write-ahead log, to \
+            matchhost.sqlite.before-restore-<time>. Turn-based games running in the backup \
+            continue when the server starts; a backup from an older MatchHost is migrated then.
+            """)
+
+    @Argument(help: "The backup file (written by matchhost backup).")
+    var file: String
+
+    @Option(help: "The server's data directory (created if missing).")
+    var data = "data"
+
+    func run() throws {
+        let lock: DataDirectoryLock
+        do {
+            lock = try DataDirectoryLock.acquire(directory: self.data)
+        } catch {
+            FileHandle.standardError.write(Data("matchhost: restore refused: \(error). Stop the server first.\n".utf8))
+            throw ExitCode(2)
+        }
+        defer { lock.release() }
+        do {
+            let (summary, replaced) = try SQLiteBackup.restore(from: self.file, toDirectory: self.data)
+            print("restored \(self.file) into \(self.data): \(summary); integrity check ok")
+            if let replaced { print("the database it replaced is kept as \(replaced)") }
+        } catch {
+            FileHandle.standardError.write(Data("matchhost: restore failed: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import MatchHostClient
+import MatchHostCore
+import MatchHostProcessTesting
+import MatchHostSQLite
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A data directory belongs to one server at a time, and its database is backed up while the
+/// server runs and restored into a stopped one: `matchhost serve`, `backup` and `restore` as a
+/// user runs them.
+@Suite(.serialized) struct DataDirectoryTests {
+    @Test func aSecondServerOnTheSameDataIsRefusedAndTheFirstKeepsItsMatches() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-lock-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let first = try await ServeProcess.start(data: data)
+        let alice = makeClient(port: first.nativePort)
+        _ = try await alice.connect()
+        let disks = try await alice.createMatch(mode: "disks").matchID
+        // A history request is answered after the writes queued before it: the match is stored.
+        #expect(try await alice.matchHistory().map(\.matchID) == [disks])
+
+        // Had it started, it would have recorded the first server's running match as abandoned
+        // by a restart.
+        let second = try await runMatchHostToExit(
+            ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path], timeout: .seconds(10))
+        #expect(second.status == 2)
+        #expect(second.stdout.isEmpty, "nothing was bound")
+        #expect(second.stderr.contains(data.appendingPathComponent("matchhost.lock").path))
+        #expect(second.stderr.contains("(process \(first.process.processIdentifier))"))
+        // The first server goes on serving.
+        _ = try await alice.createMatch(mode: "fourinarow")
+
+        // The kernel drops the lock with the process, kill -9 included: nothing to clean up.
+        // (Alice is still in her match: had she left, it would have ended.)
+        await first.stop(with: SIGKILL)
+        await alice.close()
+        let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(createIfMissing: false))
+        #expect(try await store.match(id: disks)?.state == .running)
+        try await store.close()
+        let third = try await ServeProcess.start(data: data)
+        await third.stop(with: SIGTERM)
+        #expect(third.process.terminationStatus == 0)
+    }
+
+    @Test func aBackupTakenDuringAGameRestoresIntoAServerThatContinuesIt() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-backup-\(UUID().uuidString)")
+        let restoredData = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-restored-\(UUID().uuidString)")
+        let backup = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-backup-\(UUID().uuidString).sqlite")
+        defer {
+            for url in [data, restoredData, backup] { try? FileManager.default.removeItem(at: url) }
+        }
+        let server = try await ServeProcess.start(data: data)
+        let aliceDevice = newDeviceID()
+        let bobDevice = newDeviceID()
+        let alice = makeClient(port: server.nativePort, credentials: .device(id: aliceDevice, secret: ""))
+        let bob = makeClient(port: server.nativePort, credentials: .device(id: bobDevice, secret: ""))
+        let aliceAuth = try await alice.connect()
+        let bobAuth = try await bob.connect()
+        let aliceEvents = Recorder(alice.events)
+        let bobEvents = Recorder(bob.events)
+        let game = try await alice.createMatch(mode: "fourinarow").matchID
+        _ = try await bob.joinMatch(game)
+        try await play(1, column: 0, by: alice, events: aliceEvents, in: game)
+        try await play(2, column: 1, by: bob, events: bobEvents, in: game)
+        try await play(3, column: 0, by: alice, events: aliceEvents, in: game)
+
+        // Taken while the server runs, after move 3 was acknowledged.
+        let backedUp = try await runMatchHostToExit(["backup", backup.path, "--data", data.path])
+        #expect(backedUp.status == 0, "\(backedUp.stderr)")
+        #expect(backedUp.stdout.contains("2 players, 1 matches (1 turn-based running), 3 moves"))
+        #expect(backedUp.stdout.contains("integrity check ok"))
+        let mode = try FileManager.default.attributesOfItem(atPath: backup.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // A second backup to the same name is refused and leaves the first as it was.
+        let size = try FileManager.default.attributesOfItem(atPath: backup.path)[.size] as? Int
+        let again = try await runMatchHostToExit(["backup", backup.path, "--data", data.path])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("never overwrites"))
+        #expect(try FileManager.default.attributesOfItem(atPath: backup.path)[.size] as? Int == size)
+        // Restoring over a running server's database is refused.
+        let refused = try await runMatchHostToExit(["restore", backup.path, "--data", data.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("Stop the server first"))
+
+        // Move 4 comes after the backup: the restored game does not have it.
+        try await play(4, column: 1, by: bob, events: bobEvents, in: game)
+        await alice.close()
+        await bob.close()
+        await server.stop(with: SIGTERM)
+
+        let restored = try await runMatchHostToExit(["restore", backup.path, "--data", restoredData.path])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("1 turn-based running"))
+        // A new data directory: a new token key, so the players come back with their devices.
+        let second = try await ServeProcess.start(data: restoredData)
+        let bobAgain = makeClient(port: second.nativePort, credentials: .device(id: bobDevice, secret: bobAuth.deviceSecret))
+        let bobAgainEvents = Recorder(bobAgain.events)
+        #expect(try await bobAgain.connect().playerID == bobAuth.playerID)
+        try await expectResumedAfterMoveThree(bobAgainEvents, game: game)
+        let aliceAgain = makeClient(port: second.nativePort, credentials: .device(id: aliceDevice, secret: aliceAuth.deviceSecret))
+        #expect(try await aliceAgain.connect().playerID == aliceAuth.playerID)
+        try await play(4, column: 1, by: bobAgain, events: bobAgainEvents, in: game)
+        await aliceAgain.close()
+        await bobAgain.close()
+        await second.stop(with: SIGTERM)
+        let store = try await openStoreExpectingMoves(restoredData, game: game, columns: [0, 1, 0, 1])
+        try await store.close()
+    }
+}
