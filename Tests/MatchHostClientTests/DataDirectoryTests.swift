@@ -53,20 +53,9 @@ import Glibc
         defer {
             for url in [data, restoredData, backup] { try? FileManager.default.removeItem(at: url) }
         }
-        let server = try await ServeProcess.start(data: data)
-        let aliceDevice = newDeviceID()
-        let bobDevice = newDeviceID()
-        let alice = makeClient(port: server.nativePort, credentials: .device(id: aliceDevice, secret: ""))
-        let bob = makeClient(port: server.nativePort, credentials: .device(id: bobDevice, secret: ""))
-        let aliceAuth = try await alice.connect()
-        let bobAuth = try await bob.connect()
-        let aliceEvents = Recorder(alice.events)
-        let bobEvents = Recorder(bob.events)
-        let game = try await alice.createMatch(mode: "fourinarow").matchID
-        _ = try await bob.joinMatch(game)
-        try await play(1, column: 0, by: alice, events: aliceEvents, in: game)
-        try await play(2, column: 1, by: bob, events: bobEvents, in: game)
-        try await play(3, column: 0, by: alice, events: aliceEvents, in: game)
+        // A game three moves in: Alice stacks column 0, Bob column 1.
+        let setup = try await GameBeforeRestart.start(data: data)
+        let (server, alice, bob, game) = (setup.server, setup.alice, setup.bob, setup.game)
 
         // Taken while the server runs, after move 3 was acknowledged.
         let backedUp = try await runMatchHostToExit(["backup", backup.path, "--data", data.path])
@@ -87,7 +76,7 @@ import Glibc
         #expect(refused.stderr.contains("Stop the server first"))
 
         // Move 4 comes after the backup: the restored game does not have it.
-        try await play(4, column: 1, by: bob, events: bobEvents, in: game)
+        try await play(4, column: 1, by: bob, events: setup.bobEvents, in: game)
         await alice.close()
         await bob.close()
         await server.stop(with: SIGTERM)
@@ -97,12 +86,12 @@ import Glibc
         #expect(restored.stdout.contains("1 turn-based running"))
         // A new data directory: a new token key, so the players come back with their devices.
         let second = try await ServeProcess.start(data: restoredData)
-        let bobAgain = makeClient(port: second.nativePort, credentials: .device(id: bobDevice, secret: bobAuth.deviceSecret))
+        let bobAgain = makeClient(port: second.nativePort, credentials: .device(id: setup.bobDevice, secret: setup.bobAuth.deviceSecret))
         let bobAgainEvents = Recorder(bobAgain.events)
-        #expect(try await bobAgain.connect().playerID == bobAuth.playerID)
+        #expect(try await bobAgain.connect().playerID == setup.bobAuth.playerID)
         try await expectResumedAfterMoveThree(bobAgainEvents, game: game)
-        let aliceAgain = makeClient(port: second.nativePort, credentials: .device(id: aliceDevice, secret: aliceAuth.deviceSecret))
-        #expect(try await aliceAgain.connect().playerID == aliceAuth.playerID)
+        let aliceAgain = makeClient(port: second.nativePort, credentials: .device(id: setup.aliceDevice, secret: setup.aliceAuth.deviceSecret))
+        #expect(try await aliceAgain.connect().playerID == setup.aliceAuth.playerID)
         try await play(4, column: 1, by: bobAgain, events: bobAgainEvents, in: game)
         await aliceAgain.close()
         await bobAgain.close()

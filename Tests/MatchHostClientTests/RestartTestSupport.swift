@@ -79,6 +79,9 @@ struct GameBeforeRestart {
     let bob: MatchHostClient
     let aliceAuth: NativeAuthenticated
     let bobAuth: NativeAuthenticated
+    /// The players' device ids (the secrets are in the auths): to sign in again elsewhere.
+    let aliceDevice: String
+    let bobDevice: String
     let aliceEvents: Recorder<MatchHostClient.Event>
     let bobEvents: Recorder<MatchHostClient.Event>
     let bobStates: Recorder<MatchHostClient.ConnectionState>
@@ -87,8 +90,14 @@ struct GameBeforeRestart {
     static func start(data: URL) async throws -> GameBeforeRestart {
         let server = try await ServeProcess.start(data: data)
         let port = server.nativePort
-        let alice = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
-        let bob = makeClient(port: port) { $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)) }
+        let aliceDevice = newDeviceID()
+        let bobDevice = newDeviceID()
+        let alice = makeClient(port: port, credentials: .device(id: aliceDevice, secret: "")) {
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200))
+        }
+        let bob = makeClient(port: port, credentials: .device(id: bobDevice, secret: "")) {
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200))
+        }
         let aliceAuth = try await alice.connect()
         let bobAuth = try await bob.connect()
         let aliceEvents = Recorder(alice.events)
@@ -100,7 +109,8 @@ struct GameBeforeRestart {
         try await play(2, column: 1, by: bob, events: bobEvents, in: game)
         try await play(3, column: 0, by: alice, events: aliceEvents, in: game)
         return GameBeforeRestart(
-            server: server, alice: alice, bob: bob, aliceAuth: aliceAuth, bobAuth: bobAuth, aliceEvents: aliceEvents,
+            server: server, alice: alice, bob: bob, aliceAuth: aliceAuth, bobAuth: bobAuth, aliceDevice: aliceDevice,
+            bobDevice: bobDevice, aliceEvents: aliceEvents,
             bobEvents: bobEvents, bobStates: bobStates, game: game)
     }
 }
