@@ -14,6 +14,11 @@ struct SQLiteOpening {
     /// Checks the directory and the file, opens the pool, and migrates; the pool is closed
     /// again if a later step fails.
     func openPool() throws -> DatabasePool {
+        if self.options.readOnly {
+            try self.checkReadableFile()
+            try self.inspect()
+            return try self.makePool()
+        }
         try self.prepareDirectory()
         if try self.checkFile() {
             try self.inspect()
@@ -78,6 +83,21 @@ struct SQLiteOpening {
         return true
     }
 
+    /// For a read-only open: the file must be there and readable; nothing is created.
+    private func checkReadableFile() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: self.path, isDirectory: &isDirectory) else {
+            let directoryExists = FileManager.default.fileExists(atPath: self.directory)
+            throw SQLiteStoreError(.missing, path: self.path, reason: directoryExists ? "the file does not exist" : "the directory does not exist")
+        }
+        guard !isDirectory.boolValue else {
+            throw SQLiteStoreError(.notADatabase, path: self.path, reason: "it is a directory")
+        }
+        guard FileManager.default.isReadableFile(atPath: self.path) else {
+            throw SQLiteStoreError(.cannotOpen, path: self.path, reason: "the file is not readable")
+        }
+    }
+
     /// Looks at an existing file through a read-only connection, so that a file refused here
     /// (damaged, foreign, newer) is not touched: opening the pool would already write to it
     /// (WAL mode is recorded in the file).
@@ -100,6 +120,7 @@ struct SQLiteOpening {
     private func makePool() throws -> DatabasePool {
         var configuration = Configuration()
         configuration.label = "MatchHost"
+        configuration.readonly = self.options.readOnly
         // Another process (a backup, the sqlite3 shell) may hold a lock for a moment.
         configuration.busyMode = .timeout(5)
         do {
@@ -140,13 +161,23 @@ struct SQLiteOpening {
                     .foreignDatabase, path: self.path,
                     reason: "it holds tables MatchHost did not create (\(tables.prefix(5).joined(separator: ", ")))")
             }
+            guard !self.options.readOnly else {
+                throw SQLiteStoreError(.olderSchema, path: self.path, reason: "it holds no MatchHost tables yet, and reading does not create them")
+            }
             return
         }
-        let unknown = try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
+        let applied = try migrator.appliedIdentifiers(db)
+        let unknown = applied.subtracting(migrator.migrations)
         guard unknown.isEmpty else {
             throw SQLiteStoreError(
                 .newerSchema, path: self.path,
                 reason: "a newer MatchHost migrated it (\(unknown.sorted().joined(separator: ", "))); this one knows \(migrator.migrations.joined(separator: ", "))")
+        }
+        let missing = migrator.migrations.filter { !applied.contains($0) }
+        guard missing.isEmpty || !self.options.readOnly else {
+            throw SQLiteStoreError(
+                .olderSchema, path: self.path,
+                reason: "an older MatchHost wrote it (it lacks \(missing.joined(separator: ", "))), and reading does not migrate; start this version's server on it once")
         }
     }
 

@@ -15,6 +15,9 @@ public struct SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertib
         case foreignDatabase = "foreign_database"
         /// The file was migrated by a newer MatchHost, whose schema this one does not know.
         case newerSchema = "newer_schema"
+        /// The file lacks migrations this MatchHost has, and was opened read-only, which
+        /// does not migrate.
+        case olderSchema = "older_schema"
         /// Any other reason SQLite gave.
         case cannotOpen = "cannot_open"
     }

@@ -14,10 +14,16 @@ public struct SQLiteStoreOptions: Sendable, Hashable {
     public var createIfMissing: Bool
     /// See ``Durability``; ``Durability/full`` by default.
     public var durability: Durability
+    /// Open for reading only, as the command-line readers do beside a running server: nothing
+    /// is written, not even a migration (a newer `matchhost` must not change the schema under
+    /// an older server), so the file must exist and be at exactly this MatchHost's schema.
+    /// Writes then fail with ``MatchHostCore/GameStoreError/storageFailed(reason:)``.
+    public var readOnly: Bool
 
-    /// Creates options.
-    public init(createIfMissing: Bool = true, durability: Durability = .full) {
-        self.createIfMissing = createIfMissing
+    /// Creates options. `readOnly` implies not creating the file.
+    public init(createIfMissing: Bool = true, durability: Durability = .full, readOnly: Bool = false) {
+        self.createIfMissing = createIfMissing && !readOnly
         self.durability = durability
+        self.readOnly = readOnly
     }
 }

@@ -3,13 +3,14 @@ import Foundation
 import MatchHostCore
 import MatchHostSQLite
 
-/// Runs `body` with the server's database in `data`, then closes it; a database that cannot be
-/// opened stops the command with one line saying why. SQLite's write-ahead log lets this run
-/// while the server writes.
+/// Runs `body` with the server's database in `data` opened read-only, then closes it; a
+/// database that cannot be opened stops the command with one line saying why. SQLite's
+/// write-ahead log lets this run while the server writes; read-only, it never migrates the
+/// schema under a running server of another version.
 func withStoredData(_ data: String, _ body: (SQLiteGameStore) async throws -> Void) async throws {
     let store: SQLiteGameStore
     do {
-        store = try await SQLiteGameStore.open(directory: data, options: SQLiteStoreOptions(createIfMissing: false), logger: silentLogger)
+        store = try await SQLiteGameStore.open(directory: data, options: SQLiteStoreOptions(readOnly: true), logger: silentLogger)
     } catch {
         FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
         throw ExitCode(2)

@@ -109,6 +109,46 @@ struct SQLiteOpeningTests {
         #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v99"])
     }
 
+    @Test func readingOnlyWritesNothingAndRefusesWrites() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        let store = try await SQLiteGameStore.open(path: path)
+        try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 10)
+        try await store.close()
+        let before = self.contents(path)
+
+        let reader = try await SQLiteGameStore.open(path: path, options: SQLiteStoreOptions(readOnly: true))
+        #expect(try await reader.player(id: "p1")?.alias == "Ann")
+        await #expect(throws: GameStoreError.self) { try await reader.createPlayer(id: "p2", alias: "Bo", createdAt: 20) }
+        try await reader.close()
+
+        #expect(self.contents(path) == before)
+        #expect(await self.openError(directory.file("missing.sqlite"), options: SQLiteStoreOptions(readOnly: true))?.kind == .missing)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("missing.sqlite")))
+    }
+
+    /// A newer `matchhost leaderboard` beside an older server must not migrate its database.
+    @Test func readingOnlyRefusesAnOlderSchemaAndAnEmptyFileUntouched() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v2")
+        let before = self.contents(path)
+
+        let error = try #require(await self.openError(path, options: SQLiteStoreOptions(readOnly: true)))
+
+        #expect(error.kind == .olderSchema)
+        #expect(error.description.contains("lacks v3"))
+        #expect(self.contents(path) == before)
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2"])
+
+        let empty = directory.file("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        #expect(await self.openError(empty, options: SQLiteStoreOptions(readOnly: true))?.kind == .olderSchema)
+        #expect(self.contents(empty) == Data())
+    }
+
     @Test func aCorruptFileIsRefusedUntouched() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
