@@ -12,12 +12,13 @@ import Darwin
 /// Both directions make the copy the same way: `VACUUM INTO` through a read-only connection,
 /// which copies one read transaction's snapshot (everything committed when it began, nothing
 /// after) while the server goes on writing. The copy is written under a temporary name beside
-/// its destination, synced, checked with `PRAGMA integrity_check`, and only then given its
-/// name, so an interrupted backup or restore never leaves a file that looks complete.
+/// its destination (created mode 0600 before anything is in it: it holds hashed device
+/// secrets), synced, checked with `PRAGMA integrity_check` and `foreign_key_check`, and only
+/// then given its name, so an interrupted backup or restore never leaves a file that looks
+/// complete.
 public enum SQLiteBackup {
     /// Writes a consistent snapshot of the database at `source` to `destination`, a file that
-    /// must not exist yet (mode 0600: it holds hashed device secrets). The server may be
-    /// running on `source`.
+    /// must not exist yet. The server may be running on `source`.
     /// - Throws: ``SQLiteStoreError`` when `source` is missing, not a database or not
     ///   MatchHost's; ``SQLiteBackupError`` when `destination` exists or cannot be written,
     ///   or the copy fails its check.
@@ -26,46 +27,80 @@ public enum SQLiteBackup {
             throw SQLiteBackupError(path: destination, reason: "the file exists; a backup never overwrites one")
         }
         let copy = try CheckedCopy(of: source, beside: destination)
-        try copy.publish(as: destination)
+        defer { copy.discard() }
+        try copy.publish(asNew: destination)
         return copy.summary
     }
 
     /// Puts a copy of the backup `backup` in place as the database (``SQLiteGameStore/fileName``)
-    /// of `directory`. A database already there is not deleted but renamed, with its
-    /// write-ahead log, to `matchhost.sqlite.before-restore-<time>`; that name is returned.
+    /// of `directory`.
+    ///
+    /// What was there is kept, not deleted: the database, its write-ahead log folded in first
+    /// where it can be, under `matchhost.sqlite.before-restore-<time>` (a log that cannot be
+    /// folded, or one left without its database, goes beside it as `…-wal`). A log must never
+    /// stay beside the restored file: SQLite would apply its pages to it. The database's name
+    /// is never empty meanwhile: the old file stays under it until the copy replaces it in one
+    /// `rename`.
     ///
     /// No server may be using `directory` meanwhile: the caller holds its lock (`matchhost
     /// restore` takes the server's data directory lock). A backup from an older MatchHost is
     /// migrated when the server opens it; one from a newer MatchHost is refused.
-    public static func restore(from backup: String, toDirectory directory: String) throws -> (summary: SQLiteBackupSummary, replaced: String?) {
+    public static func restore(from backup: String, toDirectory directory: String) throws -> SQLiteRestoreResult {
         let destination = (directory as NSString).appendingPathComponent(SQLiteGameStore.fileName)
         let copy = try CheckedCopy(of: backup, beside: destination)
-        var replaced: String?
-        if FileManager.default.fileExists(atPath: destination) {
-            let aside = destination + ".before-restore-" + Self.timestamp()
-            do {
-                // A log left beside the database belongs to it: a new database next to an old
-                // log would have the log's pages applied to it.
-                for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: destination + suffix) {
-                    try FileManager.default.moveItem(atPath: destination + suffix, toPath: aside + suffix)
-                }
-            } catch {
-                copy.discard()
-                throw SQLiteBackupError(path: destination, reason: "cannot be moved aside to \(aside): \(error.localizedDescription)")
-            }
-            replaced = aside
+        defer { copy.discard() }
+        let files = FileManager.default
+        let hadDatabase = files.fileExists(atPath: destination)
+        if hadDatabase { Self.foldLog(into: destination) }
+        let logs = ["-wal", "-shm"].filter { files.fileExists(atPath: destination + $0) }
+        guard hadDatabase || !logs.isEmpty else {
+            try copy.publish(replacing: destination)
+            return SQLiteRestoreResult(summary: copy.summary, replaced: nil)
         }
-        try copy.publish(as: destination)
-        return (copy.summary, replaced)
+        let aside = destination + ".before-restore-" + Self.timestamp()
+        if hadDatabase, link(destination, aside) != 0 {
+            throw SQLiteBackupError(path: destination, reason: "cannot be kept as \(aside): \(String(cString: strerror(errno))); nothing was changed")
+        }
+        for suffix in logs {
+            guard rename(destination + suffix, aside + suffix) == 0 else {
+                throw SQLiteBackupError(
+                    path: destination + suffix,
+                    reason: "cannot be moved aside to \(aside + suffix): \(String(cString: strerror(errno))); the database was not replaced")
+            }
+        }
+        try copy.publish(replacing: destination)
+        return SQLiteRestoreResult(summary: copy.summary, replaced: aside)
+    }
+
+    /// Checkpoints the whole log into the database and leaves WAL mode, which deletes the log:
+    /// the database kept aside is then one file. A damaged database may refuse; its log is then
+    /// moved aside beside it instead.
+    private static func foldLog(into path: String) {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration) else { return }
+        try? queue.writeWithoutTransaction { db in
+            _ = try db.checkpoint(.truncate)
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+        }
+        try? queue.close()
     }
 
     private static func timestamp() -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        formatter.dateFormat = "yyyyMMdd-HHmmss.SSS'Z'"
         return formatter.string(from: Date())
     }
+}
+
+/// What ``SQLiteBackup/restore(from:toDirectory:)`` did.
+public struct SQLiteRestoreResult: Sendable, Hashable {
+    /// What the restored database holds.
+    public var summary: SQLiteBackupSummary
+    /// Where what was replaced is kept (the database, and any log as `…-wal`), if anything was.
+    public var replaced: String?
 }
 
 /// A snapshot of a database written to a temporary file, synced and checked, not yet named.
@@ -82,9 +117,15 @@ private struct CheckedCopy {
         let directory = (destination as NSString).deletingLastPathComponent
         let temporaryPath = (directory.isEmpty ? "." : directory) + "/.\((destination as NSString).lastPathComponent).partial-\(getpid())"
         try? FileManager.default.removeItem(atPath: temporaryPath)
+        // Made 0600 before SQLite writes a byte into it (VACUUM INTO fills an empty file).
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw SQLiteBackupError(path: temporaryPath, reason: "cannot be created: \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
         do {
             try Self.vacuum(source, into: temporaryPath)
-            try Self.restrictAndSync(temporaryPath)
+            try Self.sync(temporaryPath)
             self.summary = try Self.check(temporaryPath)
         } catch {
             try? FileManager.default.removeItem(atPath: temporaryPath)
@@ -94,25 +135,43 @@ private struct CheckedCopy {
         self.temporaryPath = temporaryPath
     }
 
-    /// Gives the copy its name, which must be free (a hard link fails rather than replace a
-    /// file), and syncs the directory so that the name survives a crash too.
-    func publish(as destination: String) throws {
-        defer { self.discard() }
-        guard link(self.temporaryPath, destination) == 0 else {
-            let reason = errno == EEXIST ? "the file exists" : String(cString: strerror(errno))
-            throw SQLiteBackupError(path: destination, reason: "cannot be written: \(reason)")
+    /// Gives the copy the name `destination`, which must be free: a hard link, which fails
+    /// rather than replace a file; where the file system has none (FAT, some network mounts),
+    /// the name is claimed with an exclusive create and the copy renamed over it.
+    func publish(asNew destination: String) throws {
+        if link(self.temporaryPath, destination) != 0 {
+            let reason = errno
+            guard reason != EEXIST else { throw SQLiteBackupError(path: destination, reason: "cannot be written: the file exists") }
+            let claim = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard claim >= 0 else {
+                throw SQLiteBackupError(path: destination, reason: "cannot be written: \(String(cString: strerror(errno)))")
+            }
+            close(claim)
+            try self.publish(replacing: destination)
         }
-        let directory = (destination as NSString).deletingLastPathComponent
-        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 {
-            _ = fsync(descriptor)
-            close(descriptor)
-        }
+        Self.syncDirectory(of: destination)
     }
 
-    /// Removes the temporary file.
+    /// Gives the copy the name `destination` in one `rename`, replacing what is there.
+    func publish(replacing destination: String) throws {
+        guard rename(self.temporaryPath, destination) == 0 else {
+            throw SQLiteBackupError(path: destination, reason: "cannot be written: \(String(cString: strerror(errno)))")
+        }
+        Self.syncDirectory(of: destination)
+    }
+
+    /// Removes the temporary file, if it is still there.
     func discard() {
         try? FileManager.default.removeItem(atPath: self.temporaryPath)
+    }
+
+    /// So that the new name survives a crash too.
+    private static func syncDirectory(of path: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
     }
 
     private static func readOnlyQueue(_ path: String) throws -> DatabaseQueue {
@@ -129,15 +188,14 @@ private struct CheckedCopy {
         try queue.inDatabase { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
     }
 
-    private static func restrictAndSync(_ path: String) throws {
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw SQLiteBackupError(path: path, reason: "cannot be opened: \(String(cString: strerror(errno)))")
+    private static func sync(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, fsync(descriptor) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            throw SQLiteBackupError(path: path, reason: "cannot be synced: \(reason)")
         }
-        defer { close(descriptor) }
-        guard fchmod(descriptor, 0o600) == 0, fsync(descriptor) == 0 else {
-            throw SQLiteBackupError(path: path, reason: "cannot be synced: \(String(cString: strerror(errno)))")
-        }
+        close(descriptor)
     }
 
     private static func check(_ path: String) throws -> SQLiteBackupSummary {
@@ -147,6 +205,12 @@ private struct CheckedCopy {
             let problems = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             guard problems == ["ok"] else {
                 throw SQLiteBackupError(path: path, reason: "the copy failed its integrity check: \(problems.prefix(3).joined(separator: "; "))")
+            }
+            guard try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") == nil else {
+                throw SQLiteBackupError(path: path, reason: "the copy failed its foreign key check")
+            }
+            guard try db.tableExists("player") else {
+                throw SQLiteBackupError(path: path, reason: "the database holds no MatchHost tables yet")
             }
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
             let bytes = try count("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")
@@ -159,7 +223,6 @@ private struct CheckedCopy {
         }
     }
 }
-
 /// What a backup holds, counted in the checked copy.
 public struct SQLiteBackupSummary: Sendable, Hashable, CustomStringConvertible {
     /// The copy's size.
@@ -188,7 +251,8 @@ public struct SQLiteBackupSummary: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A backup or restore could not be made; nothing was left under the destination's name.
+/// A backup or restore could not be made. A backup leaves nothing under its name; a restore
+/// leaves the database it would have replaced in place (see the reason).
 public struct SQLiteBackupError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file concerned.
     public var path: String

@@ -68,12 +68,17 @@ public final class SQLiteGameStore: GameStore {
     }
 
     /// Closes the database; later calls throw ``GameStoreError/storageFailed(reason:)``.
+    ///
+    /// The write-ahead log is checkpointed into the database file and emptied first: SQLite
+    /// does that itself only when the last connection to close can write, and GRDB's readers
+    /// are read-only. So a stopped server's database is the one file, whole.
     public func close() async throws {
         let pool = self.pool
         let writes = self.writes
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
                 writes.stop()
+                try? pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
                 continuation.resume(with: Result { try pool.close() })
             }
         }

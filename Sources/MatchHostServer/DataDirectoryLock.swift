@@ -14,7 +14,9 @@ import Darwin
 /// every turn-based game. `matchhost serve` and `matchhost restore` take this lock first, so
 /// the second process stops with an error naming the first instead. The kernel drops the lock
 /// with the process, `kill -9` included, so a crash leaves nothing to clean up; the file itself
-/// stays, holding the last holder's process id for the error message.
+/// stays, holding the last holder's process id for the error message. (``MatchHostService``
+/// does not take it: a program embedding the server takes it itself.) `flock` is dependable on
+/// local file systems only, as SQLite's write-ahead log is: `--data` belongs on a local disk.
 public final class DataDirectoryLock {
     /// The lock file's name in the data directory.
     public static let fileName = "matchhost.lock"
@@ -52,7 +54,8 @@ public final class DataDirectoryLock {
                 throw DataDirectoryLockError(path: path, problem: "cannot be locked: \(String(cString: strerror(reason)))", holder: nil)
             }
             throw DataDirectoryLockError(
-                path: path, problem: "is held by another matchhost process: only one server may use a data directory", holder: holder)
+                path: path, problem: "is held by another matchhost process: only one server may use a data directory", holder: holder,
+                isHeldByAnotherProcess: true)
         }
         let lock = DataDirectoryLock(path: path, descriptor: descriptor)
         lock.recordProcessID()
@@ -67,10 +70,12 @@ public final class DataDirectoryLock {
         self.descriptor = -1
     }
 
+    /// Written before the file is cut to its length, so that a process refused meanwhile reads
+    /// a whole id (never an empty file).
     private func recordProcessID() {
         let text = Array("\(getpid())\n".utf8)
-        guard ftruncate(self.descriptor, 0) == 0 else { return }
-        _ = text.withUnsafeBytes { pwrite(self.descriptor, $0.baseAddress, $0.count, 0) }
+        let written = text.withUnsafeBytes { pwrite(self.descriptor, $0.baseAddress, $0.count, 0) }
+        if written == text.count { _ = ftruncate(self.descriptor, off_t(text.count)) }
     }
 
     private static func processID(in descriptor: Int32) -> Int32? {
@@ -93,6 +98,15 @@ public struct DataDirectoryLockError: Error, CustomStringConvertible {
     public let problem: String
     /// The process id the lock file names when another process holds it.
     public let holder: Int32?
+    /// Whether another process holds the lock (rather than the file being unusable).
+    public let isHeldByAnotherProcess: Bool
+
+    init(path: String, problem: String, holder: Int32?, isHeldByAnotherProcess: Bool = false) {
+        self.path = path
+        self.problem = problem
+        self.holder = holder
+        self.isHeldByAnotherProcess = isHeldByAnotherProcess
+    }
 
     /// The path, the problem, and the holder's process id when known.
     public var description: String {

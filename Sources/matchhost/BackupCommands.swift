@@ -60,14 +60,15 @@ struct RestoreCommand: ParsableCommand {
         do {
             lock = try DataDirectoryLock.acquire(directory: self.data)
         } catch {
-            FileHandle.standardError.write(Data("matchhost: restore refused: \(error). Stop the server first.\n".utf8))
+            let advice = (error as? DataDirectoryLockError)?.isHeldByAnotherProcess == true ? " Stop the server first." : ""
+            FileHandle.standardError.write(Data("matchhost: restore refused: \(error).\(advice)\n".utf8))
             throw ExitCode(2)
         }
         defer { lock.release() }
         do {
-            let (summary, replaced) = try SQLiteBackup.restore(from: self.file, toDirectory: self.data)
-            print("restored \(self.file) into \(self.data): \(summary); integrity check ok")
-            if let replaced { print("the database it replaced is kept as \(replaced)") }
+            let restored = try SQLiteBackup.restore(from: self.file, toDirectory: self.data)
+            print("restored \(self.file) into \(self.data): \(restored.summary); integrity check ok")
+            if let replaced = restored.replaced { print("what it replaced is kept as \(replaced)") }
         } catch {
             FileHandle.standardError.write(Data("matchhost: restore failed: \(error)\n".utf8))
             throw ExitCode(2)

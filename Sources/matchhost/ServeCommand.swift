@@ -195,6 +195,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxTicketsPerPlayer = self.maxTicketsPerPlayer
         configuration.maxTickets = self.maxTickets
         self.gameRules.apply(to: &configuration)
+        // What the server creates in --data (the database holds hashed device secrets) is its
+        // user's alone.
+        umask(0o077)
         // First of all: a second server on the same data would take this one's games for its own.
         let lock: DataDirectoryLock
         do {

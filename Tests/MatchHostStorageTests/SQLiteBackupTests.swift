@@ -38,14 +38,15 @@ struct SQLiteBackupTests {
         try await writer.value
         try await store.close()
 
-        var counts: [Int] = []
+        var overlapped = false
         for path in backups {
             let copyDirectory = try TemporaryDirectory()
             defer { copyDirectory.remove() }
             _ = try await Self.offThread { try SQLiteBackup.restore(from: path, toDirectory: copyDirectory.path) }
             let copy = try await SQLiteGameStore.open(directory: copyDirectory.path, options: SQLiteStoreOptions(createIfMissing: false))
-            let running = try await copy.activeTurnGames()
-            #expect(running.map(\.matchID).sorted() == games)
+            let running = try await copy.activeTurnGames().sorted { $0.matchID < $1.matchID }
+            #expect(running.map(\.matchID) == games)
+            var counts: [Int] = []
             for game in running {
                 let log = try await copy.moveLog(matchID: game.matchID)
                 #expect(log.map(\.moveNumber) == Array(0..<log.count).map { $0 + 1 })
@@ -53,6 +54,11 @@ struct SQLiteBackupTests {
                 #expect(game.state == Self.state(log.count))
                 counts.append(log.count)
             }
+            // Moves are committed one at a time, by number and then by game: one moment's
+            // counts fall by at most one from the first game to the last.
+            #expect(counts == counts.sorted(by: >) && (counts.first ?? 0) - (counts.last ?? 0) <= 1, "\(counts)")
+            #expect(counts.allSatisfy { (50...movesPerGame).contains($0) }, "\(counts)")
+            if counts.contains(where: { $0 > 50 }) { overlapped = true }
             // The copy is a database the server can go on with.
             if let game = running.first {
                 let next = game.moveCount + 1
@@ -61,7 +67,7 @@ struct SQLiteBackupTests {
             }
             try await copy.close()
         }
-        #expect(counts.allSatisfy { (50...movesPerGame).contains($0) })
+        #expect(overlapped, "no backup saw a move made after it was started")
     }
 
     @Test func aBackupNeverOverwritesAFileAndLeavesNothingWhenItFails() async throws {
@@ -98,18 +104,72 @@ struct SQLiteBackupTests {
         // The target's own database, still open (so its latest commits are in its -wal).
         let replaced = try await SQLiteGameStore.open(directory: target.path)
         try await replaced.createPlayer(id: "replaced", alias: "Replaced", createdAt: 2_000)
-        let (summary, aside) = try SQLiteBackup.restore(from: backup, toDirectory: target.path)
+        let restored = try SQLiteBackup.restore(from: backup, toDirectory: target.path)
         try await replaced.close()
-        #expect(summary.players == 1)
-        let asidePath = try #require(aside)
+        #expect(restored.summary.players == 1)
+        let asidePath = try #require(restored.replaced)
 
-        let restored = try await SQLiteGameStore.open(directory: target.path, options: SQLiteStoreOptions(createIfMissing: false))
-        #expect(try await restored.player(id: "replaced") == nil)
-        try await restored.close()
+        let reopened = try await SQLiteGameStore.open(directory: target.path, options: SQLiteStoreOptions(createIfMissing: false))
+        #expect(try await reopened.player(id: "replaced") == nil)
+        try await reopened.close()
         // What was replaced is whole under its new name: its log moved with it.
         let kept = try await SQLiteGameStore.open(path: asidePath, options: SQLiteStoreOptions(createIfMissing: false))
         #expect(try await kept.player(id: "replaced")?.alias == "Replaced")
         try await kept.close()
+    }
+
+    /// A server killed with its last commits in the log: the files as they were on disk.
+    @Test func restoreFoldsAStoppedDatabasesLogIntoTheCopyItKeeps() async throws {
+        let (backup, target, crashed) = try await Self.backupAndCrashImage()
+        defer { backup.remove(); target.remove() }
+
+        let restored = try SQLiteBackup.restore(from: backup.file("backup.sqlite"), toDirectory: target.path)
+        let aside = try #require(restored.replaced)
+        #expect(!FileManager.default.fileExists(atPath: aside + "-wal"), "the log was folded into the copy kept")
+        #expect(!FileManager.default.fileExists(atPath: target.file("matchhost.sqlite-wal")))
+        try await Self.expectPlayer("backed-up", in: target.file("matchhost.sqlite"), not: crashed)
+        try await Self.expectPlayer(crashed, in: aside, not: "backed-up")
+    }
+
+    /// A log whose database was deleted must not be applied to the restored file.
+    @Test func restoreMovesAsideALogLeftWithoutItsDatabase() async throws {
+        let (backup, target, crashed) = try await Self.backupAndCrashImage()
+        defer { backup.remove(); target.remove() }
+        try FileManager.default.removeItem(atPath: target.file("matchhost.sqlite"))
+
+        let restored = try SQLiteBackup.restore(from: backup.file("backup.sqlite"), toDirectory: target.path)
+        let aside = try #require(restored.replaced)
+        #expect(FileManager.default.fileExists(atPath: aside + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: target.file("matchhost.sqlite-wal")))
+        try await Self.expectPlayer("backed-up", in: target.file("matchhost.sqlite"), not: crashed)
+    }
+
+    /// A backup holding the player "backed-up", and in another directory the files of a
+    /// database whose last commit (the player it returns) is only in its log.
+    private static func backupAndCrashImage() async throws -> (backup: TemporaryDirectory, target: TemporaryDirectory, crashed: String) {
+        let backup = try TemporaryDirectory()
+        let target = try TemporaryDirectory()
+        let original = try await SQLiteGameStore.open(directory: backup.path)
+        try await original.createPlayer(id: "backed-up", alias: "Backed Up", createdAt: 1_000)
+        try await original.close()
+        _ = try SQLiteBackup.backup(from: original.path, to: backup.file("backup.sqlite"))
+
+        let running = try await SQLiteGameStore.open(directory: backup.file("running"))
+        try await running.createPlayer(id: "crashed", alias: "In the log", createdAt: 2_000)
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(atPath: running.path + suffix, toPath: target.file("matchhost.sqlite") + suffix)
+        }
+        try await running.close()
+        let walSize = try FileManager.default.attributesOfItem(atPath: target.file("matchhost.sqlite-wal"))[.size] as? Int
+        #expect((walSize ?? 0) > 0)
+        return (backup, target, "crashed")
+    }
+
+    private static func expectPlayer(_ present: String, in path: String, not absent: String) async throws {
+        let store = try await SQLiteGameStore.open(path: path, options: SQLiteStoreOptions(readOnly: true))
+        #expect(try await store.player(id: present) != nil, "\(present) in \(path)")
+        #expect(try await store.player(id: absent) == nil, "\(absent) not in \(path)")
+        try await store.close()
     }
 
     private static func state(_ moves: Int) -> [UInt8] {
