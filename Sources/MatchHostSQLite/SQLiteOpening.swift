@@ -12,7 +12,7 @@ struct SQLiteOpening {
     }
 
     /// Checks the directory and the file, opens the pool, and migrates; the pool is closed
-    /// again if a later step fails.
+    /// again if a later step fails. Read-only: checks the file and its schema, and opens.
     func openPool() throws -> DatabasePool {
         if self.options.readOnly {
             try self.checkReadableFile()
