@@ -72,6 +72,16 @@ public enum SQLiteBackup {
         return SQLiteRestoreResult(summary: copy.summary, replaced: aside)
     }
 
+    /// Checks that `backup` would restore, without putting it anywhere: the same copy and
+    /// checks as ``restore(from:toDirectory:)``, made in the system's temporary directory and
+    /// removed again. For verifying backups where they are kept.
+    public static func check(backup: String) throws -> SQLiteBackupSummary {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-check-\(UUID().uuidString).sqlite").path
+        let copy = try CheckedCopy(of: backup, beside: scratch)
+        copy.discard()
+        return copy.summary
+    }
+
     /// Checkpoints the whole log into the database and leaves WAL mode, which deletes the log:
     /// the database kept aside is then one file. A damaged database may refuse; its log is then
     /// moved aside beside it instead.

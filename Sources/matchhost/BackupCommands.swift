@@ -3,6 +3,12 @@ import Foundation
 import MatchHostSQLite
 import MatchHostServer
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `matchhost backup FILE`: a consistent copy of the server's database, taken while it runs.
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,6 +42,19 @@ struct BackupCommand: ParsableCommand {
     }
 }
 
+extension RestoreCommand {
+    /// Run as root (under sudo, say), the files restore writes would be root's, mode 0600, and
+    /// a server running as the data directory's owner could not open them: they are given to
+    /// that owner.
+    fileprivate func giveToDataDirectoryOwner(_ paths: [String]) {
+        guard geteuid() == 0, let owner = try? FileManager.default.attributesOfItem(atPath: self.data),
+            let user = (owner[.ownerAccountID] as? NSNumber)?.uint32Value, let group = (owner[.groupOwnerAccountID] as? NSNumber)?.uint32Value,
+            user != 0
+        else { return }
+        for path in paths { _ = chown(path, uid_t(user), gid_t(group)) }
+    }
+}
+
 /// `matchhost restore FILE`: a backup put in place as the database of a stopped server.
 struct RestoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,7 +74,20 @@ struct RestoreCommand: ParsableCommand {
     @Option(help: "The server's data directory (created if missing).")
     var data = "data"
 
+    @Flag(help: "Only check that FILE would restore (the same copy and checks, in a temporary directory); --data is not touched.")
+    var check = false
+
     func run() throws {
+        if self.check {
+            do {
+                let summary = try SQLiteBackup.check(backup: self.file)
+                print("\(self.file) would restore: \(summary); integrity check ok")
+                return
+            } catch {
+                FileHandle.standardError.write(Data("matchhost: \(self.file) would not restore: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         let lock: DataDirectoryLock
         do {
             lock = try DataDirectoryLock.acquire(directory: self.data)
@@ -67,6 +99,7 @@ struct RestoreCommand: ParsableCommand {
         defer { lock.release() }
         do {
             let restored = try SQLiteBackup.restore(from: self.file, toDirectory: self.data)
+            self.giveToDataDirectoryOwner([lock.path, (self.data as NSString).appendingPathComponent(SQLiteGameStore.fileName)])
             print("restored \(self.file) into \(self.data): \(restored.summary); integrity check ok")
             if let replaced = restored.replaced { print("what it replaced is kept as \(replaced)") }
         } catch {

@@ -70,6 +70,16 @@ import Glibc
         #expect(again.status == 2)
         #expect(again.stderr.contains("never overwrites"))
         #expect(try FileManager.default.attributesOfItem(atPath: backup.path)[.size] as? Int == size)
+        // It checks out where it is kept; a damaged copy of it does not.
+        let checked = try await runMatchHostToExit(["restore", "--check", backup.path])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(checked.stdout.contains("would restore: 2 players, 1 matches (1 turn-based running), 3 moves"))
+        let damaged = backup.deletingPathExtension().appendingPathExtension("damaged.sqlite")
+        defer { try? FileManager.default.removeItem(at: damaged) }
+        try Data(try Data(contentsOf: backup).prefix(size.map { $0 / 2 } ?? 0)).write(to: damaged)
+        let refusedCheck = try await runMatchHostToExit(["restore", "--check", damaged.path])
+        #expect(refusedCheck.status == 2)
+        #expect(refusedCheck.stderr.contains("would not restore"))
         // Restoring over a running server's database is refused.
         let refused = try await runMatchHostToExit(["restore", backup.path, "--data", data.path])
         #expect(refused.status == 2)
@@ -98,5 +108,26 @@ import Glibc
         await second.stop(with: SIGTERM)
         let store = try await openStoreExpectingMoves(restoredData, game: game, columns: [0, 1, 0, 1])
         try await store.close()
+    }
+
+    /// Restore run as root (sudo) into a directory a service user owns: that user can open it.
+    @Test(.enabled(if: geteuid() == 0, "needs root")) func restoreAsRootGivesItsFilesToTheDirectorysOwner() async throws {
+        let source = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-owned-src-\(UUID().uuidString)")
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-owned-\(UUID().uuidString)")
+        defer { for url in [source, data] { try? FileManager.default.removeItem(at: url) } }
+        let store = try await SQLiteGameStore.open(directory: source.path)
+        try await store.close()
+        let backup = source.appendingPathComponent("backup.sqlite")
+        #expect(try await runMatchHostToExit(["backup", backup.path, "--data", source.path]).status == 0)
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let nobody: uid_t = 65534
+        #expect(chown(data.path, nobody, gid_t(nobody)) == 0)
+
+        let restored = try await runMatchHostToExit(["restore", backup.path, "--data", data.path])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        for name in [SQLiteGameStore.fileName, "matchhost.lock"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: data.appendingPathComponent(name).path)
+            #expect((attributes[.ownerAccountID] as? NSNumber)?.uint32Value == nobody, "\(name)")
+        }
     }
 }
