@@ -62,10 +62,12 @@ struct RestoreCommand: ParsableCommand {
         abstract: "Put the backup FILE in place as the database in --data. The server must be stopped.",
         discussion: """
             Refused while a server uses --data (the same lock `matchhost serve` takes). Copies \
-            and checks FILE as `matchhost backup` does; a database already in --data is not \
-            deleted but renamed, with its write-ahead log, to \
-            matchhost.sqlite.before-restore-<time>. Turn-based games running in the backup \
-            continue when the server starts; a backup from an older MatchHost is migrated then.
+            and checks FILE as `matchhost backup` does, then renames the copy over the database \
+            in --data, which is kept (its write-ahead log folded in) as \
+            matchhost.sqlite.before-restore-<time>. Run as root, the files go to the data \
+            directory's owner. Turn-based games running in the backup continue when the server \
+            starts; a backup from an older MatchHost is migrated then. With --check, only \
+            verifies FILE.
             """)
 
     @Argument(help: "The backup file (written by matchhost backup).")
