@@ -1,6 +1,12 @@
 import Foundation
 import MatchHostCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The key that signs session tokens, kept in `<data>/token-signing.key` (64 hex digits,
 /// mode 0600) so that tokens stay valid across restarts. Created on first start.
 public struct TokenKeyFile: Sendable {
@@ -34,10 +40,32 @@ public struct TokenKeyFile: Sendable {
         }
         var random = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
-        guard files.createFile(atPath: self.path, contents: Data((hexEncoded(key) + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+        try self.store(Array((hexEncoded(key) + "\n").utf8))
+        return key
+    }
+
+    /// Writes the key whole or not at all, and durably before any token is signed with it: a
+    /// crash while it is written must not leave a part of a key that stops the next start, and
+    /// a power loss must not take the key of tokens already handed out.
+    private func store(_ contents: [UInt8]) throws {
+        let temporary = self.path + ".partial"
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw TokenKeyFileError(path: temporary, problem: "cannot be created: \(String(cString: strerror(errno)))")
+        }
+        let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == contents.count, synced, rename(temporary, self.path) == 0 else {
+            unlink(temporary)
             throw TokenKeyFileError(path: self.path, problem: "cannot be written")
         }
-        return key
+        let directory = open((self.path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
     }
 
     private static func bytes(fromHex text: String) -> [UInt8]? {
