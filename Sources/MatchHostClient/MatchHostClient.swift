@@ -105,6 +105,15 @@ public final class MatchHostClient: Sendable {
         get async { await self.onLoop { $0.authenticated } ?? nil }
     }
 
+    /// The matches the server seated this session in again as it began (MATCH_RESUMED: saved
+    /// turn-based games, after a server restart), in the order they came; each is also an
+    /// ``Event/matchResumed(_:)``. They follow AUTHENTICATED at once: a round trip after
+    /// ``connect()`` (``ping()``) is enough for all of them to have arrived. Emptied when a new
+    /// session begins.
+    public var resumedMatches: [NativeMatchInfo] {
+        get async { await self.onLoop { $0.resumedMatches } ?? [] }
+    }
+
     /// The round-trip time measured by the latest answered heartbeat ping, if any
     /// (see ``Configuration/heartbeatInterval``).
     public var roundTripTime: TimeAmount? {

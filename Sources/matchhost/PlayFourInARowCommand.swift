@@ -21,6 +21,9 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
             `matchhost play fourinarow --code CODE` or `matchhost bot fourinarow --code CODE`. \
             To play yourself from a second terminal on the same machine, add --guest there \
             (the same device file would be the same player).
+
+            After a server restart, a game you were playing is saved: start this again with \
+            the same --device-file (with or without --match ID) and you are back in it.
             """)
 
     @OptionGroup var server: FourInARowServerOptions
@@ -52,8 +55,9 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
         try await playFourInARowInTerminal(game, session: session)
     }
 
-    /// Authenticates, then creates a private match or joins the given one; prints what others
-    /// need to join.
+    /// Authenticates, then takes back the saved game the server seated this player in again
+    /// (after a restart), or else creates a private match or joins the given one; prints what
+    /// others need to join.
     private func enterMatch() async throws -> (FourInARowClient, FourInARowPlaySession) {
         let server = "\(self.server.host):\(self.server.port)"
         // Nothing may write to the terminal while it shows the game; errors are thrown.
@@ -61,8 +65,14 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
             host: self.server.host, port: self.server.port,
             deviceFile: self.guest ? nil : (self.deviceFile ?? DeviceFile.defaultPath), logger: silentLogger)
         let game: FourInARowClient
+        var resumed = false
         do {
-            if let matchID = self.server.matchID {
+            // After a server restart, a saved game of this player's is taken back, not replaced
+            // by a new one (nor refused as ALREADY_IN_MATCH when asked for by id).
+            if self.server.code == nil, let back = try await FourInARowClient.resumedMatch(self.server.matchID, on: client) {
+                game = back
+                resumed = true
+            } else if let matchID = self.server.matchID {
                 game = try await FourInARowClient.joinMatch(matchID, on: client)
             } else if let code = self.server.code {
                 game = try await FourInARowClient.joinMatch(code: code, on: client)
@@ -76,7 +86,9 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
             throw PlayError("cannot create a fourinarow match: \(error)")
         }
         var commands: [String] = []
-        if self.server.joinsGivenMatch {
+        if resumed {
+            benchPrint("Back in fourinarow match \(game.matchID), saved by the server.")
+        } else if self.server.joinsGivenMatch {
             benchPrint("Joined fourinarow match \(game.matchID).")
         } else {
             let flags = self.server.hostFlag + self.server.portFlag

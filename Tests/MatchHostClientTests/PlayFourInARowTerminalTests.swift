@@ -120,6 +120,57 @@ struct PlayFourInARowTerminalTests {
         }
     }
 
+    /// The server and both players' terminals go down mid-game (a power cut). On the restarted
+    /// server each player runs `matchhost play fourinarow` again with its device file, one
+    /// plainly, one with --match: both are back in the saved game, not in a new one (nor refused
+    /// as already in it, which used to end the game), and it goes on.
+    @Test func playersWhoseTerminalsDiedTooAreBackInTheirSavedGameAfterARestart() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-saved-\(UUID().uuidString)")
+        let devices = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devices-\(UUID().uuidString)")
+        defer { for url in [data, devices] { try? FileManager.default.removeItem(at: url) } }
+        let (xDevice, oDevice) = (devices.appendingPathComponent("x").path, devices.appendingPathComponent("o").path)
+        let first = try await ServeProcess.start(data: data)
+        let address = ["--host", "127.0.0.1", "--port", "\(first.nativePort)"]
+        var matchID: UInt64 = 0
+        try await TerminalSessions.using { terminals in
+            try await terminals.start("x", matchhost: ["play", "fourinarow", "--device-file", xDevice] + address)
+            let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
+            let code = try #require(screenWord(after: "Invite code: ", in: created))
+            matchID = try #require(screenWord(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
+            try await terminals.start("o", matchhost: ["play", "fourinarow", "--device-file", oDevice, "--code", code] + address)
+            try await terminals.waitForScreen("x", containing: "Your turn (X)")
+            try await terminals.send("4", to: "x")
+            try await terminals.waitForScreen("o", containing: "Your turn (O)")
+            try await terminals.send("3", to: "o")
+            try await Self.waitForTurn("x", after: 2, in: terminals)
+            // The server first, so that no goodbye reaches it; then the terminals.
+            await first.stop(with: SIGKILL)
+            await terminals.close()
+        }
+
+        let second = try await ServeProcess.start(data: data, nativePort: first.nativePort)
+        try await TerminalSessions.using { terminals in
+            try await terminals.start("x", matchhost: ["play", "fourinarow", "--device-file", xDevice] + address)
+            try await terminals.start("o", matchhost: ["play", "fourinarow", "--device-file", oDevice, "--match", "\(matchID)"] + address)
+            try await Self.waitForTurn("x", after: 2, in: terminals)
+            for player in ["x", "o"] {
+                try await terminals.waitForScreen(player, "match \(matchID) with its two discs") {
+                    $0.contains("Four in a Row - match \(matchID)") && Self.discs(in: $0) == ["X": 1, "O": 1]
+                }
+            }
+            try await terminals.send("4", to: "x")
+            try await Self.waitForTurn("o", after: 3, in: terminals)
+            // Again the server first: closing a terminal says goodbye, which forfeits the game.
+            await second.stop(with: SIGKILL)
+            await terminals.close()
+        }
+        let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(readOnly: true))
+        #expect(try await store.moveLog(matchID: matchID).count == 3)
+        #expect(try await store.match(id: matchID)?.state == .running)
+        #expect(try await store.largestMatchID() == matchID, "no second match was created")
+        try await store.close()
+    }
+
     /// Starts X (`play fourinarow --guest`) in window "x", which creates a private match; returns
     /// its screen once the invite code shows, the code, and the match id.
     private static func createPrivateMatch(

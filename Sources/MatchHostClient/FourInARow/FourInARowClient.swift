@@ -108,6 +108,20 @@ public final class FourInARowClient: Sendable {
         return try await Self.checked(client.joinMatch(code: code), on: client, playerID: playerID)
     }
 
+    /// The `fourinarow` match the server seated this player in again as its session began
+    /// (MATCH_RESUMED: a saved game, after a server restart), if there is one: `matchID`'s, or
+    /// else the first. No JOIN_MATCH is sent (the server would refuse it: the seat is already
+    /// this player's); the game's STATE comes next through ``nextEvent(timeout:)``.
+    /// - Parameter client: as for ``createMatch(on:isPrivate:label:)``, connected just before.
+    /// - Throws: the client's errors (this waits for one ``MatchHostClient/ping()``, after which
+    ///   every MATCH_RESUMED of the session's start has arrived).
+    public static func resumedMatch(_ matchID: MatchIdentifier? = nil, on client: MatchHostClient) async throws -> FourInARowClient? {
+        let playerID = try await client.authenticatedPlayerID()
+        _ = try await client.ping()
+        let resumed = await client.resumedMatches.first { $0.mode == Self.mode && (matchID == nil || $0.matchID == matchID) }
+        return resumed.map { FourInARowClient(client: client, match: $0, playerID: playerID) }
+    }
+
     private static func checked(_ match: NativeMatchInfo, on client: MatchHostClient, playerID: String) async throws
         -> FourInARowClient
     {

@@ -27,6 +27,8 @@ final class ClientSession {
 
     /// The session the server issued (nil before the first `AUTHENTICATED`).
     private(set) var authenticated: NativeAuthenticated?
+    /// The matches the server seated the current session in again as it began (MATCH_RESUMED).
+    private(set) var resumedMatches: [NativeMatchInfo] = []
     /// The device secret the server issued on first contact: the configured one was empty.
     private var issuedDeviceSecret: String?
     /// Set from a `SESSION_NOT_FOUND` until the next `AUTHENTICATED`: connections then
@@ -478,6 +480,7 @@ final class ClientSession {
     private func authenticated(_ authenticated: NativeAuthenticated, on connection: ClientConnection) {
         if !authenticated.deviceSecret.isEmpty { self.issuedDeviceSecret = authenticated.deviceSecret }
         self.authenticated = authenticated
+        self.resumedMatches = []
         let reauthentication = self.reauthentication
         self.reauthentication = nil
         self.logger[metadataKey: "player"] = "\(authenticated.playerID)"
@@ -574,6 +577,7 @@ final class ClientSession {
         case .ticketCancelled(let ticketID, let reason):
             self.events.yield(.ticketCancelled(ticketID: ticketID, reason: reason))
         case .matchResumed(let match):
+            self.resumedMatches.append(match)
             self.events.yield(.matchResumed(match))
         }
     }
