@@ -119,12 +119,22 @@ private struct CheckedCopy {
     let summary: SQLiteBackupSummary
 
     init(of source: String, beside destination: String) throws {
-        guard FileManager.default.fileExists(atPath: source) else {
-            throw SQLiteStoreError(.missing, path: source, reason: "the file does not exist")
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard files.fileExists(atPath: source, isDirectory: &isDirectory) else {
+            let sourceDirectory = (source as NSString).deletingLastPathComponent
+            let directoryExists = files.fileExists(atPath: sourceDirectory.isEmpty ? "." : sourceDirectory)
+            throw SQLiteStoreError(.missing, path: source, reason: directoryExists ? "the file does not exist" : "the directory does not exist")
+        }
+        guard !isDirectory.boolValue else {
+            throw SQLiteStoreError(.notADatabase, path: source, reason: "it is a directory, not a database file")
         }
         // Refuses a file that is not a MatchHost database, or is from a newer one.
         try SQLiteOpening(path: source, options: SQLiteStoreOptions(createIfMissing: false)).inspect()
         let directory = (destination as NSString).deletingLastPathComponent
+        guard files.fileExists(atPath: directory.isEmpty ? "." : directory) else {
+            throw SQLiteBackupError(path: directory, reason: "the directory does not exist; create it first")
+        }
         let temporaryPath = (directory.isEmpty ? "." : directory) + "/.\((destination as NSString).lastPathComponent).partial-\(getpid())"
         try? FileManager.default.removeItem(atPath: temporaryPath)
         // Made 0600 before SQLite writes a byte into it (VACUUM INTO fills an empty file).
@@ -136,10 +146,13 @@ private struct CheckedCopy {
         do {
             try Self.vacuum(source, into: temporaryPath)
             try Self.sync(temporaryPath)
-            self.summary = try Self.check(temporaryPath)
+            // A failed check names what the user gave, not the temporary file.
+            self.summary = try Self.check(temporaryPath, copyOf: source)
+        } catch let error as SQLiteBackupError {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
+            throw error
         } catch {
             try? FileManager.default.removeItem(atPath: temporaryPath)
-            if error is SQLiteBackupError { throw error }
             throw SQLiteBackupError(path: destination, reason: "the copy failed: \(error)")
         }
         self.temporaryPath = temporaryPath
@@ -208,19 +221,19 @@ private struct CheckedCopy {
         close(descriptor)
     }
 
-    private static func check(_ path: String) throws -> SQLiteBackupSummary {
+    private static func check(_ path: String, copyOf source: String) throws -> SQLiteBackupSummary {
         let queue = try Self.readOnlyQueue(path)
         defer { try? queue.close() }
         return try queue.read { db in
             let problems = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             guard problems == ["ok"] else {
-                throw SQLiteBackupError(path: path, reason: "the copy failed its integrity check: \(problems.prefix(3).joined(separator: "; "))")
+                throw SQLiteBackupError(path: source, reason: "its copy failed the integrity check: \(problems.prefix(3).joined(separator: "; "))")
             }
             guard try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") == nil else {
-                throw SQLiteBackupError(path: path, reason: "the copy failed its foreign key check")
+                throw SQLiteBackupError(path: source, reason: "its copy failed the foreign key check")
             }
             guard try db.tableExists("player") else {
-                throw SQLiteBackupError(path: path, reason: "the database holds no MatchHost tables yet")
+                throw SQLiteBackupError(path: source, reason: "it holds no MatchHost tables (an empty database)")
             }
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
             let bytes = try count("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")

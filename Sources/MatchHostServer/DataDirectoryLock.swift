@@ -35,7 +35,9 @@ public final class DataDirectoryLock {
     ///   or the file cannot be created or opened.
     public static func acquire(directory: String) throws -> DataDirectoryLock {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // Its owner's alone: the database in it holds hashed device secrets.
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw DataDirectoryLockError(path: directory, problem: "cannot be created: \(error.localizedDescription)", holder: nil)
         }

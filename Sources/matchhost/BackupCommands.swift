@@ -103,7 +103,10 @@ struct RestoreCommand: ParsableCommand {
             let restored = try SQLiteBackup.restore(from: self.file, toDirectory: self.data)
             self.giveToDataDirectoryOwner([lock.path, (self.data as NSString).appendingPathComponent(SQLiteGameStore.fileName)])
             print("restored \(self.file) into \(self.data): \(restored.summary); integrity check ok")
-            if let replaced = restored.replaced { print("what it replaced is kept as \(replaced)") }
+            if let replaced = restored.replaced {
+                let kept = ["", "-wal", "-shm"].map { replaced + $0 }.filter { FileManager.default.fileExists(atPath: $0) }
+                print("what it replaced is kept as \(kept.joined(separator: " and "))")
+            }
         } catch {
             FileHandle.standardError.write(Data("matchhost: restore failed: \(error)\n".utf8))
             throw ExitCode(2)

@@ -94,6 +94,8 @@ import Glibc
         let restored = try await runMatchHostToExit(["restore", backup.path, "--data", restoredData.path])
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(restored.stdout.contains("1 turn-based running"))
+        // The data directory it made is its owner's alone, as serve makes it.
+        #expect(try FileManager.default.attributesOfItem(atPath: restoredData.path)[.posixPermissions] as? Int == 0o700)
         // A new data directory: a new token key, so the players come back with their devices.
         let second = try await ServeProcess.start(data: restoredData)
         let bobAgain = makeClient(port: second.nativePort, credentials: .device(id: setup.bobDevice, secret: setup.bobAuth.deviceSecret))

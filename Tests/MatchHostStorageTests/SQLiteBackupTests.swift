@@ -85,6 +85,18 @@ struct SQLiteBackupTests {
         try Data("not a database, and long enough to have a header's worth of bytes in it".utf8).write(to: URL(fileURLWithPath: notADatabase))
         #expect(throws: SQLiteStoreError.self) { try SQLiteBackup.backup(from: notADatabase, to: directory.file("copy.sqlite")) }
         #expect(throws: SQLiteStoreError.self) { try SQLiteBackup.backup(from: directory.file("missing.sqlite"), to: directory.file("copy.sqlite")) }
+        #expect(throws: SQLiteBackupError(path: directory.file("nowhere"), reason: "the directory does not exist; create it first")) {
+            try SQLiteBackup.backup(from: store.path, to: directory.file("nowhere/copy.sqlite"))
+        }
+        // Checking names what it was given: a directory, an empty database.
+        #expect(throws: SQLiteStoreError(.notADatabase, path: directory.path, reason: "it is a directory, not a database file")) {
+            try SQLiteBackup.check(backup: directory.path)
+        }
+        let empty = directory.file("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        #expect(throws: SQLiteBackupError(path: empty, reason: "it holds no MatchHost tables (an empty database)")) {
+            try SQLiteBackup.check(backup: empty)
+        }
         // No copy and no temporary file were left behind.
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("copy") }
         #expect(left == [])
