@@ -23,21 +23,11 @@ struct PlayCatRaceTerminalTests {
 
             // The bot starts the race with the racer.
             let botRun = Self.slowBot(["--racers", "1", "--with", "G:terminal"] + address)
-            try await Self.tapToTheFinish(in: terminals, lane: "> Hugo (you) ")
-            let bot = try await botRun.value
-            #expect(bot.status == 0, "bot: \(bot.stdout)\(bot.stderr)")
-            #expect(bot.stdout.contains("race 1 round 1: winner seat 2 Hugo (G:terminal)"), "bot: \(bot.stdout)")
-
-            try await terminals.send("q", to: "racer")
-            #expect(try await terminals.waitForExit("racer") == 0)
-            await terminals.close()
+            try await Self.winAndQuit(in: terminals, lane: "> Hugo (you) ", against: botRun, winner: "winner seat 2 Hugo (G:terminal)")
         }
-        // Stored under the tutorial id, with the alias the racer chose, once the server is gone.
-        await server.stop(with: SIGTERM)
-        let stored = try await runMatchHostToExit(["player", "G:terminal", "--data", data.path])
-        #expect(stored.status == 0, "\(stored.stderr)")
-        #expect(stored.stdout.contains("alias      Hugo"))
-        #expect(stored.stdout.contains("catrace    played 1, won 1, lost 0"))
+        // Stored under the tutorial id, with the alias the racer chose.
+        let stored = try await Self.storedAfterStopping(server, player: "G:terminal", data: data)
+        #expect(stored.contains("alias      Hugo"))
     }
 
     @Test func aNativeTerminalRacerCreatesAMatchABotJoinsByItsIdAndTheWinIsStored() async throws {
@@ -58,25 +48,39 @@ struct PlayCatRaceTerminalTests {
             #expect(player.hasPrefix(short))
 
             let botRun = Self.slowBot(["--native", "--match", "\(matchID)", "--racers", "1"] + address)
-            try await Self.tapToTheFinish(in: terminals, lane: "> \(short) (you) ")
-            let bot = try await botRun.value
-            #expect(bot.status == 0, "bot: \(bot.stdout)\(bot.stderr)")
-            #expect(bot.stdout.contains("race 1 round 1: winner seat 1 \(short) (\(player))"), "bot: \(bot.stdout)")
-
-            try await terminals.send("q", to: "racer")
-            #expect(try await terminals.waitForExit("racer") == 0)
-            await terminals.close()
+            try await Self.winAndQuit(in: terminals, lane: "> \(short) (you) ", against: botRun, winner: "winner seat 1 \(short) (\(player))")
         }
-        await server.stop(with: SIGTERM)
-        let stored = try await runMatchHostToExit(["player", player, "--data", data.path])
-        #expect(stored.status == 0, "\(stored.stderr)")
-        #expect(stored.stdout.contains("catrace    played 1, won 1, lost 0"))
+        _ = try await Self.storedAfterStopping(server, player: player, data: data)
     }
 
     /// A bot that taps once a second: 42 s to the line, against the racer's 42 taps. Read
     /// whole from a pipe; its --timeout bounds it should the test fail first.
     private static func slowBot(_ arguments: [String]) -> Task<FinishedProcess, any Error> {
         Task { try await runMatchHostToExit(["bot", "catrace", "--tap-rate", "1", "--timeout", "90"] + arguments) }
+    }
+
+    /// Races to the line (``tapToTheFinish(in:lane:)``), checks that the bot saw the racer win
+    /// (its line for race 1, round 1 ends with `winner`), and quits the racer's window.
+    private static func winAndQuit(
+        in terminals: TerminalSessions, lane: String, against botRun: Task<FinishedProcess, any Error>, winner: String
+    ) async throws {
+        try await Self.tapToTheFinish(in: terminals, lane: lane)
+        let bot = try await botRun.value
+        #expect(bot.status == 0, "bot: \(bot.stdout)\(bot.stderr)")
+        #expect(bot.stdout.contains("race 1 round 1: \(winner)"), "bot: \(bot.stdout)")
+        try await terminals.send("q", to: "racer")
+        #expect(try await terminals.waitForExit("racer") == 0)
+        await terminals.close()
+    }
+
+    /// Stops the server, then checks with `matchhost player` that `player` has the one race won
+    /// in its stats; returns what the command printed.
+    private static func storedAfterStopping(_ server: ServeProcess, player: String, data: URL) async throws -> String {
+        await server.stop(with: SIGTERM)
+        let stored = try await runMatchHostToExit(["player", player, "--data", data.path])
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(stored.stdout.contains("catrace    played 1, won 1, lost 0"), "\(stored.stdout)")
+        return stored.stdout
     }
 
     /// Waits for GO!, then taps SPACE from the start (x = 25) to the line (x = 445), each tap

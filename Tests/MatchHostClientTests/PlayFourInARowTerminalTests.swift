@@ -24,12 +24,7 @@ struct PlayFourInARowTerminalTests {
             #expect(created.contains("matchhost play fourinarow --port \(first.nativePort) --code \(code)"))
             try await terminals.start("o", matchhost: ["play", "fourinarow", "--guest", "--code", code] + server)
 
-            // X stacks column 4, O column 3; each waits for its turn as a player would.
-            try await terminals.waitForScreen("x", containing: "Your turn (X)")
-            try await terminals.send("4", to: "x")
-            try await terminals.waitForScreen("o", containing: "Your turn (O)")
-            try await terminals.send("3", to: "o")
-            try await Self.waitForTurn("x", after: 2, in: terminals)
+            try await Self.playOpening(in: terminals)
             try await terminals.send("4", to: "x")
             try await Self.waitForTurn("o", after: 3, in: terminals)
             let xID = try #require(screenWord(after: "You: X ", in: try await terminals.screen("x")))
@@ -133,16 +128,10 @@ struct PlayFourInARowTerminalTests {
         let address = ["--host", "127.0.0.1", "--port", "\(first.nativePort)"]
         var matchID: UInt64 = 0
         try await TerminalSessions.using { terminals in
-            try await terminals.start("x", matchhost: ["play", "fourinarow", "--device-file", xDevice] + address)
-            let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
-            let code = try #require(screenWord(after: "Invite code: ", in: created))
-            matchID = try #require(screenWord(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
+            let (_, code, id) = try await Self.createPrivateMatch(in: terminals, address: address, identity: ["--device-file", xDevice])
+            matchID = id
             try await terminals.start("o", matchhost: ["play", "fourinarow", "--device-file", oDevice, "--code", code] + address)
-            try await terminals.waitForScreen("x", containing: "Your turn (X)")
-            try await terminals.send("4", to: "x")
-            try await terminals.waitForScreen("o", containing: "Your turn (O)")
-            try await terminals.send("3", to: "o")
-            try await Self.waitForTurn("x", after: 2, in: terminals)
+            try await Self.playOpening(in: terminals)
             // The server first, so that no goodbye reaches it; then the terminals.
             await first.stop(with: SIGKILL)
             await terminals.close()
@@ -171,16 +160,27 @@ struct PlayFourInARowTerminalTests {
         try await store.close()
     }
 
-    /// Starts X (`play fourinarow --guest`) in window "x", which creates a private match; returns
-    /// its screen once the invite code shows, the code, and the match id.
+    /// Starts X (`play fourinarow` as `identity`: a throwaway player by default) in window "x",
+    /// which creates a private match; returns its screen once the invite code shows, the code,
+    /// and the match id.
     private static func createPrivateMatch(
-        in terminals: TerminalSessions, address: [String]
+        in terminals: TerminalSessions, address: [String], identity: [String] = ["--guest"]
     ) async throws -> (screen: String, code: String, matchID: UInt64) {
-        try await terminals.start("x", matchhost: ["play", "fourinarow", "--guest"] + address)
+        try await terminals.start("x", matchhost: ["play", "fourinarow"] + identity + address)
         let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
         let code = try #require(screenWord(after: "Invite code: ", in: created))
         let matchID = try #require(screenWord(after: "Four in a Row - match ", in: created).flatMap { UInt64($0) })
         return (created, code, matchID)
+    }
+
+    /// X stacks column 4, O column 3, each waiting for its turn as a player would; returns with
+    /// X to move after those two.
+    private static func playOpening(in terminals: TerminalSessions) async throws {
+        try await terminals.waitForScreen("x", containing: "Your turn (X)")
+        try await terminals.send("4", to: "x")
+        try await terminals.waitForScreen("o", containing: "Your turn (O)")
+        try await terminals.send("3", to: "o")
+        try await Self.waitForTurn("x", after: 2, in: terminals)
     }
 
     /// The first column (1-7) whose top cell is empty on the drawn board.
