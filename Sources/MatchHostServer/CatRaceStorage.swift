@@ -61,7 +61,7 @@ final class CatRaceStorage: CatRaceRecorder {
         self.isLookingUp = !batch.isEmpty
         guard !batch.isEmpty else { return }
         let at = self.storage.now()
-        self.storage.run({ store in try await store.findOrCreatePlayers(batch, at: at) }) { result in
+        self.storage.write({ store in try await store.findOrCreatePlayers(batch, at: at) }) { result in
             let records = result.flatMap { records -> Result<[PlayerRecord], any Error> in
                 guard records.count == batch.count else {
                     return .failure(GameStoreError.storageFailed(reason: "the store answered \(records.count) of \(batch.count) claims"))

@@ -13,21 +13,34 @@ final class ServeProcess: @unchecked Sendable {
     let nativePort: Int
     /// The Cat Race port it bound.
     let catRacePort: Int
+    /// Everything it writes to stderr, once it has ended; `nil` unless the log was captured.
+    private let log: Task<String, Never>?
 
-    private init(process: Process, nativePort: Int, catRacePort: Int) {
+    private init(process: Process, nativePort: Int, catRacePort: Int, log: Task<String, Never>?) {
         self.process = process
         self.nativePort = nativePort
         self.catRacePort = catRacePort
+        self.log = log
     }
 
     /// Starts the server and waits until it prints its bound addresses.
-    /// - Parameter nativePort: the native port to bind; 0 (the default) picks a free one. A
-    ///   restart passes the port of the process before it, so that clients find it again.
-    static func start(data: URL, nativePort: Int = 0, arguments: [String] = []) async throws -> ServeProcess {
-        try await onOwnThread { Result { try Self.startBlocking(data: data, nativePort: nativePort, arguments: arguments) } }.get()
+    /// - Parameters:
+    ///   - nativePort: the native port to bind; 0 (the default) picks a free one. A restart
+    ///     passes the port of the process before it, so that clients find it again.
+    ///   - capturingLog: keep its stderr (through a pipe, read as it comes) for ``loggedLines()``.
+    static func start(data: URL, nativePort: Int = 0, arguments: [String] = [], capturingLog: Bool = false) async throws -> ServeProcess {
+        try await onOwnThread {
+            Result { try Self.startBlocking(data: data, nativePort: nativePort, arguments: arguments, capturingLog: capturingLog) }
+        }.get()
     }
 
-    private static func startBlocking(data: URL, nativePort: Int, arguments: [String]) throws -> ServeProcess {
+    /// The lines the server logged, once it has ended (stop it first); empty unless captured.
+    func loggedLines() async -> [String] {
+        guard let log = self.log else { return [] }
+        return await log.value.split(separator: "\n").map(String.init)
+    }
+
+    private static func startBlocking(data: URL, nativePort: Int, arguments: [String], capturingLog: Bool) throws -> ServeProcess {
         let process = Process()
         process.executableURL = MatchHostBinary.url
         process.arguments =
@@ -38,7 +51,13 @@ final class ServeProcess: @unchecked Sendable {
             + arguments
         let output = Pipe()
         process.standardOutput = output
+        let errors = capturingLog ? Pipe() : nil
+        if let errors { process.standardError = errors }
         try process.run()
+        // Read as it comes, so that a server logging much never waits on a full pipe.
+        let log = errors.map { errors in
+            Task { await onOwnThread { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } }
+        }
         var printed = Data()
         while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
             let chunk = output.fileHandleForReading.availableData
@@ -53,7 +72,7 @@ final class ServeProcess: @unchecked Sendable {
             process.terminate()
             throw TimedOut(what: "the server's bound addresses (it printed \(lines))")
         }
-        return ServeProcess(process: process, nativePort: native, catRacePort: catRace)
+        return ServeProcess(process: process, nativePort: native, catRacePort: catRace, log: log)
     }
 
     /// Sends `signal` and waits for the process to end.

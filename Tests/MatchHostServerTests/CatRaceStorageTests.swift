@@ -49,35 +49,6 @@ private struct StoredServer {
 
 private let silentLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-/// Keeps every logged line, for checking what the server said about a connection it closed.
-private final class LogLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-
-    func append(_ line: String) { self.lock.withLock { self.lines.append(line) } }
-    var all: [String] { self.lock.withLock { self.lines } }
-
-    var logger: Logger {
-        Logger(label: "test", factory: { _ in RecordingLogHandler(lines: self) })
-    }
-}
-
-private struct RecordingLogHandler: LogHandler {
-    let lines: LogLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { self.metadata[key] }
-        set { self.metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let metadata = self.metadata.merging(event.metadata ?? [:]) { $1 }
-        self.lines.append("\(event.level) \(event.message) \(metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
-    }
-}
-
 /// A store that fails every lookup of one tutorial id, as a broken page of a disk would;
 /// everything else goes to an in-memory store.
 private struct OneIdentityFailingStore: ForwardingGameStore {

@@ -289,13 +289,43 @@ private func fourInARowPair(
         #expect(result.players.map(\.outcome) == [.won, .lost])
     }
 
+    /// Stores everything but moves, as a disk that fills up once a game has started would.
+    private struct MoveFailingStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        func appendMove(
+            matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis,
+            completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+        ) {
+            completion(.failure(GameStoreError.storageFailed(reason: "database or disk is full")))
+        }
+    }
+
     @Test func aMoveTheStoreCannotTakeIsRefusedAndTheTurnGoesOn() async throws {
+        let server = try await RunningNativeServer.start { $0.store = MoveFailingStore() }
+        let (first, _, matchID, _, _) = try await fourInARowPair(server, "saving-a", "saving-b")
+        let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: 1, column: 3)).encoded()
+        for _ in 1...2 {
+            try await first.sendReliable(.matchInput(matchID: matchID, input: move))
+            let refused = try await first.nextFourInARowEvent(in: matchID, "MOVE_REFUSED") {
+                if case .moveRefused = $0 { return true }
+                if case .moved = $0 { Issue.record("a move that was not stored was acknowledged") }
+                return false
+            }
+            guard case .moveRefused(let refusal) = refused else { return }
+            #expect(refusal.reason == .couldNotBeSaved)
+            #expect(refusal.moveNumber == 1, "still the first move: the turn goes on, and it may be played again")
+        }
+        try await server.stop()
+    }
+
+    @Test func aTurnBasedGameThatCannotBeRecordedEndsAndItsPlayersAreToldWhy() async throws {
         let key = [UInt8](repeating: 3, count: 32)
         let working = try await RunningNativeServer.start { $0.tokenSigningKey = key }
         let (_, a) = try await working.login("unsaved-a")
         let (_, b) = try await working.login("unsaved-b")
         try await working.stop()
 
+        // Every write fails: the game's record as well as its moves.
         let failing = try await RunningNativeServer.start {
             $0.tokenSigningKey = key
             $0.store = FailingGameStore()
@@ -308,16 +338,16 @@ private func fourInARowPair(
         _ = try await second.next()
         let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
         _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
-        let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: 1, column: 3)).encoded()
-        try await first.sendReliable(.matchInput(matchID: created.matchID, input: move))
-        let refused = try await first.nextFourInARowEvent(in: created.matchID, "MOVE_REFUSED") {
-            if case .moveRefused = $0 { return true }
-            if case .moved = $0 { Issue.record("a move that was not stored was acknowledged") }
-            return false
+        for connection in [first, second] {
+            let ended = try await connection.nextMessage(matching: "MATCH_ENDED") {
+                if case .matchEnded = $0 { return true }
+                if case .matchEvent(_, let body) = $0, case .moved? = try? FourInARowServerMessage(body: body) {
+                    Issue.record("a move of a game that was never stored was acknowledged")
+                }
+                return false
+            }
+            #expect(ended == .matchEnded(matchID: created.matchID, reason: "abandoned(\(NativeWorld.notSavedReason))"))
         }
-        guard case .moveRefused(let refusal) = refused else { return }
-        #expect(refusal.reason == .couldNotBeSaved)
-        #expect(refusal.moveNumber == 1)
         try await failing.stop()
     }
 }

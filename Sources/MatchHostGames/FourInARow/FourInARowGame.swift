@@ -231,7 +231,9 @@ public final class FourInARowGame: GameHandler {
         guard !match.isEnded, let pending = self.pending, pending.commit == commit else { return }
         self.pending = nil
         if let error {
-            match.logger.warning(
+            // At debug, as refusals are: a failing store fails every game's moves at once, and
+            // the journal's owner reports that once (the server: "storage failing").
+            match.logger.debug(
                 "move could not be saved", metadata: ["move": "\(pending.moveNumber)", "error": "\(error)"])
             self.startTurnTimer(pending.timeLeft, in: match)
             let text = "the move could not be saved; play it again"

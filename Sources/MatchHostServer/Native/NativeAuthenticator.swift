@@ -60,7 +60,7 @@ final class NativeAuthenticator {
         guard !deviceID.isEmpty else {
             return completion(.failure(NativeError(.authenticationFailed, "device id is empty")))
         }
-        storage.run({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
+        storage.read({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
             switch result {
             case .failure(let error):
                 completion(.failure(Self.storageFailure(error)))
@@ -86,7 +86,7 @@ final class NativeAuthenticator {
         let issued = self.random.hexString(bytes: 32)
         let secretHash = Array(SHA256.hash(data: Array(issued.utf8)))
         let createdAt = storage.now()
-        storage.run({ store in
+        storage.write({ store in
             try await store.createPlayerWithDevice(
                 id: playerID, alias: Self.defaultAlias(of: playerID), deviceID: deviceID, secretHash: secretHash, createdAt: createdAt)
         }) { result in
@@ -111,7 +111,7 @@ final class NativeAuthenticator {
 
     private static func touch(_ playerID: PlayerID, storage: WorldStore, logger: Logger) {
         let at = storage.now()
-        storage.run({ store in try await store.touch(playerID: playerID, at: at) }) { result in
+        storage.write({ store in try await store.touch(playerID: playerID, at: at) }) { result in
             if case .failure(let error) = result {
                 // A token of a player the store does not know (a store that was replaced) is still valid.
                 logger.debug("last seen not recorded", metadata: ["player": "\(playerID)", "error": "\(error)"])

@@ -156,9 +156,25 @@ extension NativeWorld {
                 for: id,
                 { store in
                     try await store.createTurnGame(matchID: id, game: game, mode: "", players: players, startedAt: startedAt, state: state)
-                },
-                then: self.storage.logFailure("turn-based game not recorded", match: id))
+                }
+            ) { [weak self] result in
+                guard case .failure(let error) = result, let self else { return }
+                self.turnGameNotRecorded(id, error: error)
+            }
         }
+    }
+
+    /// What the players of a turn-based game that could not be recorded are told, in MATCH_ENDED.
+    static let notSavedReason = "the game could not be saved"
+
+    /// A turn-based game whose record failed (a full disk) could never store a move: it ends
+    /// now, its players told why, rather than refusing every move until a turn runs out. The
+    /// moves queued behind the record fail, unacknowledged, and nothing more is written for it.
+    private func turnGameNotRecorded(_ id: MatchID, error: any Error) {
+        self.storage.logger.warning("turn-based game not recorded: it ends", metadata: ["match": "\(id)", "error": "\(error)"])
+        self.storedMatches.recordedPlayers[id] = nil
+        guard let match = self.matches[id], !match.isEnded else { return }
+        match.end(reason: Self.notSavedReason)
     }
 
     /// A tutorial client (its Cat Race port identity stored as `storedID`) took `seat` of the

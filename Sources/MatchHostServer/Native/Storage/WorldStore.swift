@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MatchHostCore
+import Metrics
 import NIOCore
 
 /// The native world's way to its ``GameStore``: every call runs off the event loop (in a task
@@ -12,8 +13,14 @@ import NIOCore
 /// a match's players before its result) and one per player (its values), each run one after
 /// another in the order they were made. ``readAfterQueuedWrites(_:then:)`` waits for every
 /// write queued before it (a player asking for its stats right after MATCH_ENDED sees that
-/// match counted); ``run(_:then:)`` is not ordered at all. Every call is tracked until its result
-/// is back, so that shutting down can wait for what is in flight (``inFlight``).
+/// match counted); ``read(_:then:)`` and ``write(_:then:)`` are not ordered at all. Every call is
+/// tracked until its result is back, so that shutting down can wait for what is in flight
+/// (``inFlight``).
+///
+/// Every outcome also passes ``StorageOutage``: when the store fails (a full disk, an I/O
+/// error), the log says so once, then at most every ``StorageOutage/reportInterval``, then once
+/// when a write succeeds again, however many calls fail meanwhile; and
+/// `matchhost_storage_failures_total` counts each failure.
 final class WorldStore {
     /// What a queue of writes is for.
     enum Queue: Hashable {
@@ -27,8 +34,11 @@ final class WorldStore {
     let eventLoop: any EventLoop
     /// The wall clock storage records times with.
     let now: () -> UnixMillis
-    /// Where failed writes nobody waits for are reported.
+    /// Where failed writes nobody waits for, and storage outages, are reported.
     let logger: Logger
+
+    private var outage = StorageOutage()
+    private let failures = Counter(label: "matchhost_storage_failures_total")
 
     /// The last write of each queue, and how many of its writes are still running.
     private var queues: [Queue: (tail: EventLoopFuture<Void>, count: Int)] = [:]
@@ -57,12 +67,20 @@ final class WorldStore {
     /// Every call whose result has not come back yet: each succeeds once its result is back.
     var inFlight: [EventLoopFuture<Void>] { Array(self.running.values) }
 
-    /// Runs `call` off the loop; `completion` gets its result on the loop.
-    func run<Value: Sendable>(
+    /// Runs `call`, which only reads, off the loop; `completion` gets its result on the loop.
+    func read<Value: Sendable>(
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void
+    ) {
+        self.start(after: [], .awaited(call), .read, then: completion) { _ in }
+    }
+
+    /// Runs `call`, which writes, off the loop, in no queue; `completion` gets its result on the loop.
+    func write<Value: Sendable>(
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
     ) {
-        self.start(after: [], .awaited(call), then: completion) { _ in }
+        self.start(after: [], .awaited(call), .write, then: completion) { _ in }
     }
 
     /// Runs `call` off the loop once every write queued so far has finished; `completion` gets
@@ -71,7 +89,7 @@ final class WorldStore {
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
-        self.start(after: self.queues.values.map(\.tail), .awaited(call), then: completion) { _ in }
+        self.start(after: self.queues.values.map(\.tail), .awaited(call), .read, then: completion) { _ in }
     }
 
     /// Runs `call` off the loop after every earlier write of `queue` has finished (whether it
@@ -106,6 +124,12 @@ final class WorldStore {
         self.enqueue(in: .match(matchID), .reporting(call), then: completion)
     }
 
+    /// Whether a call writes: only a write that succeeds ends an outage.
+    private enum Kind {
+        case read
+        case write
+    }
+
     /// How a store call gives its result.
     private enum Call<Value: Sendable> {
         case awaited(@Sendable (any GameStore) async throws -> Value)
@@ -130,7 +154,7 @@ final class WorldStore {
         in queue: Queue, _ call: Call<Value>, then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
         let previous = self.queues[queue]
-        let done = self.start(after: previous.map { [$0.tail] } ?? [], call, then: completion) { store in
+        let done = self.start(after: previous.map { [$0.tail] } ?? [], call, .write, then: completion) { store in
             guard let entry = store.queues[queue] else { return }
             store.queues[queue] = entry.count > 1 ? (entry.tail, entry.count - 1) : nil
         }
@@ -143,6 +167,7 @@ final class WorldStore {
     private func start<Value: Sendable>(
         after previous: [EventLoopFuture<Void>],
         _ call: Call<Value>,
+        _ kind: Kind,
         then completion: @escaping (Result<Value, any Error>) -> Void,
         finished: @escaping (WorldStore) -> Void
     ) -> EventLoopFuture<Void> {
@@ -156,6 +181,7 @@ final class WorldStore {
             loop.execute {
                 let (world, completion, finished) = back.value
                 world.running[number] = nil
+                world.observe(result, of: kind)
                 finished(world)
                 completion(result)
                 done.succeed()
@@ -174,6 +200,45 @@ final class WorldStore {
         }
         self.running[number] = done.futureResult
         return done.futureResult
+    }
+}
+
+extension WorldStore {
+    /// Passes a call's outcome to the outage report, and logs what it says.
+    private func observe<Value>(_ result: Result<Value, any Error>, of kind: Kind) {
+        let report: StorageOutage.Report?
+        switch result {
+        case .success:
+            // The usual case, and it costs one comparison.
+            guard kind == .write, self.outage.failingSince != nil else { return }
+            report = self.outage.wrote(at: .now())
+        case .failure(let error):
+            if let refusal = error as? GameStoreError {
+                guard case .storageFailed = refusal else { return }
+            }
+            self.failures.increment()
+            report = self.outage.failed("\(error)", at: .now())
+        }
+        switch report {
+        case nil:
+            return
+        case .started(let error):
+            self.logger.error("storage failing: what needs it is refused until it recovers", metadata: ["error": "\(error)"])
+        case .continuing(let failures, let duration, let error):
+            self.logger.warning(
+                "storage still failing",
+                metadata: ["failures": "\(failures)", "for": "\(duration.secondsText)", "error": "\(error)"])
+        case .ended(let failures, let duration):
+            self.logger.notice("storage recovered", metadata: ["failures": "\(failures)", "after": "\(duration.secondsText)"])
+        }
+    }
+}
+
+extension TimeAmount {
+    /// Seconds with one decimal, for logs: "12.5s".
+    fileprivate var secondsText: String {
+        let tenths = self.nanoseconds / 100_000_000
+        return "\(tenths / 10).\(tenths % 10)s"
     }
 }
 
