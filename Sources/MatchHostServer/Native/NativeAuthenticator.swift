@@ -62,8 +62,8 @@ final class NativeAuthenticator {
         }
         storage.read({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
             switch result {
-            case .failure(let error):
-                completion(.failure(Self.storageFailure(error)))
+            case .failure:
+                completion(.failure(.databaseFailed(.storageFailed)))
             case .success(let identity?):
                 let hash = hexEncoded(SHA256.hash(data: Array(secret.utf8)))
                 guard !secret.isEmpty, constantTimeEquals(hash, hexEncoded(identity.secretHash)) else {
@@ -95,7 +95,7 @@ final class NativeAuthenticator {
                 completion(.success((playerID, issued)))
             case .failure(let error):
                 guard case .deviceExists? = error as? GameStoreError else {
-                    return completion(.failure(Self.storageFailure(error)))
+                    return completion(.failure(.databaseFailed(.storageFailed)))
                 }
                 // Another connection's first contact with the same device id committed first.
                 completion(
@@ -117,10 +117,6 @@ final class NativeAuthenticator {
                 logger.debug("last seen not recorded", metadata: ["player": "\(playerID)", "error": "\(error)"])
             }
         }
-    }
-
-    private static func storageFailure(_ error: any Error) -> NativeError {
-        NativeError(.storageFailed, "the server could not read or write its database (\(error)); try again later")
     }
 }
 

@@ -154,10 +154,20 @@ extension NativeWorld {
             case .emptyKey, .keyTooLong: return NativeError(.invalidKey, error.description)
             case .valueTooLarge: return NativeError(.valueTooLarge, error.description)
             case .tooManyKeys: return NativeError(.tooManyKeys, error.description)
+            case .storageFailed: return .databaseFailed(.storageUnavailable)
             default: return NativeError(.storageUnavailable, "the server could not use its database (\(error)); try again later")
             }
         default:
-            return NativeError(.storageUnavailable, "the server could not use its database (\(error)); try again later")
+            return .databaseFailed(.storageUnavailable)
         }
+    }
+}
+
+extension NativeError {
+    /// The error for a request the database failed (a full disk, an I/O error): what failed
+    /// inside is for the operator, whom the server's log tells ("storage failing"), not for
+    /// the client.
+    static func databaseFailed(_ code: NativeErrorCode) -> NativeError {
+        NativeError(code, "the server could not read or write its database; try again later")
     }
 }
