@@ -18,14 +18,19 @@ public final class CatRaceListener: Sendable {
     /// What the port read from the store before it bound: a native listener sharing the store
     /// continues from it instead of reading (and abandoning) again.
     let startup: WorldStartup?
+    /// The store's outages, which a native listener sharing the store reports through too.
+    let storageOutages: StorageOutageMonitor?
 
     /// The address the listener actually bound (with the real port when 0 was asked for).
     public var localAddress: SocketAddress { self.listener.localAddress }
 
-    private init(listener: GameListener<CatRaceWorld>, store: (any GameStore)?, startup: WorldStartup?) {
+    private init(
+        listener: GameListener<CatRaceWorld>, store: (any GameStore)?, startup: WorldStartup?, storageOutages: StorageOutageMonitor?
+    ) {
         self.listener = listener
         self.store = store
         self.startup = startup
+        self.storageOutages = storageOutages
     }
 
     /// Binds the listener.
@@ -38,6 +43,8 @@ public final class CatRaceListener: Sendable {
     public static func bind(
         configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger
     ) async throws -> CatRaceListener {
+        // One store, one outage, whichever listener sees it: logged without a listener's name.
+        let storageOutages = configuration.store.map { _ in StorageOutageMonitor(logger: logger) }
         var logger = logger
         logger[metadataKey: "listener"] = "catrace"
         let worldOptions = CatRaceWorldOptions(
@@ -56,7 +63,7 @@ public final class CatRaceListener: Sendable {
                 let world = CatRaceWorld(options: worldOptions, clock: clock, logger: listenerLogger)
                 if let store, let startup {
                     world.recorder = CatRaceStorage(
-                        storage: WorldStore(store: store, eventLoop: clock.eventLoop, logger: listenerLogger))
+                        storage: WorldStore(store: store, eventLoop: clock.eventLoop, logger: listenerLogger, outages: storageOutages))
                     world.continueMatchIDs(after: startup.largestMatchID)
                 }
                 return world
@@ -66,7 +73,7 @@ public final class CatRaceListener: Sendable {
                     world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,
                     connections: connections, logger: listenerLogger)
             })
-        return CatRaceListener(listener: listener, store: store, startup: startup)
+        return CatRaceListener(listener: listener, store: store, startup: startup, storageOutages: storageOutages)
     }
 
     /// How many connections are open and how many races run (for tests and the admin page).

@@ -31,6 +31,7 @@ struct BackupCommand: ParsableCommand {
     var data = "data"
 
     func run() throws {
+        failWritesPastFileSizeLimit()
         let source = (self.data as NSString).appendingPathComponent(SQLiteGameStore.fileName)
         do {
             let summary = try SQLiteBackup.backup(from: source, to: self.file)
@@ -80,6 +81,7 @@ struct RestoreCommand: ParsableCommand {
     var check = false
 
     func run() throws {
+        failWritesPastFileSizeLimit()
         if self.check {
             do {
                 let summary = try SQLiteBackup.check(backup: self.file)

@@ -198,9 +198,7 @@ struct ServeCommand: AsyncParsableCommand {
         // What the server creates in --data (the database holds hashed device secrets) is its
         // user's alone.
         umask(0o077)
-        // A file-size limit (ulimit -f) reached by the database must fail that write, which the
-        // store reports and survives, not kill the server with every game in it.
-        signal(SIGXFSZ, SIG_IGN)
+        failWritesPastFileSizeLimit()
         // First of all: a second server on the same data would take this one's games for its own.
         let lock: DataDirectoryLock
         do {

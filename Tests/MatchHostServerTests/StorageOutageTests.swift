@@ -1,5 +1,6 @@
 import Logging
 import MatchHostCore
+import MatchHostWire
 @testable import MatchHostServer
 import NIOConcurrencyHelpers
 import NIOCore
@@ -30,14 +31,23 @@ struct StorageOutageTests {
         #expect(outage.wrote(at: self.start + .seconds(31)) == nil)
     }
 
-    @Test func aNewOutageCountsFromItsOwnStart() {
+    @Test("an outage that seems to end and start again within the interval is told at most twice per interval")
+    func aFlappingOutageIsToldAtMostTwicePerInterval() {
         var outage = StorageOutage()
         _ = outage.failed("disk full", at: self.start)
-        _ = outage.failed("disk full", at: self.start + .seconds(1))
-        _ = outage.wrote(at: self.start + .seconds(2))
-        #expect(outage.failed("I/O error", at: self.start + .seconds(3)) == .started(error: "I/O error"))
-        #expect(outage.failed("I/O error", at: self.start + .seconds(4)) == nil, "reported 1 s ago, at its start")
-        #expect(outage.wrote(at: self.start + .seconds(5)) == .ended(failures: 2, duration: .seconds(2)))
+        #expect(outage.wrote(at: self.start + .seconds(2)) == .ended(failures: 1, duration: .seconds(2)))
+        // A write that changed nothing succeeded on the full disk: the next failure is the same
+        // trouble, not told again until 10 s after the last report...
+        #expect(outage.failed("disk full", at: self.start + .seconds(3)) == nil)
+        #expect(outage.failed("disk full", at: self.start + .seconds(4)) == nil)
+        #expect(outage.wrote(at: self.start + .seconds(5)) == nil, "an outage never told does not end aloud")
+        #expect(outage.failed("disk full", at: self.start + .seconds(6)) == nil)
+        // ...then told as one outage, and its end too.
+        #expect(outage.failed("disk full", at: self.start + .seconds(12)) == .started(error: "disk full"))
+        #expect(outage.failed("disk full", at: self.start + .seconds(13)) == nil)
+        #expect(outage.wrote(at: self.start + .seconds(14)) == .ended(failures: 3, duration: .seconds(8)))
+        // Long after the last report, a new outage is told at once.
+        #expect(outage.failed("I/O error", at: self.start + .seconds(30)) == .started(error: "I/O error"))
     }
 
     /// Fails its writes with `storageFailed` while `failing`; reads always work, as on a full disk.
@@ -51,51 +61,57 @@ struct StorageOutageTests {
         }
     }
 
-    @Test("WorldStore: one line when writes start failing, none for reads or refusals, one when a write succeeds")
+    @Test("WorldStore: one line when writes start failing, one per interval, none for reads or refusals, one when a write succeeds")
     func worldStoreLogsTheOutageNotEachFailure() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
+        // The shared group: nothing to shut down, whichever expectation fails.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
         let store = FullDiskStore()
         let log = LogLines()
+        let clock = NIOLockedValueBox(self.start)
+        let outages = StorageOutageMonitor(logger: log.logger) { clock.withLockedValue { $0 } }
         let world = try await loop.submit {
-            NIOLoopBound(WorldStore(store: store, eventLoop: loop, logger: log.logger), eventLoop: loop)
+            NIOLoopBound(WorldStore(store: store, eventLoop: loop, logger: log.logger, outages: outages), eventLoop: loop)
         }.get()
-        // Makes `call` through the world's store and waits for its result.
-        func call<Value: Sendable>(
-            writing: Bool, _ body: @escaping @Sendable (any GameStore) async throws -> Value
-        ) async -> Result<Value, any Error> {
+        enum Way { case write, read, readInQueue }
+        // Makes `body` through the world's store and waits for its result.
+        func call<Value: Sendable>(_ way: Way, _ body: @escaping @Sendable (any GameStore) async throws -> Value) async -> Result<Value, any Error> {
             await withCheckedContinuation { continuation in
                 loop.execute {
-                    if writing {
-                        world.value.write(body) { continuation.resume(returning: $0) }
-                    } else {
-                        world.value.read(body) { continuation.resume(returning: $0) }
+                    switch way {
+                    case .write: world.value.write(body) { continuation.resume(returning: $0) }
+                    case .read: world.value.read(body) { continuation.resume(returning: $0) }
+                    case .readInQueue: world.value.read(in: .player("p1"), body) { continuation.resume(returning: $0) }
                     }
                 }
             }
         }
+        @Sendable func create(_ id: PlayerID) -> @Sendable (any GameStore) async throws -> Void {
+            { try await $0.createPlayer(id: id, alias: "", createdAt: .init(milliseconds: 0)) }
+        }
+        let failure = "storage failed: database or disk is full"
 
         store.failing.withLockedValue { $0 = true }
         for number in 1...5 {
-            let result = await call(writing: true) { try await $0.createPlayer(id: "p\(number)", alias: "", createdAt: .init(milliseconds: 0)) }
-            #expect(throws: GameStoreError.storageFailed(reason: "database or disk is full")) { try result.get() }
+            await #expect(throws: GameStoreError.storageFailed(reason: "database or disk is full")) { try await call(.write, create("p\(number)")).get() }
         }
-        #expect(log.all == ["error storage failing: what needs it is refused until it recovers [error=storage failed: database or disk is full]"])
-        // A read works on a full disk: the store does not take writes again for that.
-        let read = await call(writing: false) { try await $0.player(id: "p1") }
-        #expect(try read.get() == nil)
+        #expect(log.all == ["error storage failing: what needs it is refused until it recovers [error=\(failure)]"])
+        // Reads work on a full disk: the store does not take writes again for that.
+        #expect(try await call(.read) { try await $0.player(id: "p1") }.get() == nil)
+        #expect(try await call(.readInQueue) { try await $0.readValue(playerID: "p1", key: "k") }.get() == nil)
+        // An answer the caller makes itself (NO_SUCH_PLAYER for a profile) is not the store failing.
+        _ = await call(.read) { _ -> Int in throw NativeError(.noSuchPlayer, "no player with id q") }
         #expect(log.all.count == 1)
 
+        clock.withLockedValue { $0 = self.start + .seconds(10) }
+        _ = await call(.write, create("p6"))
+        #expect(log.all.last == "warning storage still failing [error=\(failure), failures=5, for=10.0s]")
+
         store.failing.withLockedValue { $0 = false }
-        let written = await call(writing: true) { try await $0.createPlayer(id: "p1", alias: "", createdAt: .init(milliseconds: 0)) }
-        #expect(throws: Never.self) { try written.get() }
-        #expect(log.all.count == 2)
-        #expect(log.all.last?.hasPrefix("notice storage recovered [after=") == true)
-        #expect(log.all.last?.hasSuffix(", failures=5]") == true)
+        clock.withLockedValue { $0 = self.start + .seconds(12) }
+        await #expect(throws: Never.self) { try await call(.write, create("p1")).get() }
+        #expect(log.all.last == "notice storage recovered: a write succeeded [after=12.0s, failures=6]")
         // A refusal is the caller's mistake, not the store failing.
-        let refused = await call(writing: true) { try await $0.createPlayer(id: "p1", alias: "", createdAt: .init(milliseconds: 0)) }
-        #expect(throws: GameStoreError.playerExists("p1")) { try refused.get() }
-        #expect(log.all.count == 2)
-        try await group.shutdownGracefully()
+        await #expect(throws: GameStoreError.playerExists("p1")) { try await call(.write, create("p1")).get() }
+        #expect(log.all.count == 3)
     }
 }

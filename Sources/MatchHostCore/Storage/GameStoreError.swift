@@ -36,6 +36,13 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database itself failed (I/O error, disk full, closed); `reason` is its message.
     case storageFailed(reason: String)
 
+    /// Whether the database itself failed (``storageFailed(reason:)``), rather than the call
+    /// being refused for what it asked.
+    public var isStorageFailure: Bool {
+        if case .storageFailed = self { return true }
+        return false
+    }
+
     /// A sentence for logs and error replies.
     public var description: String {
         switch self {

@@ -231,10 +231,11 @@ public final class FourInARowGame: GameHandler {
         guard !match.isEnded, let pending = self.pending, pending.commit == commit else { return }
         self.pending = nil
         if let error {
-            // At debug, as refusals are: a failing store fails every game's moves at once, and
-            // the journal's owner reports that once (the server: "storage failing").
-            match.logger.debug(
-                "move could not be saved", metadata: ["move": "\(pending.moveNumber)", "error": "\(error)"])
+            // A failing database fails every game's moves at once, and the journal's owner
+            // reports that once (the server: "storage failing"); anything else is a bug to see.
+            let level: Logger.Level = (error as? GameStoreError)?.isStorageFailure == true ? .debug : .warning
+            match.logger.log(
+                level: level, "move could not be saved", metadata: ["move": "\(pending.moveNumber)", "error": "\(error)"])
             self.startTurnTimer(pending.timeLeft, in: match)
             let text = "the move could not be saved; play it again"
             self.refuse(pending.moveNumber, .couldNotBeSaved, text, toSeat: pending.seat, in: match)

@@ -31,6 +31,7 @@ public final class NativeListener: Sendable {
     public static func bind(
         configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger, catRace: CatRaceListener? = nil
     ) async throws -> NativeListener {
+        let storageOutages = catRace?.storageOutages ?? StorageOutageMonitor(logger: logger)
         var logger = logger
         logger[metadataKey: "listener"] = "native"
         let options = NativeWorldOptions(
@@ -70,7 +71,7 @@ public final class NativeListener: Sendable {
                 let loop = clock.eventLoop
                 let world = NativeWorld(
                     options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
-                    clock: clock, storage: WorldStore(store: store, eventLoop: loop, logger: listenerLogger),
+                    clock: clock, storage: WorldStore(store: store, eventLoop: loop, logger: listenerLogger, outages: storageOutages),
                     logger: listenerLogger)
                 world.start(from: startup)
                 return world

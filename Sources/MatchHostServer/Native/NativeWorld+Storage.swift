@@ -171,7 +171,9 @@ extension NativeWorld {
     /// now, its players told why, rather than refusing every move until a turn runs out. The
     /// moves queued behind the record fail, unacknowledged, and nothing more is written for it.
     private func turnGameNotRecorded(_ id: MatchID, error: any Error) {
-        self.storage.logger.warning("turn-based game not recorded: it ends", metadata: ["match": "\(id)", "error": "\(error)"])
+        // Per game at debug when the database failed: the outage report says that once for all.
+        let level: Logger.Level = StorageOutageMonitor.isDatabaseFailure(error) ? .debug : .warning
+        self.storage.logger.log(level: level, "turn-based game not recorded: it ends", metadata: ["match": "\(id)", "error": "\(error)"])
         self.storedMatches.recordedPlayers[id] = nil
         guard let match = self.matches[id], !match.isEnded else { return }
         match.end(reason: Self.notSavedReason)

@@ -27,7 +27,7 @@ extension NativeWorld {
         let games = self.modes.names.filter { $0 != RelayGame.mode }
         let call: @Sendable (any GameStore) async throws -> NativeResponse
         // Reads of results wait for results being written; a player's values are one queue.
-        var valueQueue: WorldStore.Queue?
+        var valueQueue: (queue: WorldStore.Queue, writes: Bool)?
         switch request {
         case .getProfile(let playerID):
             let target = playerID.isEmpty ? asker : playerID
@@ -56,17 +56,17 @@ extension NativeWorld {
                 session.sendReliable(NativeServerMessage.requestError(id: id, Self.error(for: GameStoreError.emptyKey)).encoded(allocator: self.allocator))
                 return
             }
-            valueQueue = .player(asker)
+            valueQueue = (.player(asker), writes: false)
             call = { store in .value(key: key, value: try await store.readValue(playerID: asker, key: key).map { ByteBuffer(bytes: $0) }) }
         case .writeValue(let key, let value):
             let bytes = Array(value.readableBytesView)
-            valueQueue = .player(asker)
+            valueQueue = (.player(asker), writes: true)
             call = { store in
                 try await store.writeValue(playerID: asker, key: key, value: bytes)
                 return .done
             }
         case .deleteValue(let key):
-            valueQueue = .player(asker)
+            valueQueue = (.player(asker), writes: true)
             call = { store in
                 try await store.deleteValue(playerID: asker, key: key)
                 return .done
@@ -83,8 +83,12 @@ extension NativeWorld {
             // A session that ended meanwhile takes nothing.
             session.sendReliable(reply.encoded(allocator: self.allocator))
         }
-        if let valueQueue {
-            self.storage.write(in: valueQueue, call, then: answer)
+        if let (queue, writes) = valueQueue {
+            if writes {
+                self.storage.write(in: queue, call, then: answer)
+            } else {
+                self.storage.read(in: queue, call, then: answer)
+            }
         } else {
             self.storage.readAfterQueuedWrites(call, then: answer)
         }

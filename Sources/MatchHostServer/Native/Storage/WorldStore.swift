@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import MatchHostCore
-import Metrics
 import NIOCore
 
 /// The native world's way to its ``GameStore``: every call runs off the event loop (in a task
@@ -17,10 +16,10 @@ import NIOCore
 /// tracked until its result is back, so that shutting down can wait for what is in flight
 /// (``inFlight``).
 ///
-/// Every outcome also passes ``StorageOutage``: when the store fails (a full disk, an I/O
-/// error), the log says so once, then at most every ``StorageOutage/reportInterval``, then once
-/// when a write succeeds again, however many calls fail meanwhile; and
-/// `matchhost_storage_failures_total` counts each failure.
+/// Every outcome also goes to the store's ``StorageOutageMonitor``: when the store fails (a full
+/// disk, an I/O error), the log says so once, then at most every
+/// ``StorageOutage/reportInterval``, then once when a write succeeds again, however many calls
+/// fail meanwhile.
 final class WorldStore {
     /// What a queue of writes is for.
     enum Queue: Hashable {
@@ -34,11 +33,10 @@ final class WorldStore {
     let eventLoop: any EventLoop
     /// The wall clock storage records times with.
     let now: () -> UnixMillis
-    /// Where failed writes nobody waits for, and storage outages, are reported.
+    /// Where failed writes nobody waits for are reported.
     let logger: Logger
-
-    private var outage = StorageOutage()
-    private let failures = Counter(label: "matchhost_storage_failures_total")
+    /// Where every outcome goes, for the store's outages.
+    let outages: StorageOutageMonitor
 
     /// The last write of each queue, and how many of its writes are still running.
     private var queues: [Queue: (tail: EventLoopFuture<Void>, count: Int)] = [:]
@@ -46,21 +44,29 @@ final class WorldStore {
     private var running: [Int: EventLoopFuture<Void>] = [:]
     private var nextCallNumber = 0
 
-    init(store: any GameStore, eventLoop: any EventLoop, logger: Logger, now: @escaping () -> UnixMillis = UnixMillis.now) {
+    /// - Parameter outages: the store's monitor, shared by every world writing to it; by
+    ///   default one of this world's own.
+    init(
+        store: any GameStore, eventLoop: any EventLoop, logger: Logger, outages: StorageOutageMonitor? = nil,
+        now: @escaping () -> UnixMillis = UnixMillis.now
+    ) {
         self.store = store
         self.eventLoop = eventLoop
         self.logger = logger
+        self.outages = outages ?? StorageOutageMonitor(logger: logger)
         self.now = now
     }
 
-    /// A completion that logs a failure as `what` (a write nobody waits for).
+    /// A completion that logs a failure as `what` (a write nobody waits for): at `warning`, or
+    /// at `debug` when the database failed, which the outage report already says once for all.
     func logFailure<Value>(_ what: String, match: MatchID? = nil) -> (Result<Value, any Error>) -> Void {
         let logger = self.logger
         return { result in
             guard case .failure(let error) = result else { return }
             var metadata: Logger.Metadata = ["error": "\(error)"]
             if let match { metadata["match"] = "\(match)" }
-            logger.warning("\(what)", metadata: metadata)
+            let level: Logger.Level = StorageOutageMonitor.isDatabaseFailure(error) ? .debug : .warning
+            logger.log(level: level, "\(what)", metadata: metadata)
         }
     }
 
@@ -99,7 +105,17 @@ final class WorldStore {
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void = { _ in }
     ) {
-        self.enqueue(in: queue, .awaited(call), then: completion)
+        self.enqueue(in: queue, .awaited(call), .write, then: completion)
+    }
+
+    /// ``write(in:_:then:)`` for a call that only reads: a read that must see the queue's
+    /// writes before it, and that later writes must wait for.
+    func read<Value: Sendable>(
+        in queue: Queue,
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void
+    ) {
+        self.enqueue(in: queue, .awaited(call), .read, then: completion)
     }
 
     /// ``write(in:_:then:)`` in the queue of `matchID`.
@@ -121,7 +137,7 @@ final class WorldStore {
         reporting call: @escaping @Sendable (any GameStore, @escaping @Sendable (Result<Value, any Error>) -> Void) -> Void,
         then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
-        self.enqueue(in: .match(matchID), .reporting(call), then: completion)
+        self.enqueue(in: .match(matchID), .reporting(call), .write, then: completion)
     }
 
     /// Whether a call writes: only a write that succeeds ends an outage.
@@ -151,10 +167,10 @@ final class WorldStore {
     }
 
     private func enqueue<Value: Sendable>(
-        in queue: Queue, _ call: Call<Value>, then completion: @escaping (Result<Value, any Error>) -> Void
+        in queue: Queue, _ call: Call<Value>, _ kind: Kind, then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
         let previous = self.queues[queue]
-        let done = self.start(after: previous.map { [$0.tail] } ?? [], call, .write, then: completion) { store in
+        let done = self.start(after: previous.map { [$0.tail] } ?? [], call, kind, then: completion) { store in
             guard let entry = store.queues[queue] else { return }
             store.queues[queue] = entry.count > 1 ? (entry.tail, entry.count - 1) : nil
         }
@@ -181,7 +197,10 @@ final class WorldStore {
             loop.execute {
                 let (world, completion, finished) = back.value
                 world.running[number] = nil
-                world.observe(result, of: kind)
+                switch result {
+                case .success: if kind == .write { world.outages.wrote() }
+                case .failure(let error): world.outages.failed(error)
+                }
                 finished(world)
                 completion(result)
                 done.succeed()
@@ -200,45 +219,6 @@ final class WorldStore {
         }
         self.running[number] = done.futureResult
         return done.futureResult
-    }
-}
-
-extension WorldStore {
-    /// Passes a call's outcome to the outage report, and logs what it says.
-    private func observe<Value>(_ result: Result<Value, any Error>, of kind: Kind) {
-        let report: StorageOutage.Report?
-        switch result {
-        case .success:
-            // The usual case, and it costs one comparison.
-            guard kind == .write, self.outage.failingSince != nil else { return }
-            report = self.outage.wrote(at: .now())
-        case .failure(let error):
-            if let refusal = error as? GameStoreError {
-                guard case .storageFailed = refusal else { return }
-            }
-            self.failures.increment()
-            report = self.outage.failed("\(error)", at: .now())
-        }
-        switch report {
-        case nil:
-            return
-        case .started(let error):
-            self.logger.error("storage failing: what needs it is refused until it recovers", metadata: ["error": "\(error)"])
-        case .continuing(let failures, let duration, let error):
-            self.logger.warning(
-                "storage still failing",
-                metadata: ["failures": "\(failures)", "for": "\(duration.secondsText)", "error": "\(error)"])
-        case .ended(let failures, let duration):
-            self.logger.notice("storage recovered", metadata: ["failures": "\(failures)", "after": "\(duration.secondsText)"])
-        }
-    }
-}
-
-extension TimeAmount {
-    /// Seconds with one decimal, for logs: "12.5s".
-    fileprivate var secondsText: String {
-        let tenths = self.nanoseconds / 100_000_000
-        return "\(tenths / 10).\(tenths % 10)s"
     }
 }
 

@@ -22,3 +22,10 @@ func raiseOpenFileLimit() -> UInt64 {
     }
     return UInt64(limit.rlim_cur)
 }
+
+/// Makes a write past the file-size limit (`ulimit -f`) fail with EFBIG, which the caller
+/// reports and survives (the store as a failed write, a backup as an error), instead of the
+/// kernel's SIGXFSZ killing the process with a core dump.
+func failWritesPastFileSizeLimit() {
+    signal(SIGXFSZ, SIG_IGN)
+}
