@@ -26,4 +26,13 @@ public protocol TurnJournal: AnyObject {
     ///     stored, or the error that kept it from being stored (the move is then refused).
     func commit(
         matchID: MatchID, moveNumber: Int, move: ByteBuffer, state: ByteBuffer, completion: @escaping ((any Error)?) -> Void)
+
+    /// Makes the end of a game off the board durable (a turn that ran out, a player who left),
+    /// before anyone is told of it: `state` is the game's final state, stored as its state
+    /// with no move, so that a server that crashes before the result is recorded restores the
+    /// game as over, not in play. `completion` as for
+    /// ``commit(matchID:moveNumber:move:state:completion:)``; the game ends either way (its
+    /// players cannot be kept in a game they lost), so a failure only means the end is not
+    /// stored.
+    func commitEnding(matchID: MatchID, state: ByteBuffer, completion: @escaping ((any Error)?) -> Void)
 }

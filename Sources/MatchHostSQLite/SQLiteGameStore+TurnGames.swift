@@ -68,6 +68,14 @@ extension SQLiteGameStore {
             .execute(arguments: [Data(move.state), move.moveNumber, move.at.milliseconds, id])
     }
 
+    /// See ``GameStore/replaceTurnState(matchID:state:)``.
+    public func replaceTurnState(matchID: MatchID, state: [UInt8]) async throws {
+        try await self.write { db in
+            guard try Self.turnGame(db, matchID).match.state == .running else { throw GameStoreError.matchNotRunning(matchID) }
+            try db.execute(sql: "UPDATE turn_game SET state = ? WHERE match_id = ?", arguments: [Data(state), Int64(matchID)])
+        }
+    }
+
     /// See ``GameStore/activeTurnGames()``.
     public func activeTurnGames() async throws -> [TurnGameRecord] {
         try await self.read { db in

@@ -343,6 +343,48 @@ import Testing
         #expect(fixture.game.state.moves.isEmpty)
     }
 
+    @Test func anEndOffTheBoardIsCommittedBeforeAnyoneIsToldOfIt() throws {
+        let journal = RecordingJournal()
+        journal.completesAtOnce = true
+        journal.endingsWait = true
+        let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
+        fixture.seatBoth()
+        fixture.move(3)
+        fixture.takeAll()
+        fixture.clock.advance(by: .seconds(30))
+        // Bob's turn ran out: the final state goes to the journal, and nobody hears of it yet.
+        let ending = try #require(journal.endings.first)
+        let saved = try FourInARowState(bytes: ending.state)
+        #expect(saved.phase == .over)
+        #expect(saved.ending == FourInARowEnding(winnerSeat: 0, reason: .turnTimeout))
+        #expect(saved.moves.count == 1)
+        #expect(fixture.links.allSatisfy { $0.received.isEmpty })
+        #expect(!fixture.match.isEnded)
+        // Over for the rules already: a move is refused, a leaving player changes nothing.
+        fixture.move(4, seat: 1, number: 2)
+        #expect(fixture.links[1].take().map(\.refused?.reason) == [.gameNotRunning])
+        fixture.match.leave(seat: 0)
+        #expect(journal.endings.count == 1)
+        #expect(!fixture.match.isEnded)
+
+        journal.completeEnding()
+        #expect(fixture.links[1].take() == [.gameOver(FourInARowGameOver(winnerSeat: 0, reason: .turnTimeout))])
+        #expect(fixture.result == FourInARowResult(winner: "alice", loser: "bob", winnerSeat: 0, reason: .turnTimeout, moveCount: 1))
+    }
+
+    @Test func anEndThatCannotBeSavedIsStillTold() throws {
+        let journal = RecordingJournal()
+        journal.endingsWait = true
+        let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
+        fixture.seatBoth()
+        fixture.takeAll()
+        fixture.match.leave(seat: 1)
+        #expect(fixture.links[0].received.isEmpty)
+        journal.completeEnding(RecordingJournal.StoreFailed())
+        #expect(fixture.links[0].take() == [.gameOver(FourInARowGameOver(winnerSeat: 0, reason: .opponentLeft))])
+        #expect(fixture.result?.reason == .opponentLeft)
+    }
+
     // MARK: Restore
 
     @Test func aRestoredGameGoesOnWithAFullTurn() throws {

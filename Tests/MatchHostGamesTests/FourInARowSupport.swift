@@ -46,12 +46,27 @@ final class RecordingJournal: TurnJournal {
     var completesAtOnce = false
     private(set) var commits: [Commit] = []
     private var completed = 0
+    /// The endings committed so far (their final states), each completing at once unless
+    /// ``endingsWait``.
+    private(set) var endings: [(state: ByteBuffer, completion: ((any Error)?) -> Void)] = []
+    /// Hold each ending's completion until ``completeEnding(_:)``.
+    var endingsWait = false
 
     func commit(
         matchID: MatchID, moveNumber: Int, move: ByteBuffer, state: ByteBuffer, completion: @escaping ((any Error)?) -> Void
     ) {
         self.commits.append(Commit(matchID: matchID, moveNumber: moveNumber, move: move, state: state, completion: completion))
         if self.completesAtOnce { self.completeNext() }
+    }
+
+    func commitEnding(matchID: MatchID, state: ByteBuffer, completion: @escaping ((any Error)?) -> Void) {
+        self.endings.append((state, completion))
+        if !self.endingsWait { completion(nil) }
+    }
+
+    /// Completes the latest ending, with `error` (nil: stored).
+    func completeEnding(_ error: (any Error)? = nil) {
+        self.endings.last?.completion(error)
     }
 
     /// Completes the oldest commit not completed yet, with `error` (nil: stored).

@@ -50,6 +50,7 @@ struct FailingGameStore: GameStore {
     func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
         throw self.failure
     }
+    func replaceTurnState(matchID: MatchID, state: [UInt8]) async throws { throw self.failure }
     func activeTurnGames() async throws -> [TurnGameRecord] {
         if self.failsAtStartup { throw self.failure }
         return []

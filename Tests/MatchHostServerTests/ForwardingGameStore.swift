@@ -69,6 +69,9 @@ extension ForwardingGameStore {
     ) {
         self.inner.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at, completion: completion)
     }
+    func replaceTurnState(matchID: MatchID, state: [UInt8]) async throws {
+        try await self.inner.replaceTurnState(matchID: matchID, state: state)
+    }
     func activeTurnGames() async throws -> [TurnGameRecord] { try await self.inner.activeTurnGames() }
     func moveLog(matchID: MatchID) async throws -> [TurnMoveRecord] { try await self.inner.moveLog(matchID: matchID) }
     func readValue(playerID: PlayerID, key: String) async throws -> [UInt8]? { try await self.inner.readValue(playerID: playerID, key: key) }

@@ -5,6 +5,7 @@ import MatchHostGames
 import MatchHostSQLite
 @testable import MatchHostServer
 import MatchHostWire
+import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
@@ -315,6 +316,32 @@ private func fourInARowPair(
             #expect(refusal.reason == .couldNotBeSaved)
             #expect(refusal.moveNumber == 1, "still the first move: the turn goes on, and it may be played again")
         }
+        try await server.stop()
+    }
+
+    /// Keeps the states stored without a move (a game's end off the board).
+    private struct EndingRecordingStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let endings = NIOLockedValueBox<[MatchID: [UInt8]]>([:])
+        func replaceTurnState(matchID: MatchID, state: [UInt8]) async throws {
+            try await self.inner.replaceTurnState(matchID: matchID, state: state)
+            self.endings.withLockedValue { $0[matchID] = state }
+        }
+    }
+
+    @Test func aGameThatEndsOffTheBoardIsStoredAsOverBeforeGameOverIsSent() async throws {
+        let store = EndingRecordingStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (first, second, matchID, _, _) = try await fourInARowPair(server, "ending-a", "ending-b")
+        try await first.playFourInARow(1, column: 3, in: matchID)
+        #expect(try await second.ask(.leaveMatch(matchID)) == .success(.matchLeft(matchID)))
+        _ = try await first.nextFourInARowEvent(in: matchID, "GAME_OVER") { if case .gameOver = $0 { true } else { false } }
+        // A crash now would restore the game as over (and record its result then), not in play.
+        let stored = try #require(store.endings.withLockedValue { $0[matchID] })
+        let state = try FourInARowState(bytes: ByteBuffer(bytes: stored))
+        #expect(state.phase == .over)
+        #expect(state.ending == FourInARowEnding(winnerSeat: 0, reason: .opponentLeft))
+        #expect(state.moves.count == 1)
         try await server.stop()
     }
 

@@ -72,6 +72,26 @@ struct TurnGameStorageTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func anEndOffTheBoardReplacesTheStateWithoutAMove(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createTurnGame(matchID: 7, game: "fourinarow", mode: "", players: ["a", "b"], startedAt: 1_000, state: [0])
+            try await store.appendMove(matchID: 7, moveNumber: 1, move: [3], state: [1, 3], at: 1_100)
+            try await store.replaceTurnState(matchID: 7, state: [9, 1, 3])
+            // Still running, so a restart restores it, and finds it over.
+            #expect(try await store.activeTurnGames() == [
+                TurnGameRecord(matchID: 7, game: "fourinarow", mode: "", players: ["a", "b"], startedAt: 1_000, state: [9, 1, 3], moveCount: 1, lastMoveAt: 1_100),
+            ])
+            #expect(try await store.moveLog(matchID: 7).map(\.moveNumber) == [1])
+
+            try await store.recordMatchAbandoned(matchID: 7, endedAt: 1_200, reason: "test")
+            await #expect(throws: GameStoreError.matchNotRunning(7)) { try await store.replaceTurnState(matchID: 7, state: [8]) }
+            try await store.recordMatchStarted(id: 8, game: "race", mode: "", players: ["a"], startedAt: 1)
+            await #expect(throws: GameStoreError.notTurnBased(8)) { try await store.replaceTurnState(matchID: 8, state: [8]) }
+            await #expect(throws: GameStoreError.unknownMatch(9)) { try await store.replaceTurnState(matchID: 9, state: [8]) }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func turnCallsOnOtherMatchesAreRefused(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.recordMatchStarted(id: 1, game: "race", mode: "", players: ["a"], startedAt: 1)

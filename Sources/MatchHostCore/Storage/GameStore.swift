@@ -146,6 +146,14 @@ public protocol GameStore: Sendable {
         matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis,
         completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
 
+    /// Stores `state` as a running turn-based match's state, without a move, in one
+    /// transaction: for a game that ended off the board (a turn that ran out, a player who
+    /// left), so that its end is durable before anyone is told of it and a restart finds the
+    /// game over. The match stays running until its result or abandonment is recorded.
+    /// Throws ``GameStoreError/unknownMatch(_:)``, ``GameStoreError/notTurnBased(_:)`` or
+    /// ``GameStoreError/matchNotRunning(_:)``.
+    func replaceTurnState(matchID: MatchID, state: [UInt8]) async throws
+
     /// The running turn-based matches, oldest first, to restore after a restart.
     func activeTurnGames() async throws -> [TurnGameRecord]
 

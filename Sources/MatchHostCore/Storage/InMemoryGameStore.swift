@@ -229,6 +229,13 @@ public actor InMemoryGameStore: GameStore {
         self.turnStates[matchID]?.lastMoveAt = at
     }
 
+    /// See ``GameStore/replaceTurnState(matchID:state:)``.
+    public func replaceTurnState(matchID: MatchID, state: [UInt8]) throws {
+        _ = try self.turnState(matchID)
+        guard self.matches[matchID]?.state == .running else { throw GameStoreError.matchNotRunning(matchID) }
+        self.turnStates[matchID]?.state = state
+    }
+
     /// See ``GameStore/activeTurnGames()``.
     public func activeTurnGames() -> [TurnGameRecord] {
         self.matches.values

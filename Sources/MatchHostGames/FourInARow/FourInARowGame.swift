@@ -16,6 +16,11 @@ import NIOCore
 /// refuses the move and the turn goes on with the time that was left; while a commit is
 /// pending every move is refused.
 ///
+/// A game that ends off the board (a turn runs out, a player leaves) is over for the rules at
+/// once (moves are refused), but its final state is committed too
+/// (``TurnJournal/commitEnding(matchID:state:completion:)``) before GAME_OVER: a server that
+/// crashes before recording the result restores the game as over, not in play again.
+///
 /// STATE goes to a player when its seat is created and when it comes back; to both when play
 /// starts. GAME_OVER goes to everyone, then the match ends with a ``FourInARowResult``.
 public final class FourInARowGame: GameHandler {
@@ -54,6 +59,8 @@ public final class FourInARowGame: GameHandler {
     public var isCommitting: Bool { self.pending != nil }
 
     private var pending: PendingMove?
+    /// Whether the game's end off the board is being committed.
+    private var isCommittingEnding = false
     private var commitCount = 0
     private var turnTimer: MatchTimer?
     /// Bumped whenever the turn timer is started or stopped, so a timer that fires after being
@@ -106,6 +113,8 @@ public final class FourInARowGame: GameHandler {
                 match.end(.abandoned(reason: "every player left before the game started"))
             }
         case .playing:
+            // Ended already, for the rules; its end is being saved.
+            guard !self.isCommittingEnding else { return }
             let other = 1 - seat
             switch match.seats[other].presence {
             case .connected, .away:
@@ -131,7 +140,7 @@ public final class FourInARowGame: GameHandler {
     // MARK: Play
 
     private func play(_ move: FourInARowMove, fromSeat seat: Int, in match: Match<FourInARowGame>) {
-        guard self.state.phase == .playing else {
+        guard self.state.phase == .playing, !self.isCommittingEnding else {
             let text = self.state.phase == .waiting ? "the game has not started" : "the game is over"
             return self.refuse(move.moveNumber, .gameNotRunning, text, toSeat: seat, in: match)
         }
@@ -263,12 +272,29 @@ public final class FourInARowGame: GameHandler {
         match.send(.moveRefused(FourInARowMoveRefused(moveNumber: moveNumber, reason: reason, text: text)), to: .only(seat: seat))
     }
 
-    /// Ends a game in play for a reason off the board.
+    /// Ends a game in play for a reason off the board: committed before it is told.
     private func finish(winnerSeat: Int, reason: FourInARowEndReason, in match: Match<FourInARowGame>) {
         // A move still being saved is given up: it was never acknowledged.
         self.pending = nil
-        self.state.finish(winnerSeat: winnerSeat, reason: reason)
-        self.announceEnd(in: match)
+        self.stopTurnTimer()
+        var ended = self.state
+        ended.finish(winnerSeat: winnerSeat, reason: reason)
+        guard let journal = self.options.journal else {
+            self.state = ended
+            return self.announceEnd(in: match)
+        }
+        self.isCommittingEnding = true
+        journal.commitEnding(matchID: match.id, state: ended.encoded()) { [weak self, weak match] error in
+            guard let self, let match, !match.isEnded else { return }
+            self.isCommittingEnding = false
+            if let error {
+                // Told anyway: the players cannot be kept in a game one of them lost.
+                let level: Logger.Level = (error as? GameStoreError)?.isStorageFailure == true ? .debug : .warning
+                match.logger.log(level: level, "end of the game could not be saved", metadata: ["error": "\(error)"])
+            }
+            self.state = ended
+            self.announceEnd(in: match)
+        }
     }
 
     /// GAME_OVER to everyone, then the match ends with the result.

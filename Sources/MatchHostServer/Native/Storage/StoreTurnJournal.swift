@@ -34,4 +34,15 @@ final class StoreTurnJournal: TurnJournal {
             }
         }
     }
+
+    func commitEnding(matchID: MatchID, state: ByteBuffer, completion: @escaping ((any Error)?) -> Void) {
+        let state = Array(state.readableBytesView)
+        // In the match's queue: after the moves still being written (a game ends once per match).
+        self.storage.write(for: matchID, { store in try await store.replaceTurnState(matchID: matchID, state: state) }) { result in
+            switch result {
+            case .success: completion(nil)
+            case .failure(let error): completion(error)
+            }
+        }
+    }
 }
