@@ -88,5 +88,6 @@ public final class CatRaceListener: Sendable {
         await self.listener.close { world in world.endAllMatches(reason: "server shutting down") }
         let writes = (try? await self.listener.inspect { world, _ in world.storage?.storage.inFlight ?? [] }) ?? []
         for write in writes { try? await write.get() }
+        try? await self.listener.inspect { world, _ in world.storage?.storage.reportUnstoredEndingsAtShutdown() }
     }
 }

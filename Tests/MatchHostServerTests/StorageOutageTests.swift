@@ -50,15 +50,78 @@ struct StorageOutageTests {
         #expect(outage.failed("I/O error", at: self.start + .seconds(30)) == .started(error: "I/O error"))
     }
 
-    /// Fails its writes with `storageFailed` while `failing`; reads always work, as on a full disk.
+    /// Fails its writes of players and results with `storageFailed` while `failing`; reads
+    /// always work, as on a full disk.
     struct FullDiskStore: ForwardingGameStore {
         let inner: any GameStore = InMemoryGameStore()
         let failing = NIOLockedValueBox(false)
 
-        func createPlayer(id: PlayerID, alias: String, createdAt: UnixMillis) async throws {
+        private func failIfFull() throws {
             if self.failing.withLockedValue({ $0 }) { throw GameStoreError.storageFailed(reason: "database or disk is full") }
+        }
+
+        func createPlayer(id: PlayerID, alias: String, createdAt: UnixMillis) async throws {
+            try self.failIfFull()
             try await self.inner.createPlayer(id: id, alias: alias, createdAt: createdAt)
         }
+
+        func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
+            try self.failIfFull()
+            return try await self.inner.recordMatchFinished(matchID: matchID, endedAt: endedAt, result: result)
+        }
+    }
+
+    @Test("WorldStore: a result the database failed is written again once a write succeeds, at most once a second")
+    func aResultTheDatabaseFailedIsWrittenOnceItTakesWritesAgain() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let store = FullDiskStore()
+        let log = LogLines()
+        let clock = NIOLockedValueBox<Int64>(5_000)
+        let world = try await loop.submit {
+            NIOLoopBound(
+                WorldStore(store: store, eventLoop: loop, logger: log.logger, now: { UnixMillis(milliseconds: clock.withLockedValue { $0 }) }),
+                eventLoop: loop)
+        }.get()
+        /// At `time`, with the disk `full` or not: runs `body` on the loop, then waits until
+        /// every write of matches 5 and 7 queued so far is done (a read in their queues), and
+        /// again for the retries those writes set off as they finished.
+        func at(_ time: Int64, full: Bool, _ body: @escaping @Sendable (WorldStore) -> Void) async {
+            clock.withLockedValue { $0 = time }
+            store.failing.withLockedValue { $0 = full }
+            try? await loop.submit { body(world.value) }.get()
+            for _ in 1...2 {
+                for match: MatchID in [5, 7] {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        loop.execute { world.value.read(in: .match(match), { _ in }) { _ in continuation.resume() } }
+                    }
+                }
+            }
+        }
+        @Sendable func succeedingWrite(_ world: WorldStore) {
+            world.write(for: 5, { try await $0.createPlayer(id: "p\(clock.withLockedValue { $0 })", alias: "", createdAt: 1) })
+        }
+        func waiting() async throws -> Int { try await loop.submit { world.value.unstoredEndings.count }.get() }
+        let result = MatchResultRecord(players: [PlayerResultRecord(playerID: "a", outcome: .won), PlayerResultRecord(playerID: "b", outcome: .lost)])
+        for match: MatchID in [5, 7] {
+            try await store.inner.recordMatchStarted(id: match, game: "disks", mode: "", players: ["a", "b"], startedAt: 1)
+        }
+
+        await at(5_000, full: true) { $0.recordEnding(.finished(result), of: 5, players: ["a", "b"]) }
+        #expect(try await waiting() == 1)
+        #expect(try await store.inner.match(id: 5)?.state == .running)
+        // The disk has room again: the next write that succeeds brings the result back.
+        await at(5_000, full: false, succeedingWrite)
+        #expect(try await waiting() == 0)
+        #expect(try await store.inner.match(id: 5)?.state == .finished(result))
+
+        await at(5_200, full: true) { $0.recordEnding(.finished(result), of: 7, players: ["a", "b"]) }
+        #expect(try await waiting() == 1)
+        await at(5_500, full: false, succeedingWrite)
+        #expect(try await waiting() == 1, "half a second after the last retry: not yet")
+        await at(6_000, full: false, succeedingWrite)
+        #expect(try await waiting() == 0)
+        #expect(try await store.inner.match(id: 7)?.state == .finished(result))
+        #expect(log.all.filter { $0.hasPrefix("notice writing again the match endings the database failed [matches=1]") }.count == 2)
     }
 
     @Test("WorldStore: one line when writes start failing, one per interval, none for reads or refusals, one when a write succeeds")

@@ -117,5 +117,6 @@ public final class NativeListener: Sendable {
         // so that whoever closes the store next does not cut it short.
         let writes = (try? await self.listener.inspect { world, _ in world.storage.inFlight }) ?? []
         for write in writes { try? await write.get() }
+        try? await self.listener.inspect { world, _ in world.storage.reportUnstoredEndingsAtShutdown() }
     }
 }

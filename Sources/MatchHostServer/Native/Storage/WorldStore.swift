@@ -38,6 +38,14 @@ final class WorldStore {
     /// Where every outcome goes, for the store's outages.
     let outages: StorageOutageMonitor
 
+    /// How many match endings may wait to be written again (``retryUnstoredEndings()``).
+    static let maximumUnstoredEndings = 10_000
+    /// The least time between two retries of the endings, in milliseconds.
+    static let endingRetryInterval: Int64 = 1_000
+    /// Endings the database failed to store, oldest first.
+    var unstoredEndings: [UnstoredEnding] = []
+    var lastEndingRetry = UnixMillis(milliseconds: 0)
+
     /// The last write of each queue, and how many of its writes are still running.
     private var queues: [Queue: (tail: EventLoopFuture<Void>, count: Int)] = [:]
     /// Every call whose result has not come back yet, by number.
@@ -198,7 +206,11 @@ final class WorldStore {
                 let (world, completion, finished) = back.value
                 world.running[number] = nil
                 switch result {
-                case .success: if kind == .write { world.outages.wrote() }
+                case .success:
+                    if kind == .write {
+                        world.outages.wrote()
+                        if !world.unstoredEndings.isEmpty { world.retryUnstoredEndings() }
+                    }
                 case .failure(let error): world.outages.failed(error)
                 }
                 finished(world)
