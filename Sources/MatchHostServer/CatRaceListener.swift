@@ -54,6 +54,7 @@ public final class CatRaceListener: Sendable {
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
+        let maximumUnstoredEndings = configuration.maxUnstoredResults
         let store = configuration.store
         // Before binding: races the last run left unfinished are abandoned before new ones start.
         let startup: WorldStartup? = if let store { try await WorldStartup.load(from: store) } else { nil }
@@ -63,7 +64,9 @@ public final class CatRaceListener: Sendable {
                 let world = CatRaceWorld(options: worldOptions, clock: clock, logger: listenerLogger)
                 if let store, let startup {
                     world.recorder = CatRaceStorage(
-                        storage: WorldStore(store: store, eventLoop: clock.eventLoop, logger: listenerLogger, outages: storageOutages))
+                        storage: WorldStore(
+                            store: store, eventLoop: clock.eventLoop, logger: listenerLogger, outages: storageOutages,
+                            maximumUnstoredEndings: maximumUnstoredEndings))
                     world.continueMatchIDs(after: startup.largestMatchID)
                 }
                 return world

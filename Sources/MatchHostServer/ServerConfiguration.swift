@@ -56,6 +56,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxTicketsPerPlayer: Int = 3
     /// The most tickets the matchmaker holds (`--max-tickets`, default 100,000).
     public var maxTickets: Int = 100_000
+    /// The most match results (or abandonments) the database failed to store that wait, per
+    /// listener, to be written again once it takes writes (`--max-unstored-results`, default
+    /// 10,000); past it the oldest is given up.
+    public var maxUnstoredResults: Int = 10_000
     /// How long a session token stays valid (`--token-ttl`, default 7 days).
     public var tokenLifetime: TimeAmount = .hours(24 * 7)
     /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;

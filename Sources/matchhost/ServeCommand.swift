@@ -97,6 +97,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-tickets"), help: "Most matchmaking tickets queued in all; past it MATCHMAKE is refused.")
     var maxTickets = 100_000
 
+    @Option(
+        name: .customLong("max-unstored-results"),
+        help: "Most match results the database failed to store (a full disk) that wait to be written again once it can; past it the oldest is given up.")
+    var maxUnstoredResults = 10_000
+
     @OptionGroup(title: "Game rules")
     var gameRules: ServeGameRules
 
@@ -146,6 +151,7 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.check(self.matchmakerSlice, "--matchmaker-slice", 0...1000, unit: "milliseconds")
         guard self.maxTicketsPerPlayer >= 1 else { throw ValidationError("--max-tickets-per-player must be at least 1") }
         guard self.maxTickets >= 1 else { throw ValidationError("--max-tickets must be at least 1") }
+        guard self.maxUnstoredResults >= 0 else { throw ValidationError("--max-unstored-results must be 0 or more") }
         guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
     }
 
@@ -194,6 +200,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.matchmakerSlice = .nanoseconds(Int64(self.matchmakerSlice * 1e6))
         configuration.maxTicketsPerPlayer = self.maxTicketsPerPlayer
         configuration.maxTickets = self.maxTickets
+        configuration.maxUnstoredResults = self.maxUnstoredResults
         self.gameRules.apply(to: &configuration)
         // What the server creates in --data (the database holds hashed device secrets) is its
         // user's alone.

@@ -124,6 +124,28 @@ struct StorageOutageTests {
         #expect(log.all.filter { $0.hasPrefix("notice writing again the match endings the database failed [matches=1]") }.count == 2)
     }
 
+    @Test("WorldStore: past the limit of results waiting for the database, the oldest is given up, and said so")
+    func resultsWaitingForTheDatabaseAreBounded() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let store = FullDiskStore()
+        store.failing.withLockedValue { $0 = true }
+        let log = LogLines()
+        let world = try await loop.submit {
+            NIOLoopBound(WorldStore(store: store, eventLoop: loop, logger: log.logger, maximumUnstoredEndings: 2), eventLoop: loop)
+        }.get()
+        let result = MatchResultRecord(players: [PlayerResultRecord(playerID: "a", outcome: .won)])
+        for match: MatchID in [5, 6, 7] {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                loop.execute {
+                    world.value.recordEnding(.finished(result), of: match, players: ["a"])
+                    world.value.read(in: .match(match), { _ in }) { _ in continuation.resume() }
+                }
+            }
+        }
+        #expect(try await loop.submit { world.value.unstoredEndings.map(\.match) }.get() == [6, 7])
+        #expect(log.all.contains("warning match result not recorded: too many endings wait for the database [match=5]"))
+    }
+
     @Test("WorldStore: one line when writes start failing, one per interval, none for reads or refusals, one when a write succeeds")
     func worldStoreLogsTheOutageNotEachFailure() async throws {
         // The shared group: nothing to shut down, whichever expectation fails.

@@ -71,7 +71,9 @@ public final class NativeListener: Sendable {
                 let loop = clock.eventLoop
                 let world = NativeWorld(
                     options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
-                    clock: clock, storage: WorldStore(store: store, eventLoop: loop, logger: listenerLogger, outages: storageOutages),
+                    clock: clock, storage: WorldStore(
+                        store: store, eventLoop: loop, logger: listenerLogger, outages: storageOutages,
+                        maximumUnstoredEndings: configuration.maxUnstoredResults),
                     logger: listenerLogger)
                 world.start(from: startup)
                 return world

@@ -46,12 +46,12 @@ extension WorldStore {
             guard StorageOutageMonitor.isDatabaseFailure(error) else {
                 return self.logFailure(ending.what, match: ending.match)(result)
             }
-            if self.unstoredEndings.count >= Self.maximumUnstoredEndings {
+            self.unstoredEndings.append(ending)
+            if self.unstoredEndings.count > self.maximumUnstoredEndings {
                 let dropped = self.unstoredEndings.removeFirst()
                 self.logger.warning(
                     "\(dropped.what): too many endings wait for the database", metadata: ["match": "\(dropped.match)"])
             }
-            self.unstoredEndings.append(ending)
         }
     }
 

@@ -39,7 +39,7 @@ final class WorldStore {
     let outages: StorageOutageMonitor
 
     /// How many match endings may wait to be written again (``retryUnstoredEndings()``).
-    static let maximumUnstoredEndings = 10_000
+    let maximumUnstoredEndings: Int
     /// The least time between two retries of the endings, in milliseconds.
     static let endingRetryInterval: Int64 = 1_000
     /// Endings the database failed to store, oldest first.
@@ -54,10 +54,12 @@ final class WorldStore {
 
     /// - Parameter outages: the store's monitor, shared by every world writing to it; by
     ///   default one of this world's own.
+    ///   - maximumUnstoredEndings: see ``ServerConfiguration/maxUnstoredResults``.
     init(
         store: any GameStore, eventLoop: any EventLoop, logger: Logger, outages: StorageOutageMonitor? = nil,
-        now: @escaping () -> UnixMillis = UnixMillis.now
+        maximumUnstoredEndings: Int = 10_000, now: @escaping () -> UnixMillis = UnixMillis.now
     ) {
+        self.maximumUnstoredEndings = maximumUnstoredEndings
         self.store = store
         self.eventLoop = eventLoop
         self.logger = logger
