@@ -65,7 +65,7 @@ public final class CatRaceListener: Sendable {
                 if let store, let startup {
                     world.recorder = CatRaceStorage(
                         storage: WorldStore(
-                            store: store, eventLoop: clock.eventLoop, logger: listenerLogger, outages: storageOutages,
+                            store: store, eventLoop: clock.eventLoop, clock: clock, logger: listenerLogger, outages: storageOutages,
                             maximumUnstoredEndings: maximumUnstoredEndings))
                     world.continueMatchIDs(after: startup.largestMatchID)
                 }
@@ -89,8 +89,6 @@ public final class CatRaceListener: Sendable {
     /// so that whoever closes the store next does not cut them short.
     public func close() async {
         await self.listener.close { world in world.endAllMatches(reason: "server shutting down") }
-        let writes = (try? await self.listener.inspect { world, _ in world.storage?.storage.inFlight ?? [] }) ?? []
-        for write in writes { try? await write.get() }
-        try? await self.listener.inspect { world, _ in world.storage?.storage.reportUnstoredEndingsAtShutdown() }
+        await self.listener.finishStoreWrites { world in world.storage?.storage }
     }
 }

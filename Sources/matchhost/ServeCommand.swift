@@ -151,7 +151,7 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.check(self.matchmakerSlice, "--matchmaker-slice", 0...1000, unit: "milliseconds")
         guard self.maxTicketsPerPlayer >= 1 else { throw ValidationError("--max-tickets-per-player must be at least 1") }
         guard self.maxTickets >= 1 else { throw ValidationError("--max-tickets must be at least 1") }
-        guard self.maxUnstoredResults >= 0 else { throw ValidationError("--max-unstored-results must be 0 or more") }
+        guard self.maxUnstoredResults >= 1 else { throw ValidationError("--max-unstored-results must be at least 1") }
         guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
     }
 

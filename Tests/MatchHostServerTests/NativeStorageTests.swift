@@ -319,30 +319,69 @@ private func fourInARowPair(
         try await server.stop()
     }
 
-    /// Keeps the states stored without a move (a game's end off the board).
-    private struct EndingRecordingStore: ForwardingGameStore {
+    /// Holds each state stored without a move (a game's end off the board) until `release` opens.
+    private struct HeldEndingStore: ForwardingGameStore {
         let inner: any GameStore = InMemoryGameStore()
+        let release = Gate()
         let endings = NIOLockedValueBox<[MatchID: [UInt8]]>([:])
         func replaceTurnState(matchID: MatchID, state: [UInt8]) async throws {
-            try await self.inner.replaceTurnState(matchID: matchID, state: state)
             self.endings.withLockedValue { $0[matchID] = state }
+            await self.release.wait()
+            try await self.inner.replaceTurnState(matchID: matchID, state: state)
         }
     }
 
     @Test func aGameThatEndsOffTheBoardIsStoredAsOverBeforeGameOverIsSent() async throws {
-        let store = EndingRecordingStore()
+        let store = HeldEndingStore()
         let server = try await RunningNativeServer.start { $0.store = store }
         let (first, second, matchID, _, _) = try await fourInARowPair(server, "ending-a", "ending-b")
         try await first.playFourInARow(1, column: 3, in: matchID)
         #expect(try await second.ask(.leaveMatch(matchID)) == .success(.matchLeft(matchID)))
-        _ = try await first.nextFourInARowEvent(in: matchID, "GAME_OVER") { if case .gameOver = $0 { true } else { false } }
-        // A crash now would restore the game as over (and record its result then), not in play.
+        // The end is being stored: a request made after it is answered, and no GAME_OVER came first.
+        let id = try await first.request(.listMatches(NativeLobbyQuery(mode: "relay")))
+        var before: [NativeServerMessage] = []
+        while true {
+            let message = try await first.nextMessage()
+            if case .response(id, _) = message { break }
+            before.append(message)
+        }
+        #expect(!before.contains { if case .matchEvent(_, let body) = $0, case .gameOver? = try? FourInARowServerMessage(body: body) { true } else { false } })
         let stored = try #require(store.endings.withLockedValue { $0[matchID] })
         let state = try FourInARowState(bytes: ByteBuffer(bytes: stored))
         #expect(state.phase == .over)
         #expect(state.ending == FourInARowEnding(winnerSeat: 0, reason: .opponentLeft))
         #expect(state.moves.count == 1)
+
+        await store.release.open()
+        _ = try await first.nextFourInARowEvent(in: matchID, "GAME_OVER") { if case .gameOver = $0 { true } else { false } }
         try await server.stop()
+    }
+
+    @Test func aGameStoredAsOverEndsWithItsResultWhenRestoredAndItsPlayersAreToldWhenTheyAreBack() async throws {
+        let store = InMemoryGameStore()
+        let before = try await RunningNativeServer.start { $0.store = store }
+        let pair = try await fourInARowPair(before, "over-a", "over-b")
+        try await pair.first.playFourInARow(1, column: 0, in: pair.match)
+        try await before.stop()
+        // As a crash leaves it after the end was stored and before the result: over, still running.
+        var state = try FourInARowState(bytes: ByteBuffer(bytes: try #require(await store.activeTurnGames().first).state))
+        state.finish(winnerSeat: 0, reason: .opponentLeft)
+        try await store.replaceTurnState(matchID: pair.match, state: Array(state.encoded().readableBytesView))
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        let (first, _) = try await after.login("over-a", secret: pair.secrets[0])
+        let ended = try await first.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        guard case .matchEnded(pair.match, let reason) = ended else {
+            Issue.record("expected MATCH_ENDED for the game stored as over, got \(ended)")
+            return
+        }
+        #expect(reason.hasPrefix("finished("))
+        try await after.stop()
+        guard case .finished(let result) = await store.match(id: pair.match)?.state else {
+            Issue.record("the game's result is stored")
+            return
+        }
+        #expect(result.players.map(\.outcome) == [.won, .lost])
     }
 
     @Test func aTurnBasedGameThatCannotBeRecordedEndsAndItsPlayersAreToldWhy() async throws {

@@ -71,81 +71,6 @@ struct StorageOutageTests {
         }
     }
 
-    @Test("WorldStore: a result the database failed is written again once a write succeeds, at most once a second")
-    func aResultTheDatabaseFailedIsWrittenOnceItTakesWritesAgain() async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let store = FullDiskStore()
-        let log = LogLines()
-        let clock = NIOLockedValueBox<Int64>(5_000)
-        let world = try await loop.submit {
-            NIOLoopBound(
-                WorldStore(store: store, eventLoop: loop, logger: log.logger, now: { UnixMillis(milliseconds: clock.withLockedValue { $0 }) }),
-                eventLoop: loop)
-        }.get()
-        /// At `time`, with the disk `full` or not: runs `body` on the loop, then waits until
-        /// every write of matches 5 and 7 queued so far is done (a read in their queues), and
-        /// again for the retries those writes set off as they finished.
-        func at(_ time: Int64, full: Bool, _ body: @escaping @Sendable (WorldStore) -> Void) async {
-            clock.withLockedValue { $0 = time }
-            store.failing.withLockedValue { $0 = full }
-            try? await loop.submit { body(world.value) }.get()
-            for _ in 1...2 {
-                for match: MatchID in [5, 7] {
-                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                        loop.execute { world.value.read(in: .match(match), { _ in }) { _ in continuation.resume() } }
-                    }
-                }
-            }
-        }
-        @Sendable func succeedingWrite(_ world: WorldStore) {
-            world.write(for: 5, { try await $0.createPlayer(id: "p\(clock.withLockedValue { $0 })", alias: "", createdAt: 1) })
-        }
-        func waiting() async throws -> Int { try await loop.submit { world.value.unstoredEndings.count }.get() }
-        let result = MatchResultRecord(players: [PlayerResultRecord(playerID: "a", outcome: .won), PlayerResultRecord(playerID: "b", outcome: .lost)])
-        for match: MatchID in [5, 7] {
-            try await store.inner.recordMatchStarted(id: match, game: "disks", mode: "", players: ["a", "b"], startedAt: 1)
-        }
-
-        await at(5_000, full: true) { $0.recordEnding(.finished(result), of: 5, players: ["a", "b"]) }
-        #expect(try await waiting() == 1)
-        #expect(try await store.inner.match(id: 5)?.state == .running)
-        // The disk has room again: the next write that succeeds brings the result back.
-        await at(5_000, full: false, succeedingWrite)
-        #expect(try await waiting() == 0)
-        #expect(try await store.inner.match(id: 5)?.state == .finished(result))
-
-        await at(5_200, full: true) { $0.recordEnding(.finished(result), of: 7, players: ["a", "b"]) }
-        #expect(try await waiting() == 1)
-        await at(5_500, full: false, succeedingWrite)
-        #expect(try await waiting() == 1, "half a second after the last retry: not yet")
-        await at(6_000, full: false, succeedingWrite)
-        #expect(try await waiting() == 0)
-        #expect(try await store.inner.match(id: 7)?.state == .finished(result))
-        #expect(log.all.filter { $0.hasPrefix("notice writing again the match endings the database failed [matches=1]") }.count == 2)
-    }
-
-    @Test("WorldStore: past the limit of results waiting for the database, the oldest is given up, and said so")
-    func resultsWaitingForTheDatabaseAreBounded() async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let store = FullDiskStore()
-        store.failing.withLockedValue { $0 = true }
-        let log = LogLines()
-        let world = try await loop.submit {
-            NIOLoopBound(WorldStore(store: store, eventLoop: loop, logger: log.logger, maximumUnstoredEndings: 2), eventLoop: loop)
-        }.get()
-        let result = MatchResultRecord(players: [PlayerResultRecord(playerID: "a", outcome: .won)])
-        for match: MatchID in [5, 6, 7] {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                loop.execute {
-                    world.value.recordEnding(.finished(result), of: match, players: ["a"])
-                    world.value.read(in: .match(match), { _ in }) { _ in continuation.resume() }
-                }
-            }
-        }
-        #expect(try await loop.submit { world.value.unstoredEndings.map(\.match) }.get() == [6, 7])
-        #expect(log.all.contains("warning match result not recorded: too many endings wait for the database [match=5]"))
-    }
-
     @Test("WorldStore: one line when writes start failing, one per interval, none for reads or refusals, one when a write succeeds")
     func worldStoreLogsTheOutageNotEachFailure() async throws {
         // The shared group: nothing to shut down, whichever expectation fails.
@@ -155,7 +80,7 @@ struct StorageOutageTests {
         let clock = NIOLockedValueBox(self.start)
         let outages = StorageOutageMonitor(logger: log.logger) { clock.withLockedValue { $0 } }
         let world = try await loop.submit {
-            NIOLoopBound(WorldStore(store: store, eventLoop: loop, logger: log.logger, outages: outages), eventLoop: loop)
+            NIOLoopBound(WorldStore(store: store, eventLoop: loop, clock: ManualClock(), logger: log.logger, outages: outages), eventLoop: loop)
         }.get()
         enum Way { case write, read, readInQueue }
         // Makes `body` through the world's store and waits for its result.

@@ -71,7 +71,7 @@ struct StoreTurnJournalTests {
         let store = HeldCreationStore(loop: loop)
         let completions = Completions()
         let world = try await loop.submit {
-            NIOLoopBound(WorldStore(store: store, eventLoop: loop, logger: Logger(label: "test")), eventLoop: loop)
+            NIOLoopBound(WorldStore(store: store, eventLoop: loop, clock: ManualClock(), logger: Logger(label: "test")), eventLoop: loop)
         }.get()
         let journal = try await loop.submit {
             NIOLoopBound(StoreTurnJournal(storage: world.value), eventLoop: loop)

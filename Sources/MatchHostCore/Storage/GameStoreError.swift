@@ -1,3 +1,5 @@
+import MatchHostWire
+
 /// Why a ``GameStore`` call was refused or failed. Both implementations throw the same
 /// cases for the same calls; a refused call has changed nothing.
 public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -41,6 +43,18 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isStorageFailure: Bool {
         if case .storageFailed = self { return true }
         return false
+    }
+
+    /// Whether `error`, from a store call or something around it, is the database failing:
+    /// ``storageFailed(reason:)`` or an error no store refusal explains; not a refusal (an
+    /// unknown player, a duplicate move), nor a protocol error the caller made itself (a
+    /// ``NativeError`` such as NO_SUCH_PLAYER).
+    public static func isStorageFailure(_ error: any Error) -> Bool {
+        switch error {
+        case let refusal as GameStoreError: refusal.isStorageFailure
+        case is NativeError: false
+        default: true
+        }
     }
 
     /// A sentence for logs and error replies.

@@ -242,7 +242,7 @@ public final class FourInARowGame: GameHandler {
         if let error {
             // A failing database fails every game's moves at once, and the journal's owner
             // reports that once (the server: "storage failing"); anything else is a bug to see.
-            let level: Logger.Level = (error as? GameStoreError)?.isStorageFailure == true ? .debug : .warning
+            let level: Logger.Level = GameStoreError.isStorageFailure(error) ? .debug : .warning
             match.logger.log(
                 level: level, "move could not be saved", metadata: ["move": "\(pending.moveNumber)", "error": "\(error)"])
             self.startTurnTimer(pending.timeLeft, in: match)
@@ -289,7 +289,7 @@ public final class FourInARowGame: GameHandler {
             self.isCommittingEnding = false
             if let error {
                 // Told anyway: the players cannot be kept in a game one of them lost.
-                let level: Logger.Level = (error as? GameStoreError)?.isStorageFailure == true ? .debug : .warning
+                let level: Logger.Level = GameStoreError.isStorageFailure(error) ? .debug : .warning
                 match.logger.log(level: level, "end of the game could not be saved", metadata: ["error": "\(error)"])
             }
             self.state = ended

@@ -53,6 +53,8 @@ protocol HostedMatch: AnyObject {
     var storageKind: MatchStorageKind { get }
     /// How the match ended, as storage keeps it; nil until it ends (and for a relay).
     var storedEnding: StoredEnding? { get }
+    /// The reason MATCH_ENDED gives; nil until it ends.
+    var endReason: String? { get }
     /// A turn-based game's whole state once play has started (nil before, and for other games):
     /// what is stored when the match is.
     func storedTurnState() -> [UInt8]?
@@ -102,6 +104,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     /// The game's state to store, once play has started (turn-based games).
     var turnState: ((Match<Handler>) -> [UInt8]?)?
     private(set) var storedEnding: StoredEnding?
+    private(set) var endReason: String?
     /// Set by ``suspend(reason:)``: the players are not told the match ended.
     private var isSuspending = false
     private let dataInput: DataAdapter?
@@ -120,6 +123,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
         }
         match.onEnd = { [unowned self] match, outcome in
             self.storedEnding = self.storeEnding?(outcome, match)
+            self.endReason = outcome.description
             if !self.isSuspending {
                 let ended = NativeServerMessage.matchEnded(matchID: match.id, reason: outcome.description)
                     .encoded(allocator: self.allocator)

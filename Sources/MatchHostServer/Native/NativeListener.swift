@@ -72,7 +72,7 @@ public final class NativeListener: Sendable {
                 let world = NativeWorld(
                     options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
                     clock: clock, storage: WorldStore(
-                        store: store, eventLoop: loop, logger: listenerLogger, outages: storageOutages,
+                        store: store, eventLoop: loop, clock: clock, logger: listenerLogger, outages: storageOutages,
                         maximumUnstoredEndings: configuration.maxUnstoredResults),
                     logger: listenerLogger)
                 world.start(from: startup)
@@ -115,10 +115,7 @@ public final class NativeListener: Sendable {
     /// closes every connection.
     public func close() async {
         await self.listener.close { world in world.shutDown() }
-        // What the shutdown recorded (matches abandoned) is still being written: wait for it,
-        // so that whoever closes the store next does not cut it short.
-        let writes = (try? await self.listener.inspect { world, _ in world.storage.inFlight }) ?? []
-        for write in writes { try? await write.get() }
-        try? await self.listener.inspect { world, _ in world.storage.reportUnstoredEndingsAtShutdown() }
+        // What the shutdown recorded (matches abandoned) is still being written.
+        await self.listener.finishStoreWrites { world in world.storage }
     }
 }

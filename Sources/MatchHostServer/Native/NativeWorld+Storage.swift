@@ -11,9 +11,10 @@ struct StoredMatchesState {
     /// The stored ids of the tutorial clients racing in native Cat Race matches, by the id they
     /// race under, for the match's result; an entry lives as long as `recordedPlayers`'.
     var tutorialStoredIDs: [MatchID: [PlayerID: PlayerID]] = [:]
-    /// Real-time matches that a restart abandoned, by player, for a MATCH_ENDED when the
-    /// player comes back.
-    var abandonedByPlayer: [PlayerID: [MatchID]] = [:]
+    /// Matches that ended while their players were away for a restart, by player, for a
+    /// MATCH_ENDED when the player comes back: real-time matches the restart abandoned, and
+    /// turn-based games stored as over (ended just before the server stopped).
+    var endedWhileAway: [PlayerID: [(match: MatchID, reason: String)]] = [:]
     /// Restored turn-based matches holding a seat for the player, by player.
     var waitingSeats: [PlayerID: [MatchID]] = [:]
     /// Set when the server stops: turn-based games are then left running in storage.
@@ -61,7 +62,7 @@ extension NativeWorld {
         }
         for match in startup.abandoned {
             for player in match.players {
-                self.storedMatches.abandonedByPlayer[player, default: []].append(match.id)
+                self.storedMatches.endedWhileAway[player, default: []].append((match.id, "abandoned(\(WorldStartup.restartReason))"))
             }
         }
         if !startup.abandoned.isEmpty {
@@ -102,6 +103,16 @@ extension NativeWorld {
                 self.storage.logger.error("stored player not seated", metadata: ["match": "\(id)", "player": "\(player)", "refusal": "\(refusal)"])
             }
         }
+        if hosted.isEnded, let reason = hosted.endReason {
+            // Stored as over: it ended (and was told) just before the server stopped, or was
+            // stopping. Its result is recorded now; its players hear of the end when they are back.
+            for player in game.players {
+                self.storedMatches.waitingSeats[player]?.removeAll { $0 == id }
+                self.storedMatches.endedWhileAway[player, default: []].append((id, reason))
+            }
+            self.storage.logger.info("turn-based game restored as over", metadata: ["match": "\(id)", "outcome": "\(reason)"])
+            return
+        }
         self.storage.logger.info("turn-based game restored", metadata: ["match": "\(id)", "moves": "\(game.moveCount)"])
     }
 
@@ -124,9 +135,8 @@ extension NativeWorld {
             // Arriving at its reserved seat: the other player sees PRESENCE reconnected, this one gets STATE.
             match.back(seat: seat, link: link)
         }
-        for matchID in self.storedMatches.abandonedByPlayer.removeValue(forKey: player) ?? [] {
-            let ended = NativeServerMessage.matchEnded(matchID: matchID, reason: "abandoned(\(WorldStartup.restartReason))")
-            session.sendReliable(ended.encoded(allocator: self.allocator))
+        for (matchID, reason) in self.storedMatches.endedWhileAway.removeValue(forKey: player) ?? [] {
+            session.sendReliable(NativeServerMessage.matchEnded(matchID: matchID, reason: reason).encoded(allocator: self.allocator))
         }
     }
 

@@ -33,11 +33,7 @@ final class StorageOutageMonitor: Sendable {
     /// unknown player, a duplicate move) or answered by the caller's own code (a
     /// ``NativeError``, such as NO_SUCH_PLAYER for a profile nobody has).
     static func isDatabaseFailure(_ error: any Error) -> Bool {
-        switch error {
-        case let refusal as GameStoreError: refusal.isStorageFailure
-        case is NativeError: false
-        default: true
-        }
+        GameStoreError.isStorageFailure(error)
     }
 
     /// A call failed with `error`.
@@ -45,10 +41,11 @@ final class StorageOutageMonitor: Sendable {
         guard Self.isDatabaseFailure(error) else { return }
         self.failures.increment()
         let now = self.now()
-        let (report, isFailing) = self.outage.withLockedValue { outage in
-            (outage.failed("\(error)", at: now), outage.failingSince != nil)
+        let report = self.outage.withLockedValue { outage in
+            // Under the lock, so that the gauge follows the outage however calls interleave.
+            self.failing.record(1)
+            return outage.failed("\(error)", at: now)
         }
-        if isFailing { self.failing.record(1) }
         self.log(report)
     }
 
@@ -56,10 +53,9 @@ final class StorageOutageMonitor: Sendable {
     func wrote() {
         let report: StorageOutage.Report? = self.outage.withLockedValue { outage in
             guard outage.failingSince != nil else { return nil }
+            self.failing.record(0)
             return outage.wrote(at: self.now())
         }
-        guard let report else { return }
-        self.failing.record(0)
         self.log(report)
     }
 

@@ -8,8 +8,12 @@ extension WorldStore {
     func recordRealTimeStart(of id: MatchID, game: String, players: [PlayerID]) {
         let startedAt = self.now()
         self.write(
-            for: id, { store in try await store.recordMatchStarted(id: id, game: game, mode: "", players: players, startedAt: startedAt) },
-            then: self.logFailure("match start not recorded", match: id))
+            for: id, { store in try await store.recordMatchStarted(id: id, game: game, mode: "", players: players, startedAt: startedAt) }
+        ) { [weak self] result in
+            guard case .failure(let error) = result, let self else { return }
+            if StorageOutageMonitor.isDatabaseFailure(error) { self.matchesNotRecorded.insert(id) }
+            self.logFailure("match start not recorded", match: id)(result)
+        }
     }
 
     /// Adds `player` (a stored id) to the recorded match `id`, in its next seat.
@@ -26,59 +30,137 @@ extension WorldStore {
         switch ending {
         case .finished(let result):
             let lines = resultLines(result, for: players)
-            self.writeEnding(UnstoredEnding(match: id, what: "match result not recorded") { store in
+            self.writeEnding(UnstoredEnding(match: id, endedAt: endedAt, what: "match result not recorded") { store in
                 _ = try await store.recordMatchFinished(matchID: id, endedAt: endedAt, result: lines)
             })
         case .abandoned(let reason):
-            self.writeEnding(UnstoredEnding(match: id, what: "abandoned match not recorded") { store in
+            self.writeEnding(UnstoredEnding(match: id, endedAt: endedAt, what: "abandoned match not recorded") { store in
                 try await store.recordMatchAbandoned(matchID: id, endedAt: endedAt, reason: reason)
             })
         }
     }
 
-    /// Writes a match's ending. One the database fails (rather than refuses) is kept, and
-    /// written again after a later write succeeds (``retryUnstoredEndings()``): a full disk
-    /// must not cost the players the results of the games they finished meanwhile, once it has
-    /// room again. At most ``maximumUnstoredEndings`` wait; beyond, the oldest is given up.
-    private func writeEnding(_ ending: UnstoredEnding) {
+    /// Writes a match's ending. One the database fails (rather than refuses) is kept and
+    /// written again later (``retryUnstoredEndings()``): a full disk must not cost the players
+    /// the results of the games they finished meanwhile, once it has room again.
+    private func writeEnding(_ ending: UnstoredEnding, then stored: @escaping (Bool) -> Void = { _ in }) {
         self.write(for: ending.match, ending.write) { [weak self] result in
-            guard case .failure(let error) = result, let self else { return }
-            guard StorageOutageMonitor.isDatabaseFailure(error) else {
-                return self.logFailure(ending.what, match: ending.match)(result)
-            }
-            self.unstoredEndings.append(ending)
-            if self.unstoredEndings.count > self.maximumUnstoredEndings {
-                let dropped = self.unstoredEndings.removeFirst()
-                self.logger.warning(
-                    "\(dropped.what): too many endings wait for the database", metadata: ["match": "\(dropped.match)"])
+            guard let self else { return }
+            switch result {
+            case .success:
+                stored(true)
+            case .failure(let error) where StorageOutageMonitor.isDatabaseFailure(error):
+                self.keepForRetry(ending)
+                stored(false)
+            case .failure:
+                self.logFailure(ending.what, match: ending.match)(result)
+                self.matchesNotRecorded.remove(ending.match)
+                stored(false)
             }
         }
     }
 
-    /// A write has just succeeded: the endings the database failed are written again, at most
-    /// once every ``endingRetryInterval`` (a write that succeeds does not prove they will).
-    func retryUnstoredEndings() {
-        let now = self.now()
-        guard !self.unstoredEndings.isEmpty, now.milliseconds - self.lastEndingRetry.milliseconds >= Self.endingRetryInterval else {
+    /// Keeps `ending`, oldest first, at most ``maximumUnstoredEndings`` (beyond, the oldest is
+    /// given up, counted, and said in one line at the next retry), and makes sure a retry is due.
+    private func keepForRetry(_ ending: UnstoredEnding) {
+        let index = self.unstoredEndings.lastIndex { $0.endedAt <= ending.endedAt }.map { $0 + 1 } ?? 0
+        self.unstoredEndings.insert(ending, at: index)
+        if self.unstoredEndings.count > self.maximumUnstoredEndings {
+            self.unstoredEndings.removeFirst()
+            self.endingsGivenUp += 1
+        }
+        self.scheduleEndingRetry()
+    }
+
+    private func scheduleEndingRetry() {
+        // A round under way schedules the next when it is done, with the delay it decides.
+        guard self.endingRetry == nil, !self.isRetryingEndings, !self.endingRetriesStopped, !self.unstoredEndings.isEmpty else {
             return
         }
-        self.lastEndingRetry = now
+        self.endingRetry = self.clock.schedule(after: self.endingRetryDelay) { [weak self] in
+            guard let self else { return }
+            self.endingRetry = nil
+            self.retryUnstoredEndings()
+        }
+    }
+
+    /// Writes the waiting endings again, in the order they ended. While the database keeps
+    /// failing them, the rounds come further apart (from ``firstEndingRetryDelay``, doubling,
+    /// up to ``longestEndingRetryDelay``); a round that stores them all starts the delays over.
+    func retryUnstoredEndings() {
         let waiting = self.unstoredEndings
         self.unstoredEndings.removeAll()
-        self.logger.notice("writing again the match endings the database failed", metadata: ["matches": "\(waiting.count)"])
-        for ending in waiting { self.writeEnding(ending) }
+        if self.endingsGivenUp > 0 {
+            self.logger.warning(
+                "match endings given up: more waited for the database than --max-unstored-results",
+                metadata: ["matches": "\(self.endingsGivenUp)"])
+            self.endingsGivenUp = 0
+        }
+        guard !waiting.isEmpty else { return }
+        self.isRetryingEndings = true
+        let round = EndingRetryRound(remaining: waiting.count)
+        for ending in waiting {
+            self.writeEnding(ending) { [weak self] stored in
+                guard let self else { return }
+                round.remaining -= 1
+                if stored { round.stored += 1 }
+                guard round.remaining == 0 else { return }
+                self.isRetryingEndings = false
+                if round.stored > 0 {
+                    self.logger.notice("match endings the database had failed are stored", metadata: ["matches": "\(round.stored)"])
+                }
+                self.endingRetryDelay =
+                    self.unstoredEndings.isEmpty ? Self.firstEndingRetryDelay : min(self.endingRetryDelay + self.endingRetryDelay, Self.longestEndingRetryDelay)
+                self.scheduleEndingRetry()
+            }
+        }
     }
 }
 
+/// How one retry of the waiting endings goes. Loop-confined, with its store.
+private final class EndingRetryRound {
+    var remaining: Int
+    var stored = 0
+    init(remaining: Int) { self.remaining = remaining }
+}
+
 extension WorldStore {
-    /// At shutdown, once the writes in flight are done: the endings still waiting for the
-    /// database are lost with the process, and the log says which.
+    /// At shutdown, before the last writes are waited for: no more retries on a timer, and one
+    /// last try of the endings still waiting (the disk may have room by now).
+    func stopRetryingEndings() {
+        self.endingRetriesStopped = true
+        self.endingRetry?.cancel()
+        self.endingRetry = nil
+        self.retryUnstoredEndings()
+    }
+
+    /// At shutdown, once no write is in flight: the endings still waiting for the database are
+    /// lost with the process, and the log says which. The next start records the real-time
+    /// ones as abandoned; a turn-based game comes back over if its end was stored before
+    /// GAME_OVER, in play otherwise.
     func reportUnstoredEndingsAtShutdown() {
-        guard !self.unstoredEndings.isEmpty else { return }
+        guard !self.unstoredEndings.isEmpty || self.endingsGivenUp > 0 else { return }
         self.logger.warning(
-            "match endings the database failed are not stored (the next start records running real-time matches as abandoned)",
-            metadata: ["matches": "\(self.unstoredEndings.map(\.match))"])
+            "match endings the database failed are not stored",
+            metadata: ["matches": "\(self.unstoredEndings.map(\.match))", "given up before": "\(self.endingsGivenUp)"])
         self.unstoredEndings.removeAll()
+        self.endingsGivenUp = 0
+    }
+}
+
+extension GameListener {
+    /// At shutdown, once the world has made its last writes (the matches it ended): waits
+    /// until `storage`'s writes are all done, the last retry of the waiting endings among
+    /// them, and logs what the database still failed; so that whoever closes the store next
+    /// cuts nothing short, and nothing is lost unsaid.
+    func finishStoreWrites(of storage: @escaping @Sendable (World) -> WorldStore?) async {
+        try? await self.inspect { world, _ in storage(world)?.stopRetryingEndings() }
+        while true {
+            let writes = (try? await self.inspect { world, _ in storage(world)?.inFlight ?? [] }) ?? []
+            if writes.isEmpty { break }
+            for write in writes { try? await write.get() }
+        }
+        try? await self.inspect { world, _ in storage(world)?.reportUnstoredEndingsAtShutdown() }
     }
 }
 
@@ -86,6 +168,8 @@ extension WorldStore {
 struct UnstoredEnding {
     /// The match.
     var match: MatchID
+    /// When it ended (the order they are written again in).
+    var endedAt: UnixMillis
     /// What the log says if it is given up.
     var what: String
     /// The write.

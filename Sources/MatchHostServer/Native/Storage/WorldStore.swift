@@ -38,13 +38,25 @@ final class WorldStore {
     /// Where every outcome goes, for the store's outages.
     let outages: StorageOutageMonitor
 
+    /// The world's clock, which retries run on.
+    let clock: any MatchClock
     /// How many match endings may wait to be written again (``retryUnstoredEndings()``).
     let maximumUnstoredEndings: Int
-    /// The least time between two retries of the endings, in milliseconds.
-    static let endingRetryInterval: Int64 = 1_000
-    /// Endings the database failed to store, oldest first.
+    /// The wait before the first retry of endings the database failed.
+    static let firstEndingRetryDelay: TimeAmount = .seconds(1)
+    /// The longest wait between two retries, while the database keeps failing them.
+    static let longestEndingRetryDelay: TimeAmount = .seconds(60)
+    /// Endings the database failed to store, in the order they ended.
     var unstoredEndings: [UnstoredEnding] = []
-    var lastEndingRetry = UnixMillis(milliseconds: 0)
+    /// Real-time matches whose start the database failed: nothing else of theirs can be
+    /// recorded (until their ending, which forgets them).
+    var matchesNotRecorded: Set<MatchID> = []
+    /// Endings dropped past ``maximumUnstoredEndings`` since the log last said so.
+    var endingsGivenUp = 0
+    var endingRetry: MatchTimer?
+    var endingRetryDelay = WorldStore.firstEndingRetryDelay
+    var endingRetriesStopped = false
+    var isRetryingEndings = false
 
     /// The last write of each queue, and how many of its writes are still running.
     private var queues: [Queue: (tail: EventLoopFuture<Void>, count: Int)] = [:]
@@ -54,13 +66,15 @@ final class WorldStore {
 
     /// - Parameter outages: the store's monitor, shared by every world writing to it; by
     ///   default one of this world's own.
+    ///   - clock: the world's clock (its timers run on `eventLoop`).
     ///   - maximumUnstoredEndings: see ``ServerConfiguration/maxUnstoredResults``.
     init(
-        store: any GameStore, eventLoop: any EventLoop, logger: Logger, outages: StorageOutageMonitor? = nil,
+        store: any GameStore, eventLoop: any EventLoop, clock: any MatchClock, logger: Logger, outages: StorageOutageMonitor? = nil,
         maximumUnstoredEndings: Int = 10_000, now: @escaping () -> UnixMillis = UnixMillis.now
     ) {
         self.maximumUnstoredEndings = maximumUnstoredEndings
         self.store = store
+        self.clock = clock
         self.eventLoop = eventLoop
         self.logger = logger
         self.outages = outages ?? StorageOutageMonitor(logger: logger)
@@ -68,15 +82,15 @@ final class WorldStore {
     }
 
     /// A completion that logs a failure as `what` (a write nobody waits for): at `warning`, or
-    /// at `debug` when the database failed, which the outage report already says once for all.
+    /// at `debug` when the database failed (the outage report already says so once for all),
+    /// or the match's start was not recorded because it did (what follows then fails too).
     func logFailure<Value>(_ what: String, match: MatchID? = nil) -> (Result<Value, any Error>) -> Void {
-        let logger = self.logger
-        return { result in
-            guard case .failure(let error) = result else { return }
+        { [weak self] result in
+            guard case .failure(let error) = result, let self else { return }
             var metadata: Logger.Metadata = ["error": "\(error)"]
             if let match { metadata["match"] = "\(match)" }
-            let level: Logger.Level = StorageOutageMonitor.isDatabaseFailure(error) ? .debug : .warning
-            logger.log(level: level, "\(what)", metadata: metadata)
+            let expected = StorageOutageMonitor.isDatabaseFailure(error) || match.map(self.matchesNotRecorded.contains) == true
+            self.logger.log(level: expected ? .debug : .warning, "\(what)", metadata: metadata)
         }
     }
 
@@ -209,10 +223,7 @@ final class WorldStore {
                 world.running[number] = nil
                 switch result {
                 case .success:
-                    if kind == .write {
-                        world.outages.wrote()
-                        if !world.unstoredEndings.isEmpty { world.retryUnstoredEndings() }
-                    }
+                    if kind == .write { world.outages.wrote() }
                 case .failure(let error): world.outages.failed(error)
                 }
                 finished(world)
