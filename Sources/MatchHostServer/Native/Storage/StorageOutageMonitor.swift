@@ -29,16 +29,9 @@ final class StorageOutageMonitor: Sendable {
         self.failing.record(0)
     }
 
-    /// Whether `error` is the database failing, rather than the call being refused (an
-    /// unknown player, a duplicate move) or answered by the caller's own code (a
-    /// ``NativeError``, such as NO_SUCH_PLAYER for a profile nobody has).
-    static func isDatabaseFailure(_ error: any Error) -> Bool {
-        GameStoreError.isStorageFailure(error)
-    }
-
     /// A call failed with `error`.
     func failed(_ error: any Error) {
-        guard Self.isDatabaseFailure(error) else { return }
+        guard GameStoreError.isStorageFailure(error) else { return }
         self.failures.increment()
         let now = self.now()
         let report = self.outage.withLockedValue { outage in

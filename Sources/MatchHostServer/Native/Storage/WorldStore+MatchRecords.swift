@@ -11,7 +11,7 @@ extension WorldStore {
             for: id, { store in try await store.recordMatchStarted(id: id, game: game, mode: "", players: players, startedAt: startedAt) }
         ) { [weak self] result in
             guard case .failure(let error) = result, let self else { return }
-            if StorageOutageMonitor.isDatabaseFailure(error) { self.matchesNotRecorded.insert(id) }
+            if GameStoreError.isStorageFailure(error) { self.matchesNotRecorded.insert(id) }
             self.logFailure("match start not recorded", match: id)(result)
         }
     }
@@ -49,7 +49,7 @@ extension WorldStore {
             switch result {
             case .success:
                 stored(true)
-            case .failure(let error) where StorageOutageMonitor.isDatabaseFailure(error):
+            case .failure(let error) where GameStoreError.isStorageFailure(error):
                 self.keepForRetry(ending)
                 stored(false)
             case .failure:

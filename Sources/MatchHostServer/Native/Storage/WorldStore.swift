@@ -89,7 +89,7 @@ final class WorldStore {
             guard case .failure(let error) = result, let self else { return }
             var metadata: Logger.Metadata = ["error": "\(error)"]
             if let match { metadata["match"] = "\(match)" }
-            let expected = StorageOutageMonitor.isDatabaseFailure(error) || match.map(self.matchesNotRecorded.contains) == true
+            let expected = GameStoreError.isStorageFailure(error) || match.map(self.matchesNotRecorded.contains) == true
             self.logger.log(level: expected ? .debug : .warning, "\(what)", metadata: metadata)
         }
     }
