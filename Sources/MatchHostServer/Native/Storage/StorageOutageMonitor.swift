@@ -1,6 +1,5 @@
 import Logging
 import MatchHostCore
-import MatchHostWire
 import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
