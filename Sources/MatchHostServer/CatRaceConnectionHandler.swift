@@ -149,7 +149,11 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         guard !self.isClosing, self.isAwaitingIdentity else { return }
         switch result {
         case .failure(let error):
-            self.close(reason: "the player \(message.playerID) could not be looked up or created in the database: \(error)")
+            // At debug when the database failed: a full disk would refuse every newcomer, and
+            // the outage report says that once for all.
+            self.close(
+                reason: "the player \(message.playerID) could not be looked up or created in the database: \(error)",
+                level: GameStoreError.isStorageFailure(error) ? .debug : .warning)
         case .success(let identity):
             self.isAwaitingIdentity = false
             self.world.playerConnected(message, identity: identity, on: self)
@@ -174,12 +178,12 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         self.close(reason: "\(error)")
     }
 
-    private func close(reason: String) {
+    private func close(reason: String, level: Logger.Level = .warning) {
         guard !self.isClosing else { return }
         self.isClosing = true
         var metadata = self.logMetadata
         metadata["reason"] = "\(reason)"
-        self.logger.warning("closing connection", metadata: metadata)
+        self.logger.log(level: level, "closing connection", metadata: metadata)
         self.context?.close(promise: nil)
     }
 

@@ -178,7 +178,9 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
     @Test func aStoreFailureClosesOnlyTheConnectionItConcerns() async throws {
         let log = LogLines()
         let store = OneIdentityFailingStore(failing: .catRaceTutorial("G:broken"))
-        let server = try await StoredServer.start(store: store, logger: log.logger)
+        var logger = log.logger
+        logger.logLevel = .debug
+        let server = try await StoredServer.start(store: store, logger: logger)
         let ann = try await server.client("G:ann", alias: "Ann")
         #expect(try await ann.next() == .notInMatch)
 
@@ -199,10 +201,13 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         #expect(try await store.inner.player(externalIdentity: .catRaceTutorial("G:broken")) == nil)
         #expect(try await store.inner.player(externalIdentity: .catRaceTutorial("G:fine")) == nil)
         #expect(try await server.catRace.counts().connections == 2)
+        // The database failed: the outage is told once, the connection it closed at debug.
         let closing = log.all.filter { $0.contains("closing connection") }
         #expect(closing.count == 1)
+        #expect(closing.first?.hasPrefix("debug") == true)
         #expect(closing.first?.contains("G:broken could not be looked up or created in the database") == true)
         #expect(closing.first?.contains("disk on fire") == true)
+        #expect(log.all.filter { $0.contains("storage failing") }.count == 1)
         try await server.stop()
     }
 
