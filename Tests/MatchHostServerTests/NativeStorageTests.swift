@@ -319,13 +319,16 @@ private func fourInARowPair(
         try await server.stop()
     }
 
-    /// Holds each state stored without a move (a game's end off the board) until `release` opens.
+    /// Holds each state stored without a move (a game's end off the board) until `release`
+    /// opens; `entered` opens once one is being stored.
     private struct HeldEndingStore: ForwardingGameStore {
         let inner: any GameStore = InMemoryGameStore()
+        let entered = Gate()
         let release = Gate()
         let endings = NIOLockedValueBox<[MatchID: [UInt8]]>([:])
         func replaceTurnState(matchID: MatchID, state: [UInt8]) async throws {
             self.endings.withLockedValue { $0[matchID] = state }
+            await self.entered.open()
             await self.release.wait()
             try await self.inner.replaceTurnState(matchID: matchID, state: state)
         }
@@ -346,6 +349,7 @@ private func fourInARowPair(
             before.append(message)
         }
         #expect(!before.contains { if case .matchEvent(_, let body) = $0, case .gameOver? = try? FourInARowServerMessage(body: body) { true } else { false } })
+        await store.entered.wait()
         let stored = try #require(store.endings.withLockedValue { $0[matchID] })
         let state = try FourInARowState(bytes: ByteBuffer(bytes: stored))
         #expect(state.phase == .over)

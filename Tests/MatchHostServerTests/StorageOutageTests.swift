@@ -65,6 +65,11 @@ struct StorageOutageTests {
             try await self.inner.createPlayer(id: id, alias: alias, createdAt: createdAt)
         }
 
+        func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
+            try self.failIfFull()
+            try await self.inner.recordMatchStarted(id: id, game: game, mode: mode, players: players, startedAt: startedAt)
+        }
+
         func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
             try self.failIfFull()
             return try await self.inner.recordMatchFinished(matchID: matchID, endedAt: endedAt, result: result)

@@ -20,9 +20,14 @@ struct UnstoredEndingTests {
 
         init(limit: Int = 10_000) async throws {
             let (loop, store, log) = (self.loop, self.store, self.log)
+            let logger = {
+                var logger = log.logger
+                logger.logLevel = .debug
+                return logger
+            }()
             (self.world, self.clock) = try await loop.submit {
                 let clock = ManualClock()
-                let world = WorldStore(store: store, eventLoop: loop, clock: clock, logger: log.logger, maximumUnstoredEndings: limit)
+                let world = WorldStore(store: store, eventLoop: loop, clock: clock, logger: logger, maximumUnstoredEndings: limit)
                 return (NIOLoopBound(world, eventLoop: loop), NIOLoopBound(clock, eventLoop: loop))
             }.get()
             for match: MatchID in 5...7 {
@@ -95,6 +100,20 @@ struct UnstoredEndingTests {
         #expect(try await fixture.isStored(6))
         #expect(try await fixture.isStored(7))
         #expect(try await fixture.isStored(5) == false)
+    }
+
+    @Test func theResultOfAMatchWhoseStartTheDatabaseFailedIsNotKept() async throws {
+        let fixture = try await Fixture(limit: 1)
+        try await fixture.end(5, full: true)
+        // Match 6 starts and ends on the full disk: its result could never be stored, and must
+        // not push out match 5's, which can.
+        try await fixture.run(full: true) { world, _ in world.recordRealTimeStart(of: 6, game: "disks", players: ["a", "b"]) }
+        try await fixture.end(6, full: true)
+        #expect(try await fixture.waiting() == [5])
+        #expect(fixture.log.all.contains { $0.hasPrefix("debug match result not recorded") && $0.contains("match=6") })
+        #expect(!fixture.log.all.contains { $0.hasPrefix("warning") })
+        try await fixture.advance(1, full: false)
+        #expect(try await fixture.isStored(5))
     }
 
     @Test func atShutdownTheWaitingResultsAreTriedOnceMoreAndWhatTheDatabaseStillFailsIsNamed() async throws {

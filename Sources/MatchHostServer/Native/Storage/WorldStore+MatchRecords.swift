@@ -50,7 +50,13 @@ extension WorldStore {
             case .success:
                 stored(true)
             case .failure(let error) where GameStoreError.isStorageFailure(error):
-                self.keepForRetry(ending)
+                // A match whose start the database failed can never take its ending: keeping
+                // it would only crowd out the endings that can still be stored.
+                if self.matchesNotRecorded.remove(ending.match) != nil {
+                    self.logFailure(ending.what, match: ending.match)(result)
+                } else {
+                    self.keepForRetry(ending)
+                }
                 stored(false)
             case .failure:
                 self.logFailure(ending.what, match: ending.match)(result)
