@@ -5,6 +5,7 @@ import MatchHostCore
 import MatchHostServer
 import MatchHostSQLite
 import MatchHostWire
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
@@ -208,6 +209,42 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         #expect(closing.first?.contains("G:broken could not be looked up or created in the database") == true)
         #expect(closing.first?.contains("disk on fire") == true)
         #expect(log.all.filter { $0.contains("storage failing") }.count == 1)
+        try await server.stop()
+    }
+
+    /// Fails the first contacts of tutorial clients and of devices while `failing`.
+    private struct NewcomersFailingStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let failing = NIOLockedValueBox(true)
+        private func failIfFull() throws {
+            if self.failing.withLockedValue({ $0 }) { throw GameStoreError.storageFailed(reason: "database or disk is full") }
+        }
+        func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord] {
+            try self.failIfFull()
+            return try await self.inner.findOrCreatePlayers(claims, at: at)
+        }
+        func createPlayerWithDevice(id: PlayerID, alias: String, deviceID: String, secretHash: [UInt8], createdAt: UnixMillis) async throws {
+            try self.failIfFull()
+            try await self.inner.createPlayerWithDevice(id: id, alias: alias, deviceID: deviceID, secretHash: secretHash, createdAt: createdAt)
+        }
+    }
+
+    @Test func oneFullDiskIsOneOutageInTheLogWhicheverPortMeetsIt() async throws {
+        let log = LogLines()
+        let store = NewcomersFailingStore()
+        let server = try await StoredServer.start(store: store, logger: log.logger)
+        let port = server.native.localAddress.port!
+        let tutorial = try await server.client("G:newcomer", alias: "New")
+        #expect(try await tutorial.nextEvent() == .closed)
+        let device = try await TestNativeConnection.handshake(port: port, group: server.group)
+        try await device.send(.authenticate(.device(id: "newcomer-device", secret: "")))
+        #expect(try await device.closingError().code == .storageFailed)
+        #expect(log.all.filter { $0.contains("storage failing") }.count == 1, "\(log.all)")
+        #expect(log.all.first { $0.contains("storage failing") }?.contains("listener=") == false, "the store's, not a port's")
+
+        store.failing.withLockedValue { $0 = false }
+        _ = try await TestNativeConnection.login(port: port, group: server.group, device: "newcomer-device")
+        #expect(log.all.filter { $0.contains("storage recovered") }.count == 1)
         try await server.stop()
     }
 
