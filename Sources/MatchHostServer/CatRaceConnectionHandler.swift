@@ -153,7 +153,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
             // the outage report says that once for all.
             self.close(
                 reason: "the player \(message.playerID) could not be looked up or created in the database: \(error)",
-                level: GameStoreError.isStorageFailure(error) ? .debug : .warning)
+                level: GameStoreError.logLevel(for: error))
         case .success(let identity):
             self.isAwaitingIdentity = false
             self.world.playerConnected(message, identity: identity, on: self)

@@ -1,3 +1,4 @@
+import Logging
 import MatchHostWire
 
 /// Why a ``GameStore`` call was refused or failed. Both implementations throw the same
@@ -55,6 +56,13 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case is NativeError: false
         default: true
         }
+    }
+
+    /// The level to log one call's failure at: `debug` when the database failed (a failing
+    /// database fails every call at once, and the server reports the outage once for all),
+    /// `warning` otherwise (a refusal nobody expected is a bug to see).
+    public static func logLevel(for error: any Error) -> Logger.Level {
+        Self.isStorageFailure(error) ? .debug : .warning
     }
 
     /// A sentence for logs and error replies.

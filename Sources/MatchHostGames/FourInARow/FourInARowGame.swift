@@ -242,9 +242,8 @@ public final class FourInARowGame: GameHandler {
         if let error {
             // A failing database fails every game's moves at once, and the journal's owner
             // reports that once (the server: "storage failing"); anything else is a bug to see.
-            let level: Logger.Level = GameStoreError.isStorageFailure(error) ? .debug : .warning
             match.logger.log(
-                level: level, "move could not be saved", metadata: ["move": "\(pending.moveNumber)", "error": "\(error)"])
+                level: GameStoreError.logLevel(for: error), "move could not be saved", metadata: ["move": "\(pending.moveNumber)", "error": "\(error)"])
             self.startTurnTimer(pending.timeLeft, in: match)
             let text = "the move could not be saved; play it again"
             self.refuse(pending.moveNumber, .couldNotBeSaved, text, toSeat: pending.seat, in: match)
@@ -289,8 +288,7 @@ public final class FourInARowGame: GameHandler {
             self.isCommittingEnding = false
             if let error {
                 // Told anyway: the players cannot be kept in a game one of them lost.
-                let level: Logger.Level = GameStoreError.isStorageFailure(error) ? .debug : .warning
-                match.logger.log(level: level, "end of the game could not be saved", metadata: ["error": "\(error)"])
+                match.logger.log(level: GameStoreError.logLevel(for: error), "end of the game could not be saved", metadata: ["error": "\(error)"])
             }
             self.state = ended
             self.announceEnd(in: match)

@@ -182,8 +182,9 @@ extension NativeWorld {
     /// moves queued behind the record fail, unacknowledged, and nothing more is written for it.
     private func turnGameNotRecorded(_ id: MatchID, error: any Error) {
         // Per game at debug when the database failed: the outage report says that once for all.
-        let level: Logger.Level = GameStoreError.isStorageFailure(error) ? .debug : .warning
-        self.storage.logger.log(level: level, "turn-based game not recorded: it ends", metadata: ["match": "\(id)", "error": "\(error)"])
+        self.storage.logger.log(
+            level: GameStoreError.logLevel(for: error), "turn-based game not recorded: it ends",
+            metadata: ["match": "\(id)", "error": "\(error)"])
         self.storedMatches.recordedPlayers[id] = nil
         guard let match = self.matches[id], !match.isEnded else { return }
         match.end(reason: Self.notSavedReason)

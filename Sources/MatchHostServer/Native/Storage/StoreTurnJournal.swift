@@ -27,22 +27,22 @@ final class StoreTurnJournal: TurnJournal {
             reporting: { store, done in
                 store.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at, completion: done)
             }
-        ) { result in
-            switch result {
-            case .success: completion(nil)
-            case .failure(let error): completion(error)
-            }
-        }
+        ) { result in completion(result.failure) }
     }
 
     func commitEnding(matchID: MatchID, state: ByteBuffer, completion: @escaping ((any Error)?) -> Void) {
         let state = Array(state.readableBytesView)
         // In the match's queue: after the moves still being written (a game ends once per match).
         self.storage.write(for: matchID, { store in try await store.replaceTurnState(matchID: matchID, state: state) }) { result in
-            switch result {
-            case .success: completion(nil)
-            case .failure(let error): completion(error)
-            }
+            completion(result.failure)
         }
+    }
+}
+
+extension Result {
+    /// The error, if this is a failure: a journal's completion takes no more.
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }
