@@ -73,6 +73,11 @@ public final class Match<Handler: GameHandler> {
     public private(set) var tickDeadline = NIODeadline.uptimeNanoseconds(0)
     /// Whether ``end(_:)`` has run; an ended match ignores every call.
     public private(set) var isEnded = false
+    /// Set by an owner that stores results: the game's last events (the `announcing` of
+    /// ``end(_:announcing:)``, GAME_OVER say) then wait until it calls ``announceEnd()``, once
+    /// the result is committed, so that no player is told a result a crash could lose.
+    /// Otherwise they go out as the match ends.
+    public var holdsEndAnnouncement = false
     /// Called once when the match ends, so that its owner can unbind players.
     public var onEnd: ((Match<Handler>, MatchOutcome<Handler.Result>) -> Void)?
     /// Called on every presence change of a seat, just before the handler hears of it, so that
@@ -84,6 +89,7 @@ public final class Match<Handler: GameHandler> {
     private let allocator: ByteBufferAllocator
     private var encodedScratch: [ByteBuffer?]
     private var tickTimer: MatchTimer?
+    private var endAnnouncement: ((Match<Handler>) -> Void)?
 
     /// Creates a match. Call ``start()`` once the initial seats are placed.
     /// - Parameters:
@@ -286,6 +292,13 @@ public final class Match<Handler: GameHandler> {
     /// Ends the match: stops its tick and every grace timer, then tells the owner.
     /// Send any final events before calling this; later calls on the match do nothing.
     public func end(_ outcome: MatchOutcome<Handler.Result>) {
+        self.end(outcome, announcing: nil)
+    }
+
+    /// Ends the match as ``end(_:)`` does, with events that tell its players how it ended:
+    /// `announcement` sends them (to the seats as they are at the end), at once, or, when the
+    /// owner ``holdsEndAnnouncement``, when it calls ``announceEnd()``.
+    public func end(_ outcome: MatchOutcome<Handler.Result>, announcing announcement: ((Match<Handler>) -> Void)?) {
         guard !self.isEnded else { return }
         self.isEnded = true
         self.tickTimer?.cancel()
@@ -293,9 +306,19 @@ public final class Match<Handler: GameHandler> {
         for index in self.seats.indices {
             self.stopGrace(seat: index)
         }
+        self.endAnnouncement = announcement
+        if !self.holdsEndAnnouncement { self.announceEnd() }
         self.logger.info("match ended", metadata: ["outcome": "\(outcome)"])
         self.onEnd?(self, outcome)
         self.onEnd = nil
+    }
+
+    /// Sends the events the game ended the match with (see ``holdsEndAnnouncement``), once;
+    /// later calls do nothing.
+    public func announceEnd() {
+        guard let announcement = self.endAnnouncement else { return }
+        self.endAnnouncement = nil
+        announcement(self)
     }
 }
 

@@ -90,6 +90,28 @@ private final class CountingLink: PlayerLink {
         }
     }
 
+    @Test func theGamesLastEventsGoOutWithTheEndUnlessTheOwnerHoldsThem() {
+        for holds in [false, true] {
+            let clock = ManualClock()
+            let match = self.makeMatch(tick: .milliseconds(100), clock: clock, encodes: Counter())
+            let links = [CountingLink(), CountingLink()]
+            for (index, link) in links.enumerated() { _ = match.join("p\(index)", link: link) }
+            match.holdsEndAnnouncement = holds
+            var framesWhenOwnerHeard: Int?
+            match.onEnd = { _, _ in framesWhenOwnerHeard = links[0].frames.count }
+            match.start()
+            match.end(.finished(())) { match in match.send(7, to: .all) }
+            #expect(match.isEnded)
+            #expect(clock.pendingCount == 0, "the tick stops at the end, announced or not")
+            // Not held: the last events go out before the owner hears of the end, as if sent just before it.
+            #expect(framesWhenOwnerHeard == (holds ? 0 : 1))
+            #expect(links.map(\.frames.count) == (holds ? [0, 0] : [1, 1]))
+            match.announceEnd()
+            match.announceEnd()
+            #expect(links.map(\.frames.count) == [1, 1], "announced once")
+        }
+    }
+
     @Test func graceRunsFromTheDropAndIsCancelledByReturn() {
         let clock = ManualClock()
         let match = self.makeMatch(tick: nil, clock: clock, encodes: Counter())

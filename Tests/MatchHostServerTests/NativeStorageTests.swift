@@ -361,6 +361,100 @@ private func fourInARowPair(
         try await server.stop()
     }
 
+    /// Holds the first result written until ``release`` opens.
+    private struct HeldResultStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let entered = Gate()
+        let release = Gate()
+        func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
+            await self.entered.open()
+            await self.release.wait()
+            return try await self.inner.recordMatchFinished(matchID: matchID, endedAt: endedAt, result: result)
+        }
+    }
+
+    @Test func aRealTimeResultIsStoredBeforeGameOverAndMatchEndedAreSent() async throws {
+        let store = HeldResultStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (winner, winnerAuth) = try await server.login("result-a")
+        let (loser, _) = try await server.login("result-b")
+        let disks = try #require(try await winner.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined).matchID
+        _ = try #require(try await loser.ask(.joinMatch(disks)).joined)
+        _ = try await winner.nextMessage(matching: "Disks in play") { message in
+            guard case .matchEvent(disks, let body) = message, case .state(let state)? = try? DisksServerMessage(body: body) else { return false }
+            return state.phase == .playing
+        }
+        // The winner is the one left: the game is over, its result being stored.
+        #expect(try await loser.ask(.leaveMatch(disks)) == .success(.matchLeft(disks)))
+        await store.entered.wait()
+        let id = try await winner.request(.listMatches(NativeLobbyQuery(mode: "relay")))
+        var before: [NativeServerMessage] = []
+        while true {
+            let message = try await winner.nextMessage()
+            if case .response(id, _) = message { break }
+            before.append(message)
+        }
+        #expect(!before.contains { if case .matchEvent(_, let body) = $0, case .gameOver? = try? DisksServerMessage(body: body) { true } else { false } })
+        #expect(!before.contains { if case .matchEnded = $0 { true } else { false } })
+        #expect(try await store.inner.match(id: disks)?.state == .running)
+
+        await store.release.open()
+        let gameOver = try await winner.nextMessage(matching: "GAME_OVER") { message in
+            guard case .matchEvent(disks, let body) = message, case .gameOver? = try? DisksServerMessage(body: body) else { return false }
+            return true
+        }
+        guard case .matchEvent(_, let body) = gameOver, case .gameOver(let over) = try DisksServerMessage(body: body) else {
+            throw TestClientError.unexpected("\(gameOver)")
+        }
+        #expect(over.reason == .opponentsLeft && over.winners == [0])
+        // By the time GAME_OVER is out, the result is committed; MATCH_ENDED follows it.
+        let stored = try #require(try await store.inner.match(id: disks))
+        guard case .finished(let result) = stored.state else { throw TestClientError.unexpected("\(stored.state)") }
+        #expect(result.players.first { $0.outcome == .won }?.playerID == winnerAuth.playerID)
+        let ended = try await winner.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        guard case .matchEnded(disks, _) = ended else { throw TestClientError.unexpected("\(ended)") }
+        try await server.stop()
+    }
+
+    @Test func aResultBeingStoredWhenTheServerStopsIsToldBeforeTheConnectionClosesAndStoredBeforeItExits() async throws {
+        let store = HeldResultStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (winner, _) = try await server.login("stopping-a")
+        let (loser, _) = try await server.login("stopping-b")
+        let disks = try #require(try await winner.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined).matchID
+        _ = try #require(try await loser.ask(.joinMatch(disks)).joined)
+        _ = try await winner.nextMessage(matching: "Disks in play") { message in
+            guard case .matchEvent(disks, let body) = message, case .state(let state)? = try? DisksServerMessage(body: body) else { return false }
+            return state.phase == .playing
+        }
+        #expect(try await loser.ask(.leaveMatch(disks)) == .success(.matchLeft(disks)))
+        await store.entered.wait()
+        let closing = Task { await server.listener.close() }
+        var heard: [String] = []
+        while true {
+            switch try await winner.next() {
+            case .error(let error):
+                heard.append("\(error.code)")
+            case .reliable(_, _, let message), .unreliable(let message):
+                switch try NativeServerMessage(message: message) {
+                case .matchEvent(disks, let body): if case .gameOver = try DisksServerMessage(body: body) { heard.append("GAME_OVER") }
+                case .matchEnded(disks, _): heard.append("MATCH_ENDED")
+                default: break
+                }
+            default: break
+            }
+            if heard.last == "\(NativeErrorCode.shuttingDown)" { break }
+        }
+        #expect(heard == ["GAME_OVER", "MATCH_ENDED", "\(NativeErrorCode.shuttingDown)"])
+        // The listener's close waits for the write: the result is stored when it returns.
+        await store.release.open()
+        await closing.value
+        guard case .finished? = try await store.inner.match(id: disks)?.state else {
+            throw TestClientError.unexpected("no result stored")
+        }
+        try await server.group.shutdownGracefully()
+    }
+
     @Test func aGameStoredAsOverEndsWithItsResultWhenRestoredAndItsPlayersAreToldWhenTheyAreBack() async throws {
         let store = InMemoryGameStore()
         let before = try await RunningNativeServer.start { $0.store = store }

@@ -204,20 +204,20 @@ public final class DisksGame: GameHandler {
             .tapMissed(DisksTapMissed(x: tap.x, y: tap.y, reason: reason)), to: .only(seat: seat), reliably: false)
     }
 
-    /// GAME_OVER to everyone, then the match ends with its result.
+    /// The match ends with its result, announced by GAME_OVER to everyone (once the result is
+    /// stored, where the match's owner stores it: see ``Match/holdsEndAnnouncement``).
     private func finish(_ reason: DisksGameOverReason, at now: NIODeadline, in match: Match<DisksGame>) {
         self.phase = .over
         let winners = self.winners(for: reason, in: match)
-        match.send(
-            .gameOver(
-                DisksGameOver(reason: reason, winners: winners.map { UInt8($0) }, scores: self.scoreList(in: match))),
-            to: .all)
+        let gameOver = DisksGameOver(reason: reason, winners: winners.map { UInt8($0) }, scores: self.scoreList(in: match))
         let players = match.seats.indices.map { seat in
             DisksResult.Player(
                 playerID: match.seats[seat].player, seat: seat, score: self.scores[seat], won: winners.contains(seat),
                 left: match.seats[seat].presence == .left)
         }
-        match.end(.finished(DisksResult(reason: reason, players: players)))
+        match.end(.finished(DisksResult(reason: reason, players: players))) { match in
+            match.send(.gameOver(gameOver), to: .all)
+        }
     }
 
     /// The seats still in the game with the top score: one at the score limit or when the others

@@ -41,7 +41,9 @@ protocol HostedMatch: AnyObject {
     var inviteCode: String? { get set }
     /// Whether the lobby lists it (public matches created by a player).
     var isListed: Bool { get set }
-    /// Called once when the match ends.
+    /// Called once when the match ends. Its players hear how it ended (the game's last events,
+    /// then MATCH_ENDED) only when the owner calls ``announceEnd()``: after it has stored the
+    /// result.
     var onEnd: ((any HostedMatch) -> Void)? { get set }
     /// Called after every change of a seat's presence (the lobby shows the player count).
     var onChange: ((any HostedMatch) -> Void)? { get set }
@@ -73,6 +75,8 @@ protocol HostedMatch: AnyObject {
     /// - Throws: the game's decoding error for input it cannot read (the connection is closed).
     func input(fromSeat seat: Int, bytes: ByteBuffer) throws
     func end(reason: String)
+    /// Tells the players still seated how the match ended (see ``onEnd``), once.
+    func announceEnd()
     /// Ends the match in this process without telling its players: a stored turn-based game
     /// at a graceful stop, which goes on after the restart (its players reconnect and get
     /// MATCH_RESUMED, as after a crash), so a MATCH_ENDED now would be untrue.
@@ -107,6 +111,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     private(set) var endReason: String?
     /// Set by ``suspend(reason:)``: the players are not told the match ended.
     private var isSuspending = false
+    private var isEndAnnounced = false
     private let dataInput: DataAdapter?
     private let decodeInput: InputDecoder?
     private let allocator = ByteBufferAllocator()
@@ -121,19 +126,25 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
             self.announce(change, of: seat, in: match)
             self.onChange?(self)
         }
+        match.holdsEndAnnouncement = true
         match.onEnd = { [unowned self] match, outcome in
             self.storedEnding = self.storeEnding?(outcome, match)
             self.endReason = outcome.description
-            if !self.isSuspending {
-                let ended = NativeServerMessage.matchEnded(matchID: match.id, reason: outcome.description)
-                    .encoded(allocator: self.allocator)
-                for seat in match.seats where seat.presence != .left && seat.link?.encoding == .native {
-                    seat.link?.deliver(ended)
-                }
-            }
-            self.onEnd?(self)
+            guard let onEnd = self.onEnd else { return self.announceEnd() }
+            onEnd(self)
         }
         match.start()
+    }
+
+    func announceEnd() {
+        guard let reason = self.endReason, !self.isEndAnnounced else { return }
+        self.isEndAnnounced = true
+        self.match.announceEnd()
+        guard !self.isSuspending else { return }
+        let ended = NativeServerMessage.matchEnded(matchID: self.match.id, reason: reason).encoded(allocator: self.allocator)
+        for seat in self.match.seats where seat.presence != .left && seat.link?.encoding == .native {
+            seat.link?.deliver(ended)
+        }
     }
 
     var id: MatchID { self.match.id }

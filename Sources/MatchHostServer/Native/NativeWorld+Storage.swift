@@ -19,6 +19,8 @@ struct StoredMatchesState {
     var waitingSeats: [PlayerID: [MatchID]] = [:]
     /// Set when the server stops: turn-based games are then left running in storage.
     var isShuttingDown = false
+    /// Ended matches whose players are told how they ended once their result is stored.
+    var endsBeingStored: [MatchID: any HostedMatch] = [:]
 }
 
 /// What a native world starts from, read from the store before its listener binds (so no
@@ -199,14 +201,32 @@ extension NativeWorld {
     }
 
     /// `match` has ended: its result (or that it was abandoned) is written after everything
-    /// else written for it. A turn-based game ended by the server stopping stays running in
-    /// storage, to continue after the restart.
+    /// else written for it, and its players are told how it ended (``HostedMatch/announceEnd()``):
+    /// a result once it is committed (or the database failed it: they cannot be kept in a game
+    /// that is over), anything else at once. A turn-based game ended by the server stopping
+    /// stays running in storage, to continue after the restart.
     func recordEnd(of match: any HostedMatch) {
         let id = match.id
         let tutorialStoredIDs = self.storedMatches.tutorialStoredIDs.removeValue(forKey: id) ?? [:]
-        guard let players = self.storedMatches.recordedPlayers.removeValue(forKey: id) else { return }
-        if match.storageKind == .turnBased, self.storedMatches.isShuttingDown { return }
-        let ending = match.storedEnding ?? .abandoned(reason: "ended")
-        self.storage.recordEnding(ending.renamingPlayers(tutorialStoredIDs), of: id, players: players)
+        guard let players = self.storedMatches.recordedPlayers.removeValue(forKey: id),
+            !(match.storageKind == .turnBased && self.storedMatches.isShuttingDown)
+        else { return match.announceEnd() }
+        let ending = (match.storedEnding ?? .abandoned(reason: "ended")).renamingPlayers(tutorialStoredIDs)
+        guard case .finished = ending else {
+            self.storage.recordEnding(ending, of: id, players: players)
+            return match.announceEnd()
+        }
+        self.storedMatches.endsBeingStored[id] = match
+        self.storage.recordEnding(ending, of: id, players: players) { [weak self] _ in
+            self?.storedMatches.endsBeingStored.removeValue(forKey: id)?.announceEnd()
+        }
+    }
+
+    /// At shutdown: the players of matches whose results are still being written are told now,
+    /// before their connections close. The server waits for those writes before it exits.
+    func announceEndsBeingStored() {
+        let waiting = self.storedMatches.endsBeingStored
+        self.storedMatches.endsBeingStored.removeAll()
+        for match in waiting.values { match.announceEnd() }
     }
 }

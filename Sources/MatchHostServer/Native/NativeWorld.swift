@@ -417,6 +417,7 @@ final class NativeWorld {
                 match.end(reason: "server shutting down")
             }
         }
+        self.announceEndsBeingStored()
         self.sessions.endAll(error: NativeError(.shuttingDown, "the server is shutting down"))
     }
 }

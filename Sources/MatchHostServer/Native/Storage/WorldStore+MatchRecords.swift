@@ -25,18 +25,22 @@ extension WorldStore {
 
     /// Records how match `id` ended: with a result, one line for each of `players` (the match's
     /// players as recorded; see ``resultLines(_:for:)``), or abandoned.
-    func recordEnding(_ ending: StoredEnding, of id: MatchID, players: [PlayerID]) {
+    /// - Parameter done: called on the loop once the write is over, with whether it stored the
+    ///   ending (one the database failed is kept and written again later all the same).
+    func recordEnding(_ ending: StoredEnding, of id: MatchID, players: [PlayerID], then done: @escaping (Bool) -> Void = { _ in }) {
         let endedAt = self.now()
         switch ending {
         case .finished(let result):
             let lines = resultLines(result, for: players)
-            self.writeEnding(UnstoredEnding(match: id, endedAt: endedAt, what: "match result not recorded") { store in
+            let write = UnstoredEnding(match: id, endedAt: endedAt, what: "match result not recorded") { store in
                 _ = try await store.recordMatchFinished(matchID: id, endedAt: endedAt, result: lines)
-            })
+            }
+            self.writeEnding(write, then: done)
         case .abandoned(let reason):
-            self.writeEnding(UnstoredEnding(match: id, endedAt: endedAt, what: "abandoned match not recorded") { store in
+            let write = UnstoredEnding(match: id, endedAt: endedAt, what: "abandoned match not recorded") { store in
                 try await store.recordMatchAbandoned(matchID: id, endedAt: endedAt, reason: reason)
-            })
+            }
+            self.writeEnding(write, then: done)
         }
     }
 
