@@ -373,20 +373,28 @@ private func fourInARowPair(
         }
     }
 
-    @Test func aRealTimeResultIsStoredBeforeGameOverAndMatchEndedAreSent() async throws {
-        let store = HeldResultStore()
-        let server = try await RunningNativeServer.start { $0.store = store }
-        let (winner, winnerAuth) = try await server.login("result-a")
-        let (loser, _) = try await server.login("result-b")
+    /// Two players in a Disks match in play; then one leaves, which makes the other the winner
+    /// and the game's result is being written (`store` holds it).
+    private func disksResultBeingStored(
+        _ server: RunningNativeServer, _ store: HeldResultStore, _ a: String, _ b: String
+    ) async throws -> (winner: TestNativeConnection, winnerID: PlayerID, match: MatchIdentifier) {
+        let (winner, winnerAuth) = try await server.login(a)
+        let (loser, _) = try await server.login(b)
         let disks = try #require(try await winner.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined).matchID
         _ = try #require(try await loser.ask(.joinMatch(disks)).joined)
         _ = try await winner.nextMessage(matching: "Disks in play") { message in
             guard case .matchEvent(disks, let body) = message, case .state(let state)? = try? DisksServerMessage(body: body) else { return false }
             return state.phase == .playing
         }
-        // The winner is the one left: the game is over, its result being stored.
         #expect(try await loser.ask(.leaveMatch(disks)) == .success(.matchLeft(disks)))
         await store.entered.wait()
+        return (winner, winnerAuth.playerID, disks)
+    }
+
+    @Test func aRealTimeResultIsStoredBeforeGameOverAndMatchEndedAreSent() async throws {
+        let store = HeldResultStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (winner, winnerID, disks) = try await self.disksResultBeingStored(server, store, "result-a", "result-b")
         let id = try await winner.request(.listMatches(NativeLobbyQuery(mode: "relay")))
         var before: [NativeServerMessage] = []
         while true {
@@ -410,7 +418,7 @@ private func fourInARowPair(
         // By the time GAME_OVER is out, the result is committed; MATCH_ENDED follows it.
         let stored = try #require(try await store.inner.match(id: disks))
         guard case .finished(let result) = stored.state else { throw TestClientError.unexpected("\(stored.state)") }
-        #expect(result.players.first { $0.outcome == .won }?.playerID == winnerAuth.playerID)
+        #expect(result.players.first { $0.outcome == .won }?.playerID == winnerID)
         let ended = try await winner.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
         guard case .matchEnded(disks, _) = ended else { throw TestClientError.unexpected("\(ended)") }
         try await server.stop()
@@ -419,16 +427,7 @@ private func fourInARowPair(
     @Test func aResultBeingStoredWhenTheServerStopsIsToldBeforeTheConnectionClosesAndStoredBeforeItExits() async throws {
         let store = HeldResultStore()
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (winner, _) = try await server.login("stopping-a")
-        let (loser, _) = try await server.login("stopping-b")
-        let disks = try #require(try await winner.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined).matchID
-        _ = try #require(try await loser.ask(.joinMatch(disks)).joined)
-        _ = try await winner.nextMessage(matching: "Disks in play") { message in
-            guard case .matchEvent(disks, let body) = message, case .state(let state)? = try? DisksServerMessage(body: body) else { return false }
-            return state.phase == .playing
-        }
-        #expect(try await loser.ask(.leaveMatch(disks)) == .success(.matchLeft(disks)))
-        await store.entered.wait()
+        let (winner, _, disks) = try await self.disksResultBeingStored(server, store, "stopping-a", "stopping-b")
         let closing = Task { await server.listener.close() }
         var heard: [String] = []
         while true {
