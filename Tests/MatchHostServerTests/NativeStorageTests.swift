@@ -373,10 +373,10 @@ private func fourInARowPair(
         }
     }
 
-    /// Two players in a Disks match in play; then one leaves, which makes the other the winner
-    /// and the game's result is being written (`store` holds it).
-    private func disksResultBeingStored(
-        _ server: RunningNativeServer, _ store: HeldResultStore, _ a: String, _ b: String
+    /// Two players in a Disks match in play; then one leaves, which makes the other the winner:
+    /// the game is over and its result being written.
+    private func disksMatchWonByLeaving(
+        _ server: RunningNativeServer, _ a: String, _ b: String
     ) async throws -> (winner: TestNativeConnection, winnerID: PlayerID, match: MatchIdentifier) {
         let (winner, winnerAuth) = try await server.login(a)
         let (loser, _) = try await server.login(b)
@@ -387,14 +387,14 @@ private func fourInARowPair(
             return state.phase == .playing
         }
         #expect(try await loser.ask(.leaveMatch(disks)) == .success(.matchLeft(disks)))
-        await store.entered.wait()
         return (winner, winnerAuth.playerID, disks)
     }
 
     @Test func aRealTimeResultIsStoredBeforeGameOverAndMatchEndedAreSent() async throws {
         let store = HeldResultStore()
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (winner, winnerID, disks) = try await self.disksResultBeingStored(server, store, "result-a", "result-b")
+        let (winner, winnerID, disks) = try await self.disksMatchWonByLeaving(server, "result-a", "result-b")
+        await store.entered.wait()
         let id = try await winner.request(.listMatches(NativeLobbyQuery(mode: "relay")))
         var before: [NativeServerMessage] = []
         while true {
@@ -424,33 +424,104 @@ private func fourInARowPair(
         try await server.stop()
     }
 
-    @Test func aResultBeingStoredWhenTheServerStopsIsToldBeforeTheConnectionClosesAndStoredBeforeItExits() async throws {
-        let store = HeldResultStore()
+    /// Fails every result with `error`.
+    private struct ResultFailingStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let error: GameStoreError
+        func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
+            throw self.error
+        }
+    }
+
+    @Test(arguments: [GameStoreError.storageFailed(reason: "disk full"), .invalidResult(1, reason: "refused")])
+    func aResultTheDatabaseFailsIsToldAllTheSame(error: GameStoreError) async throws {
+        let store = ResultFailingStore(error: error)
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (winner, _, disks) = try await self.disksResultBeingStored(server, store, "stopping-a", "stopping-b")
+        let (winner, _, disks) = try await self.disksMatchWonByLeaving(server, "failed-a", "failed-b")
+        _ = try await winner.nextMessage(matching: "GAME_OVER") { message in
+            guard case .matchEvent(disks, let body) = message, case .gameOver? = try? DisksServerMessage(body: body) else { return false }
+            return true
+        }
+        let ended = try await winner.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        guard case .matchEnded(disks, let reason) = ended else { throw TestClientError.unexpected("\(ended)") }
+        #expect(reason.hasPrefix("finished("))
+        try await server.stop()
+    }
+
+    /// Stops `server` while `store` holds a Disks result: returns the stop, once it is under way
+    /// (another player's match has been ended by it), and the winner and its match.
+    private func stopWhileAResultIsBeingStored(
+        _ server: RunningNativeServer, _ store: HeldResultStore, _ name: String
+    ) async throws -> (closing: Task<Void, Never>, winner: TestNativeConnection, match: MatchIdentifier) {
+        let (winner, _, disks) = try await self.disksMatchWonByLeaving(server, "\(name)-a", "\(name)-b")
+        await store.entered.wait()
+        let (bystander, _) = try await server.login("\(name)-c")
+        let relay = try #require(try await bystander.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined).matchID
         let closing = Task { await server.listener.close() }
+        _ = try await bystander.nextMessage(matching: "MATCH_ENDED") { $0 == .matchEnded(matchID: relay, reason: "abandoned(server shutting down)") }
+        return (closing, winner, disks)
+    }
+
+    /// What `connection` hears of `match` until its session ends: GAME_OVER, MATCH_ENDED and the
+    /// session's error, in order; `onGameOver` runs as GAME_OVER arrives.
+    private func heardUntilTheSessionEnds(
+        _ connection: TestNativeConnection, _ match: MatchIdentifier, onGameOver: () async throws -> Void = {}
+    ) async throws -> [String] {
         var heard: [String] = []
-        while true {
-            switch try await winner.next() {
+        while heard.last != "\(NativeErrorCode.shuttingDown)" {
+            switch try await connection.next() {
             case .error(let error):
                 heard.append("\(error.code)")
             case .reliable(_, _, let message), .unreliable(let message):
                 switch try NativeServerMessage(message: message) {
-                case .matchEvent(disks, let body): if case .gameOver = try DisksServerMessage(body: body) { heard.append("GAME_OVER") }
-                case .matchEnded(disks, _): heard.append("MATCH_ENDED")
+                case .matchEvent(match, let body):
+                    if case .gameOver = try DisksServerMessage(body: body) {
+                        heard.append("GAME_OVER")
+                        try await onGameOver()
+                    }
+                case .matchEnded(match, _): heard.append("MATCH_ENDED")
                 default: break
                 }
             default: break
             }
-            if heard.last == "\(NativeErrorCode.shuttingDown)" { break }
+        }
+        return heard
+    }
+
+    @Test func aResultBeingStoredWhenTheServerStopsIsToldOnceCommittedBeforeTheSessionEnds() async throws {
+        let store = HeldResultStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (closing, winner, disks) = try await self.stopWhileAResultIsBeingStored(server, store, "stopping")
+        // The stop waits for the result: the session still answers, and has been told nothing yet.
+        let id = try await winner.request(.listMatches(NativeLobbyQuery(mode: "relay")))
+        var before: [NativeServerMessage] = []
+        while true {
+            let message = try await winner.nextMessage()
+            if case .response(id, _) = message { break }
+            before.append(message)
+        }
+        #expect(!before.contains { if case .matchEnded = $0 { true } else { false } }, "\(before)")
+        await store.release.open()
+        let heard = try await self.heardUntilTheSessionEnds(winner, disks) {
+            guard case .finished? = try await store.inner.match(id: disks)?.state else { throw TestClientError.unexpected("told before stored") }
         }
         #expect(heard == ["GAME_OVER", "MATCH_ENDED", "\(NativeErrorCode.shuttingDown)"])
-        // The listener's close waits for the write: the result is stored when it returns.
+        await closing.value
+        try await server.group.shutdownGracefully()
+    }
+
+    @Test func aResultTheDatabaseDoesNotAnswerAtShutdownIsToldAfterTheWaitAndStoredBeforeTheStopEnds() async throws {
+        let store = HeldResultStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (closing, winner, disks) = try await self.stopWhileAResultIsBeingStored(server, store, "unanswered")
+        // Told after `resultWaitAtShutdown` (2 s) with the write still held.
+        let heard = try await self.heardUntilTheSessionEnds(winner, disks)
+        #expect(heard == ["GAME_OVER", "MATCH_ENDED", "\(NativeErrorCode.shuttingDown)"])
+        #expect(try await store.inner.match(id: disks)?.state == .running)
+        // The stop still waits for the write before it ends.
         await store.release.open()
         await closing.value
-        guard case .finished? = try await store.inner.match(id: disks)?.state else {
-            throw TestClientError.unexpected("no result stored")
-        }
+        guard case .finished? = try await store.inner.match(id: disks)?.state else { throw TestClientError.unexpected("no result stored") }
         try await server.group.shutdownGracefully()
     }
 

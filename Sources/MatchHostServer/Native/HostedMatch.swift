@@ -84,7 +84,8 @@ protocol HostedMatch: AnyObject {
 }
 
 /// Hosts a ``Match`` of any game for native sessions: tells the other players of every
-/// presence change, and everyone still seated when the match ends.
+/// presence change, and everyone still seated how the match ended when its owner announces it
+/// (``announceEnd()``).
 final class NativeMatch<Handler: GameHandler>: HostedMatch {
     /// Turns a `SEND_DATA` into the game's input, or `nil` to drop it.
     typealias DataAdapter = (_ match: Match<Handler>, _ seat: Int, _ targets: [String], _ payload: ByteBuffer, _ reliable: Bool) ->

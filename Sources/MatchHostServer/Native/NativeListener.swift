@@ -111,9 +111,28 @@ public final class NativeListener: Sendable {
         try await self.listener.inspect { world, connections in (connections.count, world.sessions.count, world.matchCount) }
     }
 
+    /// How long a stop waits for the results being written before it tells them anyway.
+    static let resultWaitAtShutdown = TimeAmount.seconds(2)
+
     /// Stops accepting, ends every match (MATCH_ENDED) and session (ERROR SHUTTING_DOWN), and
-    /// closes every connection.
+    /// closes every connection. A match that had just finished is told its result once it is
+    /// committed (waiting at most ``resultWaitAtShutdown``), before its players' sessions end.
     public func close() async {
+        try? await self.listener.serverChannel.close()
+        let loop = self.listener.worldLoop.eventLoop
+        let writes = try? await self.listener.inspect { world, _ in
+            world.endMatchesForShutdown()
+            return world.storage.inFlight
+        }
+        if let writes, !writes.isEmpty {
+            let settled = loop.makePromise(of: Void.self)
+            let timeout = loop.scheduleTask(in: Self.resultWaitAtShutdown) { settled.succeed() }
+            EventLoopFuture.andAllComplete(writes, on: loop).whenComplete { _ in
+                timeout.cancel()
+                settled.succeed()
+            }
+            try? await settled.futureResult.get()
+        }
         await self.listener.close { world in world.shutDown() }
         // What the shutdown recorded (matches abandoned) is still being written.
         await self.listener.finishStoreWrites { world in world.storage }

@@ -407,6 +407,15 @@ final class NativeWorld {
     /// waiting for its second player is not stored, and ends like the others, as does every
     /// game when the store dies with the server.)
     func shutDown() {
+        self.endMatchesForShutdown()
+        self.announceEndsBeingStored()
+        self.sessions.endAll(error: NativeError(.shuttingDown, "the server is shutting down"))
+    }
+
+    /// The first half of ``shutDown()``, for a stop that lets the results being written be
+    /// told once committed, before the sessions end: no more matchmaking, and every match ended
+    /// or put away as ``shutDown()`` does. Sessions stay; matches made meanwhile end with them.
+    func endMatchesForShutdown() {
         self.matchmaker.stop()
         self.storedMatches.isShuttingDown = true
         let storeOutlivesServer = self.storage.store.outlivesServer
@@ -417,7 +426,5 @@ final class NativeWorld {
                 match.end(reason: "server shutting down")
             }
         }
-        self.announceEndsBeingStored()
-        self.sessions.endAll(error: NativeError(.shuttingDown, "the server is shutting down"))
     }
 }

@@ -2,7 +2,8 @@ import MatchHostCore
 
 /// How both worlds (native matches and the Cat Race port's races) write a real-time match's
 /// record: each write in the match's queue, so the start comes before its players, and they
-/// before the ending. Failures are logged; nobody waits on these writes.
+/// before the ending. Failures are logged; only the announcement of a result waits on them
+/// (``recordEnding(_:of:players:then:)``), never the match's loop.
 extension WorldStore {
     /// Records that real-time match `id` of `game` started with `players` (stored ids, in seat order).
     func recordRealTimeStart(of id: MatchID, game: String, players: [PlayerID]) {
