@@ -27,6 +27,18 @@ extension TestNativeConnection {
         }
     }
 
+    /// Sends a request (the list of relay matches) and returns what arrives before its answer:
+    /// everything the server had sent by the time it read the request.
+    func messagesSentBeforeARequestIsAnswered() async throws -> [NativeServerMessage] {
+        let id = try await self.request(.listMatches(NativeLobbyQuery(mode: "relay")))
+        var before: [NativeServerMessage] = []
+        while true {
+            let message = try await self.nextMessage()
+            if case .response(id, _) = message { return before }
+            before.append(message)
+        }
+    }
+
     /// Reads server messages until one satisfies `predicate` (at most 200), returning it.
     func nextMessage(matching what: String, _ predicate: (NativeServerMessage) -> Bool) async throws -> NativeServerMessage {
         for _ in 0..<200 {
@@ -341,13 +353,7 @@ private func fourInARowPair(
         try await first.playFourInARow(1, column: 3, in: matchID)
         #expect(try await second.ask(.leaveMatch(matchID)) == .success(.matchLeft(matchID)))
         // The end is being stored: a request made after it is answered, and no GAME_OVER came first.
-        let id = try await first.request(.listMatches(NativeLobbyQuery(mode: "relay")))
-        var before: [NativeServerMessage] = []
-        while true {
-            let message = try await first.nextMessage()
-            if case .response(id, _) = message { break }
-            before.append(message)
-        }
+        let before = try await first.messagesSentBeforeARequestIsAnswered()
         #expect(!before.contains { if case .matchEvent(_, let body) = $0, case .gameOver? = try? FourInARowServerMessage(body: body) { true } else { false } })
         await store.entered.wait()
         let stored = try #require(store.endings.withLockedValue { $0[matchID] })
@@ -395,13 +401,7 @@ private func fourInARowPair(
         let server = try await RunningNativeServer.start { $0.store = store }
         let (winner, winnerID, disks) = try await self.disksMatchWonByLeaving(server, "result-a", "result-b")
         await store.entered.wait()
-        let id = try await winner.request(.listMatches(NativeLobbyQuery(mode: "relay")))
-        var before: [NativeServerMessage] = []
-        while true {
-            let message = try await winner.nextMessage()
-            if case .response(id, _) = message { break }
-            before.append(message)
-        }
+        let before = try await winner.messagesSentBeforeARequestIsAnswered()
         #expect(!before.contains { if case .matchEvent(_, let body) = $0, case .gameOver? = try? DisksServerMessage(body: body) { true } else { false } })
         #expect(!before.contains { if case .matchEnded = $0 { true } else { false } })
         #expect(try await store.inner.match(id: disks)?.state == .running)
@@ -493,13 +493,7 @@ private func fourInARowPair(
         let server = try await RunningNativeServer.start { $0.store = store }
         let (closing, winner, disks) = try await self.stopWhileAResultIsBeingStored(server, store, "stopping")
         // The stop waits for the result: the session still answers, and has been told nothing yet.
-        let id = try await winner.request(.listMatches(NativeLobbyQuery(mode: "relay")))
-        var before: [NativeServerMessage] = []
-        while true {
-            let message = try await winner.nextMessage()
-            if case .response(id, _) = message { break }
-            before.append(message)
-        }
+        let before = try await winner.messagesSentBeforeARequestIsAnswered()
         #expect(!before.contains { if case .matchEnded = $0 { true } else { false } }, "\(before)")
         await store.release.open()
         let heard = try await self.heardUntilTheSessionEnds(winner, disks) {
