@@ -13,15 +13,17 @@ struct RunningNativeServer {
     let configuration: ServerConfiguration
     var port: Int { self.listener.localAddress.port! }
 
-    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> RunningNativeServer {
+    static func start(
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> RunningNativeServer {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.maxMessageRate = 100_000
         configure(&configuration)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let listener = try await NativeListener.bind(
-            configuration: configuration, group: group, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let listener = try await NativeListener.bind(configuration: configuration, group: group, logger: logger)
         return RunningNativeServer(listener: listener, group: group, configuration: configuration)
     }
 
@@ -527,6 +529,32 @@ extension NativeServerMessage {
         try await a.sendReliable(.sendData(matchID: match, targets: [], payload: bytes("still here")))
         #expect(try await b.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: bytes("still here")))
         try await server.stop()
+    }
+}
+
+@Suite struct NativeCloseLogTests {
+    @Test func aCloseIsLoggedAsLoudAsItIsUnusual() async throws {
+        let log = LogLines()
+        var logger = log.logger
+        logger.logLevel = .debug
+        let server = try await RunningNativeServer.start(logger: logger)
+        let (bad, _) = try await server.login("loud-bad")
+        try await bad.sendRaw([0, 0, 0, 1, 0x7e])
+        #expect(try await bad.closingError().code == .badMessage)
+        let (first, auth) = try await server.login("loud-again")
+        _ = try await server.login("loud-again", secret: auth.deviceSecret)
+        #expect(try await first.closingError().code == .sessionReplaced)
+        _ = try await server.login("loud-stopped")
+        try await server.stop()
+
+        let closes = log.all.filter { $0.contains("closing connection") }
+        func level(of code: NativeErrorCode) -> [String] {
+            closes.filter { $0.contains("reason=\(code)") }.map { String($0.prefix { $0 != " " }) }
+        }
+        #expect(level(of: .badMessage) == ["warning"])
+        #expect(level(of: .sessionReplaced) == ["info"])
+        // The stop closes both sessions still open, each only at debug: the stop itself is one line.
+        #expect(level(of: .shuttingDown) == ["debug", "debug"])
     }
 }
 

@@ -335,10 +335,21 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.writeControl(.error(error))
         var metadata = self.logMetadata
         metadata["reason"] = "\(error)"
-        self.logger.warning("closing connection", metadata: metadata)
+        self.logger.log(level: Self.logLevel(closingWith: error), "closing connection", metadata: metadata)
         self.flushCoalesced()
         self.isClosing = true
         self.context?.close(promise: nil)
+    }
+
+    /// How loud a close is. The server's own stop closes every connection, and a player signing
+    /// in again or a phone gone quiet is everyday business: a warning for each would bury the
+    /// closes worth a look (bad input, a client too slow to read, a limit).
+    static func logLevel(closingWith error: NativeError) -> Logger.Level {
+        switch error.code {
+        case .shuttingDown: .debug
+        case .sessionReplaced, .idleTimeout, .handshakeTimeout: .info
+        default: .warning
+        }
     }
 
     private func closeQuietly(reason: String? = nil) {
