@@ -299,6 +299,17 @@ public final class Match<Handler: GameHandler> {
     /// `announcement` sends them (to the seats as they are at the end), at once, or, when the
     /// owner ``holdsEndAnnouncement``, when it calls ``announceEnd()``.
     public func end(_ outcome: MatchOutcome<Handler.Result>, announcing announcement: ((Match<Handler>) -> Void)?) {
+        self.finish(outcome, announcing: announcement, logged: "match ended")
+    }
+
+    /// Ends the match in this process only, for an owner that keeps it elsewhere and brings it
+    /// back later (a stored turn-based game at a graceful stop): as ``end(_:)`` with
+    /// `.abandoned(reason)`, but the log says it was suspended, not ended.
+    public func suspend(reason: String) {
+        self.finish(.abandoned(reason: reason), announcing: nil, logged: "match suspended")
+    }
+
+    private func finish(_ outcome: MatchOutcome<Handler.Result>, announcing announcement: ((Match<Handler>) -> Void)?, logged message: Logger.Message) {
         guard !self.isEnded else { return }
         self.isEnded = true
         self.tickTimer?.cancel()
@@ -308,7 +319,7 @@ public final class Match<Handler: GameHandler> {
         }
         self.endAnnouncement = announcement
         if !self.holdsEndAnnouncement { self.announceEnd() }
-        self.logger.info("match ended", metadata: ["outcome": "\(outcome)"])
+        self.logger.info(message, metadata: ["outcome": "\(outcome)"])
         self.onEnd?(self, outcome)
         self.onEnd = nil
     }

@@ -253,6 +253,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
         try? await store?.close()
+        logger.info("stopped")
     }
 }
 

@@ -544,6 +544,10 @@ extension NativeServerMessage {
         let (first, auth) = try await server.login("loud-again")
         _ = try await server.login("loud-again", secret: auth.deviceSecret)
         #expect(try await first.closingError().code == .sessionReplaced)
+        // What every client does after a restart: RESUME a session the server no longer has.
+        let returning = try await server.handshake()
+        try await returning.send(.resume(sessionID: "0123456789abcdef0123456789abcdef", resumeToken: auth.resumeToken, lastReceived: 0))
+        #expect(try await returning.closingError().code == .sessionNotFound)
         _ = try await server.login("loud-stopped")
         try await server.stop()
 
@@ -553,8 +557,13 @@ extension NativeServerMessage {
         }
         #expect(level(of: .badMessage) == ["warning"])
         #expect(level(of: .sessionReplaced) == ["info"])
-        // The stop closes both sessions still open, each only at debug: the stop itself is one line.
+        #expect(level(of: .sessionNotFound) == ["info"])
+        // The stop ends three sessions (the bad one's is away, within its grace) and closes the two
+        // connections still open, each only at debug: the stop itself is one line.
         #expect(level(of: .shuttingDown) == ["debug", "debug"])
+        let sessionsEnded = log.all.filter { $0.contains("session ended") && $0.contains("SHUTTING_DOWN") }
+        #expect(sessionsEnded.map { String($0.prefix { $0 != " " }) } == ["debug", "debug", "debug"])
+        #expect(log.all.filter { $0.hasPrefix("info ending every session") && $0.contains("sessions=3") }.count == 1)
     }
 }
 

@@ -134,7 +134,8 @@ private func fourInARowPair(
 
     @Test func aGracefulStopAbandonsRealTimeMatchesButKeepsTurnBasedGamesRunning() async throws {
         let store = InMemoryGameStore()
-        let server = try await RunningNativeServer.start { $0.store = store }
+        let log = LogLines()
+        let server = try await RunningNativeServer.start(logger: log.logger) { $0.store = store }
         let (a, _) = try await server.login("stop-a")
         let disks = try #require(try await a.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined)
         let (first, _, four, _, _) = try await fourInARowPair(server, "stop-c", "stop-d")
@@ -163,6 +164,10 @@ private func fourInARowPair(
         #expect(await store.match(id: disks.matchID)?.state == .abandoned(reason: "server shutting down"))
         #expect(await store.match(id: four)?.state == .running)
         #expect(await store.activeTurnGames().map(\.matchID) == [four])
+        // The log does not call the saved game ended.
+        let lines = log.all.filter { $0.contains("match=\(four)") && $0.contains("match ") }
+        #expect(lines.contains { $0.hasPrefix("info match suspended") })
+        #expect(!lines.contains { $0.contains("match ended") }, "\(lines)")
     }
 
     @Test func aGracefulStopEndsTurnBasedGamesWhenTheStoreDiesWithTheServer() async throws {

@@ -128,7 +128,8 @@ public final class SessionRegistry {
         }
         var metadata: Logger.Metadata = ["session": "\(session.id)", "player": "\(session.playerID)"]
         if let error { metadata["reason"] = "\(error)" }
-        self.logger.info("session ended", metadata: metadata)
+        // The server's own stop ends every session: one line says so, not one per player.
+        self.logger.log(level: error?.code == .shuttingDown ? .debug : .info, "session ended", metadata: metadata)
         if let error, let transport { transport.close(with: error) }
         self.onSessionEnded?(session)
     }

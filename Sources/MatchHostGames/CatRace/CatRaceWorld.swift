@@ -117,6 +117,8 @@ public final class CatRaceWorld {
     private let notInMatchFrame: ByteBuffer
     private var players: [PlayerID: CatRacePlayer] = [:]
     private var matches: [MatchID: Match<CatRaceGame>] = [:]
+    /// Set by ``endAllMatches(reason:)``: the connections the stop closes are not news one by one.
+    private var isStopping = false
     /// The id the world's next race gets, unless ``matchIDSource`` is set.
     public private(set) var nextMatchID: MatchID = 1
     /// Where new races' ids come from instead of the world's own count: a server whose native
@@ -295,8 +297,10 @@ public final class CatRaceWorld {
         self.unbind(player, from: link)
     }
 
-    /// Ends every race (NOT_IN_MATCH to the connected racers), for shutdown.
+    /// Ends every race (NOT_IN_MATCH to the connected racers), for shutdown; the players the
+    /// stop then disconnects are logged at debug.
     public func endAllMatches(reason: String) {
+        self.isStopping = true
         for match in Array(self.matches.values) {
             match.handler.quit(reason: reason, in: match)
         }
@@ -341,7 +345,7 @@ public final class CatRaceWorld {
         link.catRacePlayer = nil
         guard player.link === link else { return }  // a newer connection owns the player
         player.link = nil
-        self.logger.info("player disconnected", metadata: ["player": "\(player.id)"])
+        self.logger.log(level: self.isStopping ? .debug : .info, "player disconnected", metadata: ["player": "\(player.id)"])
         if let match = player.match {
             match.disconnect(seat: player.seat, link: link)
         } else {

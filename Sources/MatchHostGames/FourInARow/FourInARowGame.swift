@@ -203,7 +203,8 @@ public final class FourInARowGame: GameHandler {
 
     /// Both seats exist: play starts (or resumes, for a restored game, with a full turn).
     private func begin(in match: Match<FourInARowGame>) {
-        if self.state.phase == .waiting { self.state.start() }
+        let isNew = self.state.phase == .waiting
+        if isNew { self.state.start() }
         if self.state.phase == .playing { self.startTurnTimer(self.options.turnTimeLimit, in: match) }
         match.send(.state(self.snapshot(at: match.clock.now)), to: .all)
         if let result = FourInARowResult(self.state) {
@@ -211,8 +212,10 @@ public final class FourInARowGame: GameHandler {
             match.end(.finished(result))
             return
         }
-        match.logger.info(
-            "four in a row started", metadata: ["players": "\(self.state.players)", "move": "\(self.state.moveNumber)"])
+        // A restored game's owner says so in its own line.
+        match.logger.log(
+            level: isNew ? .info : .debug, isNew ? "four in a row started" : "four in a row resumed",
+            metadata: ["players": "\(self.state.players)", "move": "\(self.state.moveNumber)"])
     }
 
     private func commit(

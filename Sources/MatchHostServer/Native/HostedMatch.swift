@@ -218,7 +218,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
 
     func suspend(reason: String) {
         self.isSuspending = true
-        self.match.end(.abandoned(reason: reason))
+        self.match.suspend(reason: reason)
     }
 
     /// One PRESENCE message, encoded once, to every other seat that can take it.

@@ -342,12 +342,13 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     /// How loud a close is. The server's own stop closes every connection, and a player signing
-    /// in again or a phone gone quiet is everyday business: a warning for each would bury the
-    /// closes worth a look (bad input, a client too slow to read, a limit).
+    /// in again, a phone gone quiet, or a RESUME after a restart (whose session is gone, as the
+    /// protocol expects) is everyday business: a warning for each would bury the closes worth a
+    /// look (bad input, a wrong resume token, a client too slow to read, a limit).
     static func logLevel(closingWith error: NativeError) -> Logger.Level {
         switch error.code {
         case .shuttingDown: .debug
-        case .sessionReplaced, .idleTimeout, .handshakeTimeout: .info
+        case .sessionReplaced, .sessionNotFound, .tokenExpired, .idleTimeout, .handshakeTimeout: .info
         default: .warning
         }
     }

@@ -409,6 +409,8 @@ final class NativeWorld {
     func shutDown() {
         self.endMatchesForShutdown()
         self.announceEndsBeingStored()
+        // One line for them all: each session's end is at debug.
+        self.logger.info("ending every session", metadata: ["sessions": "\(self.sessions.count)"])
         self.sessions.endAll(error: NativeError(.shuttingDown, "the server is shutting down"))
     }
 
