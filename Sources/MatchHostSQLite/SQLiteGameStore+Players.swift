@@ -32,6 +32,18 @@ extension SQLiteGameStore {
         }
     }
 
+    /// The ids of the players whose id starts with `prefix`, in order, at most `limit`: for the
+    /// command line, where people type the first characters of an id (a player's alias is the
+    /// first 8 until a game sets one).
+    public func playerIDs(startingWith prefix: String, limit: Int) async throws -> [PlayerID] {
+        try await self.read { db in
+            // A range, so the primary key's index answers it (ids compare byte by byte).
+            try String.fetchAll(
+                db, sql: "SELECT id FROM player WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                arguments: [prefix, prefix + "\u{10FFFF}", limit])
+        }
+    }
+
     /// See ``GameStore/setAlias(playerID:alias:)``.
     public func setAlias(playerID: PlayerID, alias: String) async throws {
         try await self.write { db in

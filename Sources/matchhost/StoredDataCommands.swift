@@ -71,6 +71,12 @@ struct LeaderboardCommand: AsyncParsableCommand {
                 try await store.leaderboard(game: self.game, limit: self.limit)
             }
         guard !entries.isEmpty else {
+            guard PlayerCommand.games.contains(self.game) else {
+                // Most likely a typo: say which games there are, and fail, so a script notices.
+                FileHandle.standardError.write(
+                    Data("matchhost: no results in \(self.game): the built-in games are \(PlayerCommand.games.joined(separator: ", "))\n".utf8))
+                throw ExitCode(1)
+            }
             print(self.around == nil ? "no results in \(self.game) yet" : "\(self.around ?? "") has no results in \(self.game)")
             return
         }
@@ -91,11 +97,13 @@ struct PlayerCommand: AsyncParsableCommand {
         commandName: "player",
         abstract: "Print a player's account, stats and recent matches from the server's database.",
         discussion: """
-            Reads the database in --data (the server may be running). ID is a stored player id, or \
-            the playerId a Cat Race tutorial client sent on the Cat Race port (its Game Center id).
+            Reads the database in --data (the server may be running). ID is a stored player id, \
+            the playerId a Cat Race tutorial client sent on the Cat Race port (its Game Center id), \
+            or the first characters of a stored id (at least 4, and only one id may start with \
+            them): a player's alias is the first 8 until a game sets another.
             """)
 
-    @Argument(help: "The player id, or a Cat Race tutorial playerId.")
+    @Argument(help: "The player id (or its first characters), or a Cat Race tutorial playerId.")
     var id: String
 
     @Option(help: "How many recent matches (0-1000).")
@@ -106,6 +114,8 @@ struct PlayerCommand: AsyncParsableCommand {
 
     /// The games whose stats are shown.
     static let games = ["catrace", "disks", "fourinarow"]
+    /// The fewest characters taken as the start of an id.
+    static let shortestPrefix = 4
 
     func validate() throws {
         guard (0...1000).contains(self.matches) else { throw ValidationError("--matches must be 0-1000") }
@@ -129,9 +139,23 @@ struct PlayerCommand: AsyncParsableCommand {
             id = tutorialPlayer.id
             history = try await store.matchHistory(playerID: id, limit: self.matches)
         }
+        if player == nil, history.isEmpty, tutorialID == nil, self.id.count >= Self.shortestPrefix {
+            let candidates = try await store.playerIDs(startingWith: self.id, limit: 6)
+            if candidates.count > 1 {
+                let shown = candidates.prefix(5).joined(separator: ", ") + (candidates.count > 5 ? ", ..." : "")
+                FileHandle.standardError.write(
+                    Data("matchhost: \(self.id) is the start of several player ids (\(shown)): give more of it\n".utf8))
+                throw ExitCode(1)
+            }
+            if let only = candidates.first {
+                id = only
+                player = try await store.player(id: only)
+                history = try await store.matchHistory(playerID: only, limit: self.matches)
+            }
+        }
         guard player != nil || !history.isEmpty else {
             FileHandle.standardError.write(
-                Data("matchhost: no player with id or Cat Race playerId \(self.id) in \(store.path)\n".utf8))
+                Data("matchhost: no player with id, start of an id or Cat Race playerId \(self.id) in \(store.path)\n".utf8))
             throw ExitCode(1)
         }
         print("player     \(id)")

@@ -22,6 +22,8 @@ import Glibc
         let store = try await SQLiteGameStore.open(directory: data.path)
         try await store.createPlayer(id: "ada", alias: "Ada", createdAt: 1_767_225_600_000)
         try await store.createPlayer(id: "bob", alias: "Bob", createdAt: 1_767_225_600_000)
+        try await store.createPlayer(id: "0da3ef31aa", alias: "0da3ef31", createdAt: 1_767_225_600_000)
+        try await store.createPlayer(id: "0da3ff00", alias: "0da3ff00", createdAt: 1_767_225_600_000)
         for (id, winner, loser) in [(1, "ada", "bob"), (2, "ada", "bob"), (3, "bob", "cat")] as [(MatchID, String, String)] {
             try await store.recordMatchStarted(id: id, game: "fourinarow", mode: "", players: [winner, loser], startedAt: UnixMillis(milliseconds: 1_767_225_600_000 + Int64(id) * 60_000))
             try await store.recordMatchFinished(
@@ -42,6 +44,9 @@ import Glibc
         let around = try await self.matchhost(["leaderboard", "fourinarow", "--around", "cat", "--limit", "2", "--data", data.path])
         #expect(around.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ")[4] } == ["bob", "cat"])
         #expect(try await self.matchhost(["leaderboard", "disks", "--data", data.path]).stdout == "no results in disks yet\n")
+        let typo = try await self.matchhost(["leaderboard", "disk", "--data", data.path])
+        #expect(typo.status == 1)
+        #expect(typo.stderr == "matchhost: no results in disk: the built-in games are catrace, disks, fourinarow\n")
 
         let ada = try await self.matchhost(["player", "ada", "--data", data.path])
         #expect(ada.status == 0)
@@ -51,7 +56,15 @@ import Glibc
         #expect(ada.stdout.contains("  2  fourinarow  2026-01-01 00:02:00 UTC  won (four in a row)"))
         let nobody = try await self.matchhost(["player", "nobody", "--data", data.path])
         #expect(nobody.status == 1)
-        #expect(nobody.stderr.contains("no player with id or Cat Race playerId nobody"))
+        #expect(nobody.stderr.contains("no player with id, start of an id or Cat Race playerId nobody"))
+        // The first characters of an id, as a player's alias shows them, when only one id starts so.
+        let short = try await self.matchhost(["player", "0da3e", "--data", data.path])
+        #expect(short.status == 0)
+        #expect(short.stdout.hasPrefix("player     0da3ef31aa\n"))
+        let several = try await self.matchhost(["player", "0da3", "--data", data.path])
+        #expect(several.status == 1)
+        #expect(several.stderr.contains("0da3 is the start of several player ids (0da3ef31aa, 0da3ff00): give more of it"))
+        #expect(try await self.matchhost(["player", "0da", "--data", data.path]).status == 1)  // too short to be taken as a start
     }
 
     @Test func aMissingDatabaseIsOneClearLine() async throws {
