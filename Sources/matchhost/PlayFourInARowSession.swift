@@ -153,11 +153,13 @@ struct FourInARowPlaySession {
             if winner == self.view.mySeat { return "You WIN (\(how))!" + tail }
             return "You lose (\(how)): \(self.name(ofSeat: winner)) wins." + tail
         }
+        // Before the waiting line: a match still waiting for an opponent when the server
+        // stopped is over, and nobody will join it.
+        if let reason = self.matchEndedReason {
+            return "The match has ended (\(reason)). Press Q to quit."
+        }
         if self.view.phase == .waiting {
             return "Waiting for an opponent."
-        }
-        if self.matchEndedReason != nil {
-            return "The match has ended. Press Q to quit."
         }
         let left = self.view.turnTimeLeft(at: now).map { " \(Self.seconds($0)) s left." } ?? ""
         if self.view.isMyTurn {
@@ -190,7 +192,7 @@ struct FourInARowPlaySession {
         ]
         lines += self.view.boardLines().map { "  " + $0 }
         lines.append("")
-        if self.view.phase == .waiting, !self.view.isOver {
+        if self.view.phase == .waiting, !self.view.isOver, self.matchEndedReason == nil {
             if let code = self.inviteCode { lines.append("Invite code: \(code)") }
             if !self.joinCommands.isEmpty {
                 lines.append("Others join with:")

@@ -115,6 +115,29 @@ struct PlayFourInARowTerminalTests {
         }
     }
 
+    /// A match still waiting for its opponent when the server stops is ended by the stop (it
+    /// was never stored): back on the restarted server, the screen says so, and no longer shows
+    /// an invite code nobody can use.
+    @Test func aWaitingMatchTheServerStopEndedIsShownOverOnceBack() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-waiting-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let first = try await ServeProcess.start(data: data)
+        let address = ["--host", "127.0.0.1", "--port", "\(first.nativePort)"]
+        try await TerminalSessions.using { terminals in
+            _ = try await Self.createPrivateMatch(in: terminals, address: address)
+            await first.stop(with: SIGTERM)
+            let second = try await ServeProcess.start(data: data, nativePort: first.nativePort)
+            let back = try await terminals.waitForScreen("x", containing: "Reconnected")
+            #expect(back.contains("The match has ended (abandoned(server shutting down)). Press Q to quit."), "\(back)")
+            #expect(!back.contains("Invite code"))
+            #expect(!back.contains("Waiting for an opponent"))
+            try await terminals.send("q", to: "x")
+            #expect(try await terminals.waitForExit("x") == 0)
+            await terminals.close()
+            await second.stop(with: SIGTERM)
+        }
+    }
+
     /// The server and both players' terminals go down mid-game (a power cut). On the restarted
     /// server each player runs `matchhost play fourinarow` again with its device file, one
     /// plainly, one with --match: both are back in the saved game, not in a new one (nor refused
