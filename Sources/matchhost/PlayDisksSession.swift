@@ -12,6 +12,8 @@ struct PlayDisksSession {
     let portFlag: String
     private(set) var view: DisksView
     private var disconnectReason: String?
+    /// MATCH_ENDED's reason, for a match that ended without GAME_OVER.
+    private var matchEndedReason: String?
     private var notice: String?
     /// The latest hits, newest last, as "who hit which disk".
     private var recentHits: [String] = []
@@ -78,7 +80,7 @@ struct PlayDisksSession {
                 }
             }
         case .matchEnded(let reason):
-            if self.view.gameOverReason == nil { self.notice = "The server ended the match: \(reason)." }
+            if self.view.gameOverReason == nil { self.matchEndedReason = reason }
         }
     }
 
@@ -106,6 +108,10 @@ struct PlayDisksSession {
     var status: String {
         if let reason = self.disconnectReason {
             return "Disconnected: \(reason). Press Q to quit."
+        }
+        // Ended without GAME_OVER (everyone else left, or the server stopped while it waited).
+        if let reason = self.matchEndedReason {
+            return "The match has ended (\(reason)). Press Q to quit."
         }
         switch self.view.phase {
         case .joining:
@@ -153,7 +159,7 @@ struct PlayDisksSession {
         text("MatchHost Disks - \(self.playerID.prefix(8)) in match \(self.matchID) on \(self.server)", .bold)
         text(self.status)
         text(self.notice ?? "")
-        if self.view.phase == .waiting || self.view.phase == .joining, self.disconnectReason == nil {
+        if self.view.phase == .waiting || self.view.phase == .joining, self.disconnectReason == nil, self.matchEndedReason == nil {
             text("Others join: matchhost play disks\(self.portFlag) --match \(self.matchID)")
             text("        or:  matchhost bot disks\(self.portFlag) --match \(self.matchID) --bots 1")
         } else {

@@ -12,6 +12,29 @@ import Glibc
 /// a bot joins it, the player taps disks by their letters, quits, and the bot wins.
 @Suite(.serialized, .enabled(if: tmuxAvailable, "needs tmux"))
 struct PlayDisksTerminalTests {
+    /// A match still waiting for players when the server stops is ended by the stop: back on
+    /// the restarted server, the screen says so instead of waiting for players who cannot come.
+    @Test func aWaitingMatchTheServerStopEndedIsShownOverOnceBack() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-disks-stop-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let first = try await ServeProcess.start(data: data)
+        let address = ["--host", "127.0.0.1", "--port", "\(first.nativePort)"]
+        try await TerminalSessions.using { terminals in
+            let device = data.appendingPathComponent("device").path
+            try await terminals.start("player", matchhost: ["play", "disks", "--device-file", device] + address)
+            try await terminals.waitForScreen("player", containing: "Waiting for players: 1 of 2 here.")
+            await first.stop(with: SIGTERM)
+            let second = try await ServeProcess.start(data: data, nativePort: first.nativePort)
+            let back = try await terminals.waitForScreen("player", containing: "The match has ended")
+            #expect(back.contains("The match has ended (abandoned(server shutting down)). Press Q to quit."), "\(back)")
+            #expect(!back.contains("Others join"))
+            try await terminals.send("q", to: "player")
+            #expect(try await terminals.waitForExit("player") == 0)
+            await terminals.close()
+            await second.stop(with: SIGTERM)
+        }
+    }
+
     @Test func aTerminalPlayerSeesItsMatchInTheLobbyAndHitsDisksByTheirLetters() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-disks-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
