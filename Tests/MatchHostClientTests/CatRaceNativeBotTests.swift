@@ -70,6 +70,33 @@ import Testing
         await server.stop()
     }
 
+    /// The server's stop ends a native race with MATCH_ENDED alone (no NOT_IN_MATCH): the bot
+    /// fails at once with the reason, not after its round timeout.
+    @Test func aBotWhoseMatchTheServerEndsFailsWithTheReason() async throws {
+        let server = try await Self.startServer()
+        let human = makeClient(port: server.port)
+        try await human.connect()
+        let race = try await CatRaceNativeClient.createMatch(on: human, racers: 2)
+
+        var options = CatRaceBot.Options()
+        options.native = true
+        options.port = server.port
+        options.matchID = race.matchID
+        options.botsPerRace = 1
+        options.tapRate = 0.1  // no race is over before the stop
+        options.roundTimeout = .seconds(600)
+        let bot = Task { try await CatRaceBot.run(options) }
+        // The bot is in: the creator sees the line-up of two.
+        while let message = try await race.nextMessage(timeout: .seconds(10)) {
+            if case .matchStarted(let started) = message, started.racers.count == 2 { break }
+        }
+        await server.stop()
+        await #expect(throws: CatRaceBotError("race 1 bot 1: the server ended the match (abandoned(server shutting down))")) {
+            try await bot.value
+        }
+        await race.close()
+    }
+
     @Test func theAdapterDeliversDecodedCatRaceMessages() async throws {
         let server = try await Self.startServer()
         let annClient = makeClient(port: server.port)
