@@ -13,6 +13,18 @@ import Testing
         try await TestServer.start { $0.maxTapRate = 1e9 }
     }
 
+    /// One fast bot for the match `matchID` someone else created.
+    static func oneBot(joining matchID: MatchIdentifier, on server: TestServer) -> CatRaceBot.Options {
+        var options = CatRaceBot.Options()
+        options.native = true
+        options.port = server.port
+        options.matchID = matchID
+        options.botsPerRace = 1
+        options.tapRate = 200
+        options.roundTimeout = .seconds(30)
+        return options
+    }
+
     @Test func twoBotsRaceTwoRoundsInANativeMatch() async throws {
         let server = try await Self.startServer()
         var options = CatRaceBot.Options()
@@ -46,14 +58,7 @@ import Testing
         try await human.connect()
         let race = try await CatRaceNativeClient.createMatch(on: human, racers: 2)
 
-        var options = CatRaceBot.Options()
-        options.native = true
-        options.port = server.port
-        options.matchID = race.matchID
-        options.botsPerRace = 1
-        options.tapRate = 200
-        options.roundTimeout = .seconds(30)
-        let results = try await CatRaceBot.run(options)
+        let results = try await CatRaceBot.run(Self.oneBot(joining: race.matchID, on: server))
         #expect(results.count == 1)
         #expect(results.first?.winnerIndex == 1)
 
@@ -78,11 +83,7 @@ import Testing
         try await human.connect()
         let race = try await CatRaceNativeClient.createMatch(on: human, racers: 2)
 
-        var options = CatRaceBot.Options()
-        options.native = true
-        options.port = server.port
-        options.matchID = race.matchID
-        options.botsPerRace = 1
+        var options = Self.oneBot(joining: race.matchID, on: server)
         options.tapRate = 0.1  // no race is over before the stop
         options.roundTimeout = .seconds(600)
         let bot = Task { try await CatRaceBot.run(options) }
