@@ -108,8 +108,9 @@ extension FourInARowBot {
         /// Whether the game was drawn.
         public var isDraw: Bool { self.winnerSeat == nil }
 
-        /// "game 1 (match 12): X wins (four in a row, seat 0, 0f3a…) after 13 moves in 0.2 s",
-        /// or "game 2 (match 13): draw after 42 moves in 0.4 s", counting games from 1.
+        /// "game 1 (match 12): X wins (four in a row, seat 1, 0f3a…) after 13 moves in 0.2 s",
+        /// or "game 2 (match 13): draw after 42 moves in 0.4 s", counting games and seats from 1
+        /// as every line meant for people does (the Disks bot and the terminals too).
         public var description: String {
             let seconds = Double(self.duration.components.seconds) + Double(self.duration.components.attoseconds) / 1e18
             let time = "\((seconds * 10).rounded() / 10) s"
@@ -118,7 +119,7 @@ extension FourInARowBot {
                 return head + "draw after \(self.moves) moves in \(time)"
             }
             let symbol = FourInARowView.symbol(ofSeat: UInt8(seat))
-            return head + "\(symbol) wins (\(self.reason), seat \(seat), \(self.winnerID ?? "?")) after \(self.moves) moves in \(time)"
+            return head + "\(symbol) wins (\(self.reason), seat \(seat + 1), \(self.winnerID ?? "?")) after \(self.moves) moves in \(time)"
         }
     }
 }
