@@ -1,7 +1,12 @@
+import Foundation
 import MatchHostClient
 import MatchHostWire
 import NIOCore
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("Native client: a server that stops gracefully (SHUTTING_DOWN)")
 struct ServerShutdownTests {
@@ -93,5 +98,35 @@ struct ServerShutdownTests {
             let delay = policy.delay(beforeAttempt: attempt)
             #expect(delay <= longest[attempt - 1] && delay.nanoseconds >= longest[attempt - 1].nanoseconds / 2)
         }
+    }
+}
+
+/// What an operator reads when `matchhost serve` stops with players connected.
+@Suite struct ServeStopLogTests {
+    @Test func aStopWithPlayersConnectedLogsAFewInfoLinesAndNoWarning() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-stop-log-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data, arguments: ["--log-level", "info"], capturingLog: true)
+        var clients: [MatchHostClient] = []
+        for _ in 0..<3 {
+            let client = makeClient(port: server.nativePort) { $0.reconnectsAfterServerShutdown = false }
+            _ = try await client.connect()
+            clients.append(client)
+        }
+        let racer = try await CatRaceClient.connect(host: "127.0.0.1", port: server.catRacePort, playerID: "G:stop", alias: "Stop")
+        #expect(try await racer.next(timeout: .seconds(10)) == .notInMatch)
+        _ = try await clients[0].createMatch(mode: "disks")
+
+        await server.stop(with: SIGTERM)
+        let lines = await server.loggedLines()
+        func level(_ line: String) -> String { line.split(separator: " ").dropFirst().first.map(String.init) ?? "" }
+        #expect(lines.filter { ["warning", "error", "critical"].contains(level($0)) } == [])
+        let stopping = Array(lines.drop { !$0.hasSuffix("shutting down") })
+        #expect(stopping.first.map(level) == "info")
+        #expect(stopping.contains { $0.contains("sessions=3") && $0.hasSuffix("ending every session") })
+        #expect(!stopping.contains { $0.hasSuffix("session ended") || $0.hasSuffix("player disconnected") || $0.hasSuffix("closing connection") })
+        #expect(lines.last?.hasSuffix("stopped") == true, "\(lines.suffix(3))")
+        for client in clients { await client.close() }
+        await racer.close()
     }
 }
