@@ -100,7 +100,8 @@ public enum SQLiteBackup {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd-HHmmss.SSS'Z'"
+        // The basic ISO 8601 form the README's backup names use, with milliseconds, so that two restores in the same second keep both.
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
         return formatter.string(from: Date())
     }
 }

@@ -127,7 +127,8 @@ struct PlayFourInARowTerminalTests {
             _ = try await Self.createPrivateMatch(in: terminals, address: address)
             await first.stop(with: SIGTERM)
             let second = try await ServeProcess.start(data: data, nativePort: first.nativePort)
-            let back = try await terminals.waitForScreen("x", containing: "Reconnected")
+            // Back on the new server (the status shows connection trouble until then).
+            let back = try await terminals.waitForScreen("x", containing: "The match has ended")
             #expect(back.contains("The match has ended (abandoned(server shutting down)). Press Q to quit."), "\(back)")
             #expect(!back.contains("Invite code"))
             #expect(!back.contains("Waiting for an opponent"))
