@@ -95,6 +95,10 @@ import Testing
         await #expect(throws: CatRaceBotError("race 1 bot 1: the server ended the match (abandoned(server shutting down))")) {
             try await bot.value
         }
+        // The creator, reading messages as the library gives them, is told too rather than left waiting.
+        await #expect(throws: CatRaceClientError.matchEnded(reason: "abandoned(server shutting down)")) {
+            while try await race.nextMessage(timeout: .seconds(10)) != nil {}
+        }
         await race.close()
     }
 

@@ -318,9 +318,11 @@ public enum CatRaceBot {
             }
             let message: CatRaceServerMessage?
             do {
-                message = try await Self.nextMessage(connection, timeout: wait, race: race, seat: seat)
+                message = try await connection.nextMessage(timeout: wait)
             } catch CatRaceClientError.timedOut {
                 continue
+            } catch CatRaceClientError.matchEnded(let reason) {
+                throw CatRaceBotError("race \(race + 1) bot \(seat + 1): the server ended the match (\(reason))")
             }
             guard let message else {
                 throw CatRaceBotError("race \(race + 1) bot \(seat + 1): the server closed the connection")
@@ -363,29 +365,11 @@ public enum CatRaceBot {
         return isLeader ? results : []
     }
 
-    /// The next Cat Race message, as ``CatRaceConnection/nextMessage(timeout:)`` gives it, but a
-    /// native match's MATCH_ENDED (the server's stop ends a native race with it alone) fails the
-    /// bot with its reason rather than leave it waiting out its round.
-    private static func nextMessage(
-        _ connection: any CatRaceConnection, timeout: Duration, race: Int, seat: Int
-    ) async throws -> CatRaceServerMessage? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while true {
-            guard let event = try await connection.nextEvent(timeout: max(.zero, deadline - clock.now)) else { return nil }
-            switch event {
-            case .message(let message): return message
-            case .matchEnded(let reason): throw CatRaceBotError("race \(race + 1) bot \(seat + 1): the server ended the match (\(reason))")
-            case .presence: continue
-            }
-        }
-    }
-
     private static func next(
         _ connection: any CatRaceConnection, within timeout: Duration, race: Int, seat: Int, waitingFor what: String
     ) async throws -> CatRaceServerMessage {
         do {
-            guard let message = try await Self.nextMessage(connection, timeout: timeout, race: race, seat: seat) else {
+            guard let message = try await connection.nextMessage(timeout: timeout) else {
                 throw CatRaceBotError("race \(race + 1) bot \(seat + 1): the server closed the connection before \(what)")
             }
             return message

@@ -301,6 +301,8 @@ public enum CatRaceClientError: Error, Hashable, Sendable, CustomStringConvertib
     case timedOut
     /// Too many sends were already waiting for the channel to become writable.
     case outboundQueueFull(limit: Int)
+    /// Native only: the match ended (MATCH_ENDED), for this reason; nothing more comes for it.
+    case matchEnded(reason: String)
 
     /// A one-line explanation.
     public var description: String {
@@ -311,6 +313,7 @@ public enum CatRaceClientError: Error, Hashable, Sendable, CustomStringConvertib
         case .io(let reason): return "connection error: \(reason)"
         case .timedOut: return "timed out waiting for the server"
         case .outboundQueueFull(let limit): return "\(limit) sends already wait for the connection to drain"
+        case .matchEnded(let reason): return "the server ended the match (\(reason))"
         }
     }
 }

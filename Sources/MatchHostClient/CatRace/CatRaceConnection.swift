@@ -47,14 +47,21 @@ extension CatRaceConnection {
     /// - Parameter timeout: how long to wait for a message, all skipped events included;
     ///   `nil` waits as long as it takes.
     /// - Returns: the message, or `nil` once the connection has closed.
-    /// - Throws: as ``nextEvent(timeout:)``.
+    /// - Throws: as ``nextEvent(timeout:)``; and ``CatRaceClientError/matchEnded(reason:)`` at
+    ///   a native match's MATCH_ENDED, after which no message comes (a server that stops ends a
+    ///   native race with it alone, without NOT_IN_MATCH: skipping it would leave the caller
+    ///   waiting for good).
     public func nextMessage(timeout: Duration? = nil) async throws -> CatRaceServerMessage? {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now + $0 }
         while true {
             let remaining = deadline.map { max(.zero, $0 - clock.now) }
-            guard let event = try await self.nextEvent(timeout: remaining) else { return nil }
-            if case .message(let message) = event { return message }
+            switch try await self.nextEvent(timeout: remaining) {
+            case nil: return nil
+            case .message(let message): return message
+            case .matchEnded(let reason): throw CatRaceClientError.matchEnded(reason: reason)
+            case .presence: continue
+            }
         }
     }
 }
