@@ -1,7 +1,11 @@
 import ArgumentParser
 import Foundation
 import MatchHostCore
+import MatchHostGames
 import MatchHostSQLite
+
+/// The built-in games whose results the server stores, by the name stored with each match.
+let storedGames = [CatRaceGame.mode, DisksGame.mode, FourInARowGame.mode].sorted()
 
 /// Runs `body` with the server's database in `data` opened read-only, then closes it; a
 /// database that cannot be opened stops the command with one line saying why. SQLite's
@@ -71,10 +75,10 @@ struct LeaderboardCommand: AsyncParsableCommand {
                 try await store.leaderboard(game: self.game, limit: self.limit)
             }
         guard !entries.isEmpty else {
-            guard PlayerCommand.games.contains(self.game) else {
+            guard storedGames.contains(self.game) else {
                 // Most likely a typo: say which games there are, and fail, so a script notices.
                 FileHandle.standardError.write(
-                    Data("matchhost: no results in \(self.game): the built-in games are \(PlayerCommand.games.joined(separator: ", "))\n".utf8))
+                    Data("matchhost: no results in \(self.game): the built-in games are \(storedGames.joined(separator: ", "))\n".utf8))
                 throw ExitCode(1)
             }
             print(self.around == nil ? "no results in \(self.game) yet" : "\(self.around ?? "") has no results in \(self.game)")
@@ -112,8 +116,6 @@ struct PlayerCommand: AsyncParsableCommand {
     @Option(help: "The server's data directory.")
     var data = "data"
 
-    /// The games whose stats are shown.
-    static let games = ["catrace", "disks", "fourinarow"]
     /// The fewest characters taken as the start of an id.
     static let shortestPrefix = 4
 
@@ -167,7 +169,7 @@ struct PlayerCommand: AsyncParsableCommand {
         } else {
             print("(no account: a Cat Race port player)")
         }
-        for game in Self.games {
+        for game in storedGames {
             guard let stats = try await store.stats(game: game, playerID: id) else { continue }
             print(
                 "\(game.padding(toLength: 10, withPad: " ", startingAt: 0)) played \(stats.played), won \(stats.won), "

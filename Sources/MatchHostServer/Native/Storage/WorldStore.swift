@@ -64,9 +64,10 @@ final class WorldStore {
     private var running: [Int: EventLoopFuture<Void>] = [:]
     private var nextCallNumber = 0
 
-    /// - Parameter outages: the store's monitor, shared by every world writing to it; by
-    ///   default one of this world's own.
+    /// - Parameters:
     ///   - clock: the world's clock (its timers run on `eventLoop`).
+    ///   - outages: the store's monitor, shared by every world writing to it; by default one of
+    ///     this world's own.
     ///   - maximumUnstoredEndings: see ``ServerConfiguration/maxUnstoredResults``.
     init(
         store: any GameStore, eventLoop: any EventLoop, clock: any MatchClock, logger: Logger, outages: StorageOutageMonitor? = nil,
