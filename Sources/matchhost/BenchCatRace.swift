@@ -117,7 +117,7 @@ struct CatRaceBenchRun: Sendable {
 
         // One state object per loop, holding the races placed on it (race r -> loop r % threads).
         let (states, startedFutures) = try await benchPlaceGroups(settings.races, on: self.loops) { loop, raceNumbers in
-            let benchLoop = CatRaceBenchLoop(eventLoop: loop)
+            let benchLoop = CatRaceBenchLoop(eventLoop: loop, period: UInt64((1e9 / settings.rate).rounded()))
             for race in raceNumbers {
                 let ids = (0..<settings.racers).map { settings.playerID(race: race, seat: $0) }
                 benchLoop.races.append(CatRaceBenchRace(ids: ids, started: loop.makePromise(of: Void.self)))
@@ -125,58 +125,18 @@ struct CatRaceBenchRun: Sendable {
             return (benchLoop, benchLoop.races.map { $0.started.futureResult })
         }
 
-        var channels: [any Channel] = []
-        do {
-            let setupStart = benchNow()
-            channels = try await self.connectAll(states: states)
-            let connected = benchNow()
-            // START_MATCH goes out as soon as a race's last racer got NOT_IN_MATCH; wait for every
-            // racer's first MATCH_STARTED.
-            for (loop, state) in zip(self.loops, states) {
-                loop.scheduleTask(in: .seconds(30)) {
-                    state.value.failUnstartedRaces(BenchError("race not started within 30 s of connecting"))
-                }
-            }
-            for future in startedFutures {
-                try await future.get()
-            }
-            let started = benchNow()
-            benchPrint(
-                "setup: \(channels.count) racers connected in \(benchFormat(Double(connected - setupStart) / 1e9, 2))s, "
-                    + "\(settings.races) races started in \(benchFormat(Double(started - connected) / 1e9, 2))s")
-
-            // Tapping starts together on every loop; the window opens after the warmup.
-            let period = UInt64((1e9 / settings.rate).rounded())
-            let (epoch, window) = BenchWindow.afterWarmup(settings.warmup, duration: settings.duration)
-            for (loop, state) in zip(self.loops, states) {
-                try await loop.submit { [window] in
-                    state.value.startTapping(epoch: epoch, period: period, window: window)
-                }.get()
-            }
-
-            let usage = try await BenchUsage.measure(serverPID: settings.serverPID, over: window)
-
-            // Tapping stopped at the window's end; let deliveries of the last taps arrive.
-            try await Task.sleep(nanoseconds: 1_000_000_000)
-
-            var results: [CatRaceBenchLoopResult] = []
-            for (loop, state) in zip(self.loops, states) {
-                results.append(try await loop.submit { state.value.finish() }.get())
-            }
-            // Give the quits (sent by finish()) time to reach the server before the connections close.
-            try await Task.sleep(nanoseconds: 200_000_000)
-            await benchClose(channels)
-            await self.failPending(states: states)
-
-            return CatRaceBenchReport(settings: settings, connections: channels.count, results: results, usage: usage)
-        } catch {
-            for (loop, state) in zip(self.loops, states) {
-                _ = try? await loop.submit { _ = state.value.finish() }.get()
-            }
-            await benchClose(channels)
-            await self.failPending(states: states)
-            throw error
-        }
+        let phases = BenchPhases(
+            warmup: settings.warmup, seconds: settings.duration, drain: .seconds(1), goodbye: .milliseconds(200),
+            serverPID: settings.serverPID, notStarted: "race not started within 30 s of connecting")
+        // START_MATCH goes out as soon as a race's last racer got NOT_IN_MATCH.
+        let (results, connections, usage) = try await runLoadBench(
+            loops: self.loops, states: states, started: startedFutures, phases: phases,
+            connect: { try await self.connectAll(states: states) },
+            setupLine: { connections, connectSeconds, startSeconds in
+                "setup: \(connections) racers connected in \(benchFormat(connectSeconds, 2))s, "
+                    + "\(settings.races) races started in \(benchFormat(startSeconds, 2))s"
+            })
+        return CatRaceBenchReport(settings: settings, connections: connections, results: results, usage: usage)
     }
 
     /// Opens every racer's connection, `connectBatch` at a time, each up to its NOT_IN_MATCH.
@@ -212,19 +172,12 @@ struct CatRaceBenchRun: Sendable {
             connect, ready: hello, readyMessage: "NOT_IN_MATCH", host: settings.host, port: settings.port,
             player: "racer \(seat) of race \(race) (\(settings.playerID(race: race, seat: seat)))")
     }
-
-    /// Completes every promise still open, so nothing is left waiting when the loops stop.
-    private func failPending(states: [NIOLoopBound<CatRaceBenchLoop>]) async {
-        for (loop, state) in zip(self.loops, states) {
-            _ = try? await loop.submit { state.value.failUnstartedRaces(BenchError("bench stopped")) }.get()
-        }
-    }
 }
 
 // MARK: - Loop-confined state
 
 /// Counters of one event loop. "In window" means the event happened inside the measured window.
-struct CatRaceBenchCounters: Sendable {
+struct CatRaceBenchCounters: BenchCounterSet {
     /// MOVED_SELF sent in the window.
     var tapsSent: UInt64 = 0
     /// Taps due in the window but skipped because the racer's race was over.
@@ -274,13 +227,10 @@ struct CatRaceBenchCounters: Sendable {
 }
 
 /// What one loop measured.
-struct CatRaceBenchLoopResult: Sendable {
-    var counters: CatRaceBenchCounters
-    var histogram: BenchLatencyHistogram
-}
+typealias CatRaceBenchLoopResult = BenchMeasurements<CatRaceBenchCounters>
 
 /// The racers, races, tap schedule and measurements of one event loop. Loop-confined.
-final class CatRaceBenchLoop {
+final class CatRaceBenchLoop: BenchLoop {
     let eventLoop: any EventLoop
     var races: [CatRaceBenchRace] = []
     var counters = CatRaceBenchCounters()
@@ -289,12 +239,14 @@ final class CatRaceBenchLoop {
     private(set) var window = BenchWindow()
     /// Set once the bench closes its connections on purpose.
     private(set) var finished = false
-    /// The racers' taps, every racer once per period.
+    /// The racers' taps, every racer once per `period` ns.
     private let schedule: BenchSendSchedule<CatRaceBenchRacer>
+    private let period: UInt64
 
-    init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop, period: UInt64) {
         self.eventLoop = eventLoop
         self.schedule = BenchSendSchedule(eventLoop: eventLoop)
+        self.period = period
     }
 
     @inline(__always)
@@ -304,10 +256,10 @@ final class CatRaceBenchLoop {
 
     /// Starts every racer's taps at `epoch` plus a random phase (see ``BenchSendSchedule``);
     /// tapping stops at the window's end.
-    func startTapping(epoch: UInt64, period: UInt64, window: BenchWindow) {
+    func start(epoch: UInt64, window: BenchWindow) {
         self.window = window
         let racers = self.races.flatMap { race in race.racers.compactMap { $0 } }
-        self.schedule.start(racers, epoch: epoch, period: period, window: window, stopAt: window.end)
+        self.schedule.start(racers, epoch: epoch, period: self.period, window: window, stopAt: window.end)
     }
 
     /// Stops tapping and hands back the measurements. Connections closing from now on are expected.
@@ -327,7 +279,7 @@ final class CatRaceBenchLoop {
         return result
     }
 
-    func failUnstartedRaces(_ error: BenchError) {
+    func failUnstartedGroups(_ error: BenchError) {
         for race in self.races {
             race.started.fail(error)  // no-op for a race already started
         }
@@ -588,10 +540,9 @@ struct CatRaceBenchReport: PrintableBenchReport {
     init(settings: CatRaceBenchSettings, connections: Int, results: [CatRaceBenchLoopResult], usage: BenchUsage) {
         self.settings = settings
         self.connections = connections
-        for result in results {
-            self.counters.add(result.counters)
-            self.histogram.merge(result.histogram)
-        }
+        let merged = BenchMeasurements(merging: results)
+        self.counters = merged.counters
+        self.histogram = merged.histogram
         self.usage = usage
     }
 

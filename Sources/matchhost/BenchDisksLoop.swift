@@ -45,7 +45,7 @@ final class DisksBenchMatch {
 }
 
 /// Counters of one event loop. "In window" means received inside the measured window.
-struct DisksBenchCounters: Sendable {
+struct DisksBenchCounters: BenchCounterSet {
     /// The bound on tick-to-delivery at p99: 10 ms.
     static let lateThreshold: UInt64 = 10_000_000
 
@@ -94,10 +94,7 @@ struct DisksBenchCounters: Sendable {
 }
 
 /// What one loop measured.
-struct DisksBenchLoopResult: Sendable {
-    var counters: DisksBenchCounters
-    var histogram: BenchLatencyHistogram
-}
+typealias DisksBenchLoopResult = BenchMeasurements<DisksBenchCounters>
 
 /// The matches and players of one event loop, their taps, and the measurements. Loop-confined.
 final class DisksBenchLoop: NativeBenchOwner, GroupedBenchLoop {

@@ -9,10 +9,9 @@ struct DisksBenchReport: PrintableBenchReport {
     init(settings: DisksBenchSettings, connections: Int, results: [DisksBenchLoopResult], usage: BenchUsage) {
         self.settings = settings
         self.connections = connections
-        for result in results {
-            self.counters.add(result.counters)
-            self.histogram.merge(result.histogram)
-        }
+        let merged = BenchMeasurements(merging: results)
+        self.counters = merged.counters
+        self.histogram = merged.histogram
         self.usage = usage
     }
 

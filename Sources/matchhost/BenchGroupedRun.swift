@@ -22,19 +22,12 @@ protocol GroupedBenchSettings: Sendable {
 }
 
 /// One event loop's groups of a grouped bench. Loop-confined.
-protocol GroupedBenchLoop: AnyObject, SendableMetatype {
-    associatedtype LoopResult: Sendable
+protocol GroupedBenchLoop: BenchLoop {
     /// The peer of `seat` in the loop's group at `index` (the loop holds groups
     /// index, index + loops, ...).
     func peer(group index: Int, seat: Int) -> NativeBenchPeer
     /// Creates every group's first match, spread over `spread` ns (see ``benchStagger``).
     func createGroups(spread: UInt64)
-    /// Fails the `started` promise of every group that has not started.
-    func failUnstartedGroups(_ error: BenchError)
-    /// The warmup is over at `window.start`; `epoch` is the run's time zero.
-    func start(epoch: UInt64, window: BenchWindow)
-    /// Stops, sends GOODBYE, and hands back the loop's measurements.
-    func finish() -> LoopResult
 }
 
 /// Calls `create` for each of `numbers` (groups of `total`), group n at n/total of `spread` ns
@@ -51,11 +44,9 @@ func benchStagger(_ numbers: [Int], total: Int, spread: UInt64, on loop: any Eve
     }
 }
 
-/// A grouped bench run: group g lives on loop g % loops with all its players; every player
-/// connects and authenticates, the groups are created within `createSpread`, then the warmup,
-/// the window (server CPU and memory measured over it), half a second for answers still on
-/// their way (a move sent at the window's end is acknowledged a little later, and counts in a
-/// whole-run total), and GOODBYE.
+/// A grouped bench run (``runLoadBench``): group g lives on loop g % loops with all its
+/// players; every player connects and authenticates, the groups are created within
+/// `createSpread`, then the warmup, the window, half a second of drain, and GOODBYE.
 /// - Returns: each loop's result, the connections made, and the server's usage in the window.
 func runGroupedBench<Settings: GroupedBenchSettings, Loop: GroupedBenchLoop>(
     settings: Settings, loops: [any EventLoop],
@@ -64,69 +55,30 @@ func runGroupedBench<Settings: GroupedBenchSettings, Loop: GroupedBenchLoop>(
     let loopCount = loops.count
     let seats = settings.seatsPerGroup
     let (states, startedFutures) = try await benchPlaceGroups(settings.groupCount, on: loops, make: makeLoop)
-
-    /// Completes every promise still open, so nothing is left waiting when the loops stop.
-    func failPending() async {
-        for (loop, state) in zip(loops, states) {
-            _ = try? await loop.submit { state.value.failUnstartedGroups(BenchError("bench stopped")) }.get()
-        }
-    }
-
-    var channels: [any Channel] = []
-    do {
-        let setupStart = benchNow()
-        channels = try await benchConnectAll(total: settings.groupCount * seats, batch: settings.connectBatch) {
-            [states] index in
-            let group = index / seats
-            let seat = index % seats
-            let loop = loops[group % loopCount]
-            let state = states[group % loopCount]
-            let peer = try await loop.submit {
-                NIOLoopBound(state.value.peer(group: group / loopCount, seat: seat), eventLoop: loop)
-            }.get()
-            return try await nativeBenchConnectAuthenticated(
-                peer, loop: loop, to: settings.address, host: settings.host, port: settings.port,
-                name: "player \(seat) of \(settings.groupNoun) \(group) (\(settings.deviceID(group: group, seat: seat)))")
-        }
-        let connected = benchNow()
-        let spread = UInt64((settings.createSpread * 1e9).rounded())
-        for (loop, state) in zip(loops, states) {
-            try await loop.submit { state.value.createGroups(spread: spread) }.get()
-            loop.scheduleTask(deadline: .now() + .seconds(30) + .nanoseconds(Int64(spread))) {
-                state.value.failUnstartedGroups(BenchError("\(settings.groupNoun) not joined by all its players within 30 s"))
+    let spread = UInt64((settings.createSpread * 1e9).rounded())
+    let phases = BenchPhases(
+        warmup: settings.warmup, seconds: settings.seconds, drain: .milliseconds(500), goodbye: .milliseconds(300),
+        serverPID: settings.serverPID, startTimeout: .seconds(30) + .nanoseconds(Int64(spread)),
+        notStarted: "\(settings.groupNoun) not joined by all its players within 30 s")
+    return try await runLoadBench(
+        loops: loops, states: states, started: startedFutures, phases: phases,
+        connect: {
+            try await benchConnectAll(total: settings.groupCount * seats, batch: settings.connectBatch) { [states] index in
+                let group = index / seats
+                let seat = index % seats
+                let loop = loops[group % loopCount]
+                let state = states[group % loopCount]
+                let peer = try await loop.submit {
+                    NIOLoopBound(state.value.peer(group: group / loopCount, seat: seat), eventLoop: loop)
+                }.get()
+                return try await nativeBenchConnectAuthenticated(
+                    peer, loop: loop, to: settings.address, host: settings.host, port: settings.port,
+                    name: "player \(seat) of \(settings.groupNoun) \(group) (\(settings.deviceID(group: group, seat: seat)))")
             }
-        }
-        for future in startedFutures {
-            try await future.get()
-        }
-        let started = benchNow()
-        benchPrint(
-            "setup: \(channels.count) players connected and authenticated in "
-                + "\(benchFormat(Double(connected - setupStart) / 1e9, 2))s, \(settings.groupCount) \(settings.groupNoun)s "
-                + "created and joined in \(benchFormat(Double(started - connected) / 1e9, 2))s")
-
-        let (epoch, window) = BenchWindow.afterWarmup(settings.warmup, duration: settings.seconds)
-        for (loop, state) in zip(loops, states) {
-            try await loop.submit { [window] in state.value.start(epoch: epoch, window: window) }.get()
-        }
-        let usage = try await BenchUsage.measure(serverPID: settings.serverPID, over: window)
-        try await Task.sleep(nanoseconds: 500_000_000)
-
-        var results: [Loop.LoopResult] = []
-        for (loop, state) in zip(loops, states) {
-            results.append(try await loop.submit { state.value.finish() }.get())
-        }
-        // Give the GOODBYEs time to reach the server before the connections close.
-        try await Task.sleep(nanoseconds: 300_000_000)
-        await benchClose(channels)
-        await failPending()
-        return (results, channels.count, usage)
-    } catch {
-        for (loop, state) in zip(loops, states) {
-            _ = try? await loop.submit { _ = state.value.finish() }.get()
-        }
-        await benchClose(channels)
-        await failPending()
-        throw error
-    }
+        },
+        begin: { $0.createGroups(spread: spread) },
+        setupLine: { connections, connectSeconds, startSeconds in
+            "setup: \(connections) players connected and authenticated in \(benchFormat(connectSeconds, 2))s, "
+                + "\(settings.groupCount) \(settings.groupNoun)s created and joined in \(benchFormat(startSeconds, 2))s"
+        })
 }

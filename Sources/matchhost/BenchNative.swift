@@ -130,59 +130,22 @@ struct NativeRelayBenchRun: Sendable {
             return (benchLoop, benchLoop.matches.map { $0.started.futureResult })
         }
 
-        var channels: [any Channel] = []
-        do {
-            let setupStart = benchNow()
-            channels = try await benchConnectAll(total: settings.matches * settings.players, batch: settings.connectBatch) { [states] in
-                try await self.connectPlayer(index: $0, states: states)
-            }
-            let connected = benchNow()
-            // A match is created once its players are all authenticated; wait for every MATCH_JOINED.
-            for (loop, state) in zip(self.loops, states) {
-                loop.scheduleTask(in: .seconds(30)) {
-                    state.value.failUnstartedMatches(BenchError("match not joined by all within 30 s of connecting"))
+        let phases = BenchPhases(
+            warmup: settings.warmup, seconds: settings.duration, drain: .seconds(1), goodbye: .milliseconds(200),
+            serverPID: settings.serverPID, notStarted: "match not joined by all within 30 s of connecting")
+        // A match is created once its players are all authenticated.
+        let (results, connections, usage) = try await runLoadBench(
+            loops: self.loops, states: states, started: startedFutures, phases: phases,
+            connect: {
+                try await benchConnectAll(total: settings.matches * settings.players, batch: settings.connectBatch) { [states] in
+                    try await self.connectPlayer(index: $0, states: states)
                 }
-            }
-            for future in startedFutures {
-                try await future.get()
-            }
-            let started = benchNow()
-            benchPrint(
-                "setup: \(channels.count) players connected and authenticated in "
-                    + "\(benchFormat(Double(connected - setupStart) / 1e9, 2))s, \(settings.matches) matches joined in "
-                    + "\(benchFormat(Double(started - connected) / 1e9, 2))s")
-
-            // Sending starts together on every loop; the window opens after the warmup.
-            let period = UInt64((1e9 / settings.rate).rounded())
-            let (epoch, window) = BenchWindow.afterWarmup(settings.warmup, duration: settings.duration)
-            for (loop, state) in zip(self.loops, states) {
-                try await loop.submit { [window] in
-                    state.value.startSending(epoch: epoch, period: period, window: window)
-                }.get()
-            }
-
-            let usage = try await BenchUsage.measure(serverPID: settings.serverPID, over: window)
-
-            // Sending stopped at the window's end; let the last messages and acknowledgements arrive.
-            try await Task.sleep(nanoseconds: 1_000_000_000)
-
-            var results: [NativeRelayBenchLoopResult] = []
-            for (loop, state) in zip(self.loops, states) {
-                results.append(try await loop.submit { state.value.finish() }.get())
-            }
-            // Give the GOODBYEs (sent by finish()) time to reach the server before the connections close.
-            try await Task.sleep(nanoseconds: 200_000_000)
-            await benchClose(channels)
-            await self.failPending(states: states)
-            return NativeRelayBenchReport(settings: settings, connections: channels.count, results: results, usage: usage)
-        } catch {
-            for (loop, state) in zip(self.loops, states) {
-                _ = try? await loop.submit { _ = state.value.finish() }.get()
-            }
-            await benchClose(channels)
-            await self.failPending(states: states)
-            throw error
-        }
+            },
+            setupLine: { connections, connectSeconds, startSeconds in
+                "setup: \(connections) players connected and authenticated in \(benchFormat(connectSeconds, 2))s, "
+                    + "\(settings.matches) matches joined in \(benchFormat(startSeconds, 2))s"
+            })
+        return NativeRelayBenchReport(settings: settings, connections: connections, results: results, usage: usage)
     }
 
     /// Connects player number `index` (match index / P, seat index % P) and waits for AUTHENTICATED.
@@ -208,19 +171,12 @@ struct NativeRelayBenchRun: Sendable {
             connect, ready: authenticated, readyMessage: "AUTHENTICATED", host: settings.host, port: settings.port,
             player: "player \(seat) of match \(match) (\(settings.deviceID(match: match, seat: seat)))")
     }
-
-    /// Completes every promise still open, so nothing is left waiting when the loops stop.
-    private func failPending(states: [NIOLoopBound<NativeRelayBenchLoop>]) async {
-        for (loop, state) in zip(self.loops, states) {
-            _ = try? await loop.submit { state.value.failUnstartedMatches(BenchError("bench stopped")) }.get()
-        }
-    }
 }
 
 // MARK: - Loop-confined state
 
 /// Counters of one event loop. "In window" means the event happened inside the measured window.
-struct NativeRelayBenchCounters: Sendable {
+struct NativeRelayBenchCounters: BenchCounterSet {
     /// SEND_DATA sent in the window, and sends skipped (player not in a match).
     var sent: UInt64 = 0
     var skipped: UInt64 = 0
@@ -258,10 +214,7 @@ struct NativeRelayBenchCounters: Sendable {
 }
 
 /// What one loop measured.
-struct NativeRelayBenchLoopResult: Sendable {
-    var counters: NativeRelayBenchCounters
-    var histogram: BenchLatencyHistogram
-}
+typealias NativeRelayBenchLoopResult = BenchMeasurements<NativeRelayBenchCounters>
 
 /// One relay match: its players, by bench seat.
 final class NativeRelayBenchMatch {
@@ -278,7 +231,7 @@ final class NativeRelayBenchMatch {
 }
 
 /// The players, matches, send schedule and measurements of one event loop. Loop-confined.
-final class NativeRelayBenchLoop: NativeBenchOwner {
+final class NativeRelayBenchLoop: NativeBenchOwner, BenchLoop {
     let eventLoop: any EventLoop
     let settings: NativeRelayBenchSettings
     var matches: [NativeRelayBenchMatch] = []
@@ -310,8 +263,9 @@ final class NativeRelayBenchLoop: NativeBenchOwner {
     private var allPeers: [NativeBenchPeer] { self.matches.flatMap { $0.peers } }
 
     /// Starts every player's sends at `epoch` plus a random phase; sending stops at the window's end.
-    func startSending(epoch: UInt64, period: UInt64, window: BenchWindow) {
+    func start(epoch: UInt64, window: BenchWindow) {
         self.window = window
+        let period = UInt64((1e9 / self.settings.rate).rounded())
         self.schedule.start(self.allPeers, epoch: epoch, period: period, window: window, stopAt: window.end)
         var atStart = (sent: UInt64(0), received: UInt64(0))
         self.eventLoop.assumeIsolated().scheduleTask(deadline: .uptimeNanoseconds(window.start)) {
@@ -380,7 +334,7 @@ final class NativeRelayBenchLoop: NativeBenchOwner {
         return NativeRelayBenchLoopResult(counters: self.counters, histogram: self.histogram)
     }
 
-    func failUnstartedMatches(_ error: BenchError) {
+    func failUnstartedGroups(_ error: BenchError) {
         for match in self.matches {
             match.started.fail(error)  // no-op for a match already started
         }
@@ -459,10 +413,9 @@ struct NativeRelayBenchReport: PrintableBenchReport {
     init(settings: NativeRelayBenchSettings, connections: Int, results: [NativeRelayBenchLoopResult], usage: BenchUsage) {
         self.settings = settings
         self.connections = connections
-        for result in results {
-            self.counters.add(result.counters)
-            self.histogram.merge(result.histogram)
-        }
+        let merged = BenchMeasurements(merging: results)
+        self.counters = merged.counters
+        self.histogram = merged.histogram
         self.usage = usage
     }
 
