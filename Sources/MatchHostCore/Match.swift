@@ -159,13 +159,21 @@ public final class Match<Handler: GameHandler> {
         self.seats.reduce(0) { $0 + ($1.presence == .left ? 0 : 1) }
     }
 
+    /// The most seats a match gives out over its life, counting the seats of players who
+    /// have left (a seat keeps its index for good, and seat indices and per-seat lists go on
+    /// the wire with a one-byte count). Without it, players joining and leaving a game that
+    /// takes joins under way would grow the seats, and every message listing them, without end.
+    public static var seatLimit: Int { 255 }
+
     /// Seats `player`. With a `link` the player is connected at once; without one the seat
     /// is reserved and its grace timer starts now.
-    /// - Returns: the seat index, or the refusal (match ended or full, already seated, or the game said no).
+    /// - Returns: the seat index, or the refusal (match ended or full, already seated, every
+    ///   seat of its life given out, or the game said no).
     public func join(_ player: PlayerID, link: (any PlayerLink)?) -> Result<Int, JoinRefusal> {
         guard !self.isEnded else { return .failure(.matchEnded) }
         guard self.seatIndex(of: player) == nil else { return .failure(.alreadySeated) }
         guard self.activeSeatCount < self.capacity else { return .failure(.full(capacity: self.capacity)) }
+        guard self.seats.count < Self.seatLimit else { return .failure(.seatsUsedUp(limit: Self.seatLimit)) }
         if case .refuse(let reason) = self.handler.joinAttempt(player, in: self) {
             return .failure(.refusedByGame(reason))
         }
@@ -341,6 +349,9 @@ public enum JoinRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case alreadySeated
     /// Every seat is taken.
     case full(capacity: Int)
+    /// The match has given out ``Match/seatLimit`` seats over its life, counting those of
+    /// players who left: it takes no one new.
+    case seatsUsedUp(limit: Int)
     /// The game refused, for this reason.
     case refusedByGame(String)
 
@@ -350,6 +361,7 @@ public enum JoinRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         case .matchEnded: return "the match has ended"
         case .alreadySeated: return "the player is already in this match"
         case .full(let capacity): return "the match is full (\(capacity) players)"
+        case .seatsUsedUp(let limit): return "the match has seated the most players it takes over its life (\(limit)); start a new one"
         case .refusedByGame(let reason): return reason
         }
     }

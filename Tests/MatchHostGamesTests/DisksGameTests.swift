@@ -435,6 +435,23 @@ import Testing
         #expect(links[0].ticks.last?.hits == [DisksHit(diskID: 1, seat: 3, score: 1)])
     }
 
+    @Test func playersComingAndGoingUseUpTheMatchsSeatsButNeverBreakItsMessages() throws {
+        let (fixture, links) = self.started()
+        // Seat indices are never reused: a game taking joins under way gives out a seat to every
+        // newcomer, and STATE and GAME_OVER list them all. The 256th would not fit a list's count.
+        for number in 2..<Match<DisksGame>.seatLimit {
+            let link = fixture.join("passer-by \(number)")[0]
+            #expect(link.states.last?.scores.count == number + 1)
+            fixture.match.leave(seat: number)
+        }
+        let refused = fixture.match.join("one too many", link: DisksRecordingLink())
+        #expect(refused == .failure(.seatsUsedUp(limit: 255)))
+        #expect(fixture.match.seats.count == 255)
+        fixture.match.leave(seat: 1)
+        #expect(links[0].gameOvers.first?.scores.count == 255)
+        #expect(fixture.result?.winners == ["p0"])
+    }
+
     @Test func sixteenPlayers() throws {
         let (fixture, links) = self.started(players: 16)
         #expect(links.allSatisfy { $0.states.map(\.phase) == [.waiting, .playing] })

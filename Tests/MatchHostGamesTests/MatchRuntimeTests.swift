@@ -195,6 +195,20 @@ private final class CountingLink: PlayerLink {
         #expect(match.join("c", link: nil) == .failure(.full(capacity: 2)))
         #expect(match.join("a", link: nil) == .failure(.alreadySeated))
     }
+
+    @Test func aMatchGivesOutAtMostItsSeatLimitOverItsLife() {
+        let match = Match(
+            id: 3, handler: EchoGame(options: nil), encoders: [], clock: ManualClock(), gracePeriod: .seconds(1), capacity: 2,
+            logger: self.logger)
+        #expect((try? match.join("stays", link: nil).get()) == 0)
+        for number in 1..<Match<EchoGame>.seatLimit {
+            #expect((try? match.join("guest \(number)", link: nil).get()) == number)
+            match.leave(seat: number)
+        }
+        #expect(match.activeSeatCount == 1)
+        #expect(match.join("late", link: nil) == .failure(.seatsUsedUp(limit: Match<EchoGame>.seatLimit)))
+        #expect(match.seats.count == 255)
+    }
 }
 
 /// A manual clock whose timers cannot be cancelled, like a timer an event loop already dequeued.

@@ -318,7 +318,7 @@ final class NativeWorld {
             switch refusal {
             case .matchEnded: return .failure(NativeError(.matchEnded, "\(refusal)"))
             case .alreadySeated: return .failure(NativeError(.alreadyInMatch, "\(refusal)"))
-            case .full: return .failure(NativeError(.matchFull, "\(refusal)"))
+            case .full, .seatsUsedUp: return .failure(NativeError(.matchFull, "\(refusal)"))
             case .refusedByGame: return .failure(NativeError(.joinRefused, "\(refusal)"))
             }
         }
