@@ -141,16 +141,14 @@ import Testing
         #expect(ann.playerID == annID)
         #expect(ann.capacity == 2)
         #expect(ann.match.mode == "disks")
-        // STATE as the seat is made and again after MATCH_JOINED; then, while waiting, nothing.
-        for _ in 0..<2 {
-            guard case .message(.state(let state)) = try await ann.nextEvent(timeout: .seconds(10)) else {
-                Issue.record("expected STATE")
-                return
-            }
-            #expect(state.phase == .waiting)
-            #expect(state.scoreLimit == 3)
-            #expect(state.scores == [DisksScore(seat: 0, playerID: annID, score: 0)])
+        // One STATE, after MATCH_JOINED; then, while waiting, nothing.
+        guard case .message(.state(let state)) = try await ann.nextEvent(timeout: .seconds(10)) else {
+            Issue.record("expected STATE")
+            return
         }
+        #expect(state.phase == .waiting)
+        #expect(state.scoreLimit == 3)
+        #expect(state.scores == [DisksScore(seat: 0, playerID: annID, score: 0)])
         await #expect(throws: DisksClientError.timedOut) { try await ann.nextEvent(timeout: .milliseconds(20)) }
 
         let bo = try await DisksClient.joinMatch(ann.matchID, on: boClient)

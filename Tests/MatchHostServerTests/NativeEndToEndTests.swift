@@ -282,6 +282,72 @@ extension NativeFrame {
     }
 }
 
+@Suite struct NativeJoinOrderTests {
+    /// The match's event, if `message` is one of `matchID`'s.
+    private func event(of matchID: MatchIdentifier, _ message: NativeServerMessage) -> ByteBuffer? {
+        if case .matchEvent(matchID, let event) = message { return event }
+        return nil
+    }
+
+    @Test func aJoinerGetsItsJoinAnswerBeforeAnyEventOfTheMatchAndOneState() async throws {
+        let server = try await RunningNativeServer.start()
+        let (a, _) = try await server.login("order-a")
+        let (b, pb) = try await server.login("order-b")
+        let created = try #require(
+            try await a.response(to: try await a.request(.createMatch(mode: "disks", maxPlayers: 3, label: ""))).joined)
+        let state = try #require(self.event(of: created.matchID, try await a.nextMessage()))
+        guard case .state(let disks) = try DisksServerMessage(body: state) else { throw TestClientError.unexpected("not STATE") }
+        #expect(disks.phase == .waiting)
+        #expect(try await a.drain().isEmpty, "one STATE, not a second after MATCH_JOINED")
+
+        // The second player starts play: its STATE comes after its MATCH_JOINED too.
+        let joined = try await b.response(to: try await b.request(.joinMatch(created.matchID))).joined
+        #expect(joined?.players.count == 2)
+        let first = try #require(self.event(of: created.matchID, try await b.nextMessage()))
+        guard case .state(let playing) = try DisksServerMessage(body: first) else { throw TestClientError.unexpected("not STATE") }
+        #expect(playing.scores.map(\.playerID).last == pb.playerID)
+        try await server.stop()
+    }
+
+    @Test func matchedPlayersHearMatchmakerMatchedBeforeTheOthersArriveOrTheGameStarts() async throws {
+        let server = try await RunningNativeServer.start { $0.matchmakerInterval = .milliseconds(20) }
+        let (a, pa) = try await server.login("order-mm-a")
+        let (b, pb) = try await server.login("order-mm-b")
+        let ticket = NativeTicketRequest(mode: "fourinarow", minPlayers: 2, maxPlayers: 2)
+        for player in [a, b] {
+            guard case .success(.ticketQueued) = try await player.response(to: try await player.request(.matchmake(ticket))) else {
+                throw TestClientError.unexpected("MATCHMAKE not queued")
+            }
+        }
+        var matchIDs: [MatchIdentifier] = []
+        for (player, other) in [(a, pb.playerID), (b, pa.playerID)] {
+            guard case .matchmakerMatched(_, let match) = try await player.nextMessage(timeout: .seconds(10)) else {
+                throw TestClientError.unexpected("the match's events came before MATCHMAKER_MATCHED")
+            }
+            #expect(match.players.contains { $0.playerID == other })
+            matchIDs.append(match.matchID)
+        }
+        let matchID = try #require(matchIDs.first)
+        #expect(matchIDs == [matchID, matchID])
+        // Then the match, in the order it happened: the first seated got its STATE as it sat
+        // down, then saw the second arrive, then play began (STATE for both).
+        func state(_ message: NativeServerMessage) throws -> FourInARowSnapshot? {
+            guard let body = self.event(of: matchID, message), case .state(let state) = try FourInARowServerMessage(body: body) else {
+                return nil
+            }
+            return state
+        }
+        let seen = [try await a.nextMessage(), try await a.nextMessage(), try await a.nextMessage(), try await b.nextMessage()]
+        #expect(try state(seen[0])?.phase == .waiting)
+        #expect(seen[1] == .presence(matchID: matchID, playerID: pb.playerID, change: .joined, reason: .none))
+        #expect(try state(seen[2])?.phase == .playing)
+        #expect(try state(seen[3])?.phase == .playing)
+        let extra = (try await a.drain(), try await b.drain())
+        #expect(extra.0.isEmpty && extra.1.isEmpty)
+        try await server.stop()
+    }
+}
+
 extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }

@@ -7,22 +7,47 @@ import NIOCore
 ///
 /// It delivers into the session, not a connection, so events for a player whose connection
 /// dropped are kept (within the backlog bound) and resent on resume.
+///
+/// A player's seat is made before its MATCH_JOINED (or MATCHMAKER_MATCHED) goes out, and the
+/// game may send to it at once (its STATE; with matchmaking, the PRESENCE of players seated
+/// after it). A link made for a join holds those until ``welcome()``, after the response, so
+/// that a client never hears of a match before it is told it is in it.
 final class SessionSeatLink: PlayerLink {
     let encoding = WireEncoding.native
     let session: Session
+    /// The reliable frames held until the welcome; nil once welcomed. At most what the game
+    /// sends in the one loop turn between the seat and the response.
+    private var held: [ByteBuffer]?
 
-    init(session: Session) {
+    /// - Parameter welcomed: false for a seat whose join response has not gone out yet.
+    init(session: Session, welcomed: Bool) {
         self.session = session
+        self.held = welcomed ? nil : []
     }
 
     var keepsDeliveringWhileAway: Bool { true }
 
     func deliver(_ frame: ByteBuffer) {
-        self.session.sendReliable(frame)
+        if self.held != nil {
+            self.held?.append(frame)
+        } else {
+            self.session.sendReliable(frame)
+        }
     }
 
+    /// Unreliable frames before the welcome are dropped: they may be, and are stale by then.
     func deliverUnreliably(_ frame: ByteBuffer) {
+        guard self.held == nil else { return }
         self.session.sendUnreliable(frame)
+    }
+
+    /// The join's response has gone out: what the game sent meanwhile follows it, in order.
+    func welcome() {
+        guard let frames = self.held else { return }
+        self.held = nil
+        for frame in frames {
+            self.session.sendReliable(frame)
+        }
     }
 }
 
@@ -100,8 +125,8 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     var isListed = true
     var onEnd: ((any HostedMatch) -> Void)?
     var onChange: ((any HostedMatch) -> Void)?
-    /// Called after each joining player's MATCH_JOINED response (Cat Race shows everyone the
-    /// new line-up), so the response comes before the game's first event.
+    /// Called after each joining player's MATCH_JOINED response and the events held for it
+    /// (Cat Race shows everyone the new line-up).
     var afterJoin: ((Match<Handler>, Int) -> Void)?
     var storageKind = MatchStorageKind.notStored
     /// Turns how the match ended into what storage keeps (set with ``storageKind``).

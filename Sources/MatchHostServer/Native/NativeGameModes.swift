@@ -89,9 +89,6 @@ struct NativeGameModes {
                 let hosted = NativeMatch(
                     match: match, mode: DisksGame.mode, label: setup.label, dataInput: nil,
                     decodeInput: { try DisksClientMessage(body: $0) })
-                // The game sends STATE as the seat is made, before the joiner's MATCH_JOINED;
-                // again after it, for clients that ignore events of matches they are not in yet.
-                hosted.afterJoin = { match, seat in match.send(.state(match.handler.state(in: match)), to: .only(seat: seat)) }
                 hosted.storageKind = .realTime
                 hosted.storeEnding = StoredResults.disks
                 return hosted
@@ -120,7 +117,6 @@ private func fourInARow(_ setup: MatchSetup, turnTimeLimit: TimeAmount, restored
     let hosted = NativeMatch(
         match: match, mode: FourInARowGame.mode, label: setup.label, dataInput: nil,
         decodeInput: { try FourInARowClientMessage(body: $0) })
-    hosted.afterJoin = { match, seat in match.handler.sendState(toSeat: seat, in: match) }
     hosted.storageKind = .turnBased
     hosted.storeEnding = StoredResults.fourInARow
     hosted.turnState = { match in

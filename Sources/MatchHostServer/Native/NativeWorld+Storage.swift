@@ -128,7 +128,7 @@ extension NativeWorld {
                 match.info().players.contains(where: { $0.playerID == player }),
                 let seat = match.seatPlayers.firstIndex(of: player)
             else { continue }
-            let link = SessionSeatLink(session: session)
+            let link = SessionSeatLink(session: session, welcomed: true)
             self.seats[ObjectIdentifier(session), default: [:]][matchID] = (seat, link)
             // The player is back as of this message (its seat turns connected just below).
             var info = match.info()

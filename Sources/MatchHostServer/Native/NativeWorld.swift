@@ -308,7 +308,7 @@ final class NativeWorld {
         guard ignoringMatchLimit || (self.seats[ObjectIdentifier(session)]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
             return .failure(self.tooManyMatches)
         }
-        let link = SessionSeatLink(session: session)
+        let link = SessionSeatLink(session: session, welcomed: false)
         switch match.join(session.playerID, link: link) {
         case .success(let seat):
             self.seats[ObjectIdentifier(session), default: [:]][matchID] = (seat, link)
@@ -324,10 +324,12 @@ final class NativeWorld {
         }
     }
 
-    /// Tells the game that `session`'s player has had its MATCH_JOINED (or MATCHMAKER_MATCHED).
+    /// `session`'s player has had its MATCH_JOINED (or MATCHMAKER_MATCHED): what the match sent
+    /// it meanwhile goes out now, and the game hears of it.
     func welcomed(_ session: Session, in matchID: MatchID) {
-        guard let match = self.matches[matchID], let entry = self.seats[ObjectIdentifier(session)]?[matchID] else { return }
-        match.welcomed(seat: entry.seat)
+        guard let entry = self.seats[ObjectIdentifier(session)]?[matchID] else { return }
+        entry.link.welcome()
+        self.matches[matchID]?.welcomed(seat: entry.seat)
     }
 
     /// START_MATCH in a native catrace match: reserves a seat for each named tutorial client
