@@ -278,6 +278,12 @@ extension NativeFrame {
         #expect(try await a.nextMessage() == .presence(matchID: two.matchID, playerID: pb.playerID, change: .joined, reason: .none))
         #expect(try await c.response(to: try await c.request(.joinMatch(two.matchID))).failure?.code == .matchFull)
         #expect(try await c.response(to: try await c.request(.leaveMatch(two.matchID))).failure?.code == .notInMatch)
+        // A request kind this server does not know (a newer client's) is refused, not fatal.
+        try await c.sendReliable(.unknownRequest(id: 4242, kind: 200))
+        let unknown = try await c.response(to: 4242).failure
+        #expect(unknown?.code == .unknownRequest)
+        #expect(unknown?.message.contains("200") == true)
+        #expect(try await c.response(to: try await c.request(.leaveMatch(two.matchID))).failure?.code == .notInMatch)
         try await server.stop()
     }
 }

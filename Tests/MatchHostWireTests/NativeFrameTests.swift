@@ -1186,12 +1186,14 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         #expect(Array(NativeClientMessage.request(id: 1, .createMatch(mode: "relay", maxPlayers: 0, label: label)).encoded().readableBytesView) == bytes)
     }
 
-    @Test func unknownAuthenticationMethodsRequestKindsAndResponseKinds() {
+    @Test func unknownAuthenticationMethodsRequestKindsAndResponseKinds() throws {
         for method: UInt8 in [0, 3, 0xFF] {
             #expect(throws: NativeWireError.unknownAuthenticationMethod(method)) { try self.frame([0x03, method] + self.str("x")) }
         }
         for kind: UInt8 in [0, 19, 0xFF] {
-            #expect(throws: NativeWireError.unknownRequestKind(kind)) { try self.client([0x20] + self.u32(7) + [kind] + self.u64(1)) }
+            // A request of an unknown kind is still a request the server can answer (its body skipped).
+            #expect(try self.client([0x20] + self.u32(7) + [kind] + self.u64(1)) == .unknownRequest(id: 7, kind: kind))
+            #expect(Array(NativeClientMessage.unknownRequest(id: 7, kind: kind).encoded().readableBytesView) == [0x20] + self.u32(7) + [kind])
         }
         for kind: UInt8 in [0, 12, 0xFF] {
             #expect(throws: NativeWireError.unknownResponseKind(kind)) { try self.server([0x40] + self.u32(7) + [kind] + self.u64(1)) }

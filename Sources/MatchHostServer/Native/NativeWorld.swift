@@ -145,6 +145,9 @@ final class NativeWorld {
             if case .success(.matchJoined(let info)) = result {
                 self.welcomed(session, in: info.matchID)
             }
+        case .unknownRequest(let id, let kind):
+            let error = NativeError(.unknownRequest, "request kind \(kind) is not known to this server")
+            session.sendReliable(NativeServerMessage.requestError(id: id, error).encoded(allocator: self.allocator))
         case .sendData(let matchID, let targets, let payload):
             guard let entry = self.seats[ObjectIdentifier(session)]?[matchID], let match = self.matches[matchID] else {
                 self.droppedData.increment()

@@ -62,6 +62,10 @@ public enum NativeLeaveReason: UInt8, Hashable, Sendable {
 public enum NativeClientMessage: Hashable, Sendable {
     /// `REQUEST`: an id the response will carry, and the request.
     case request(id: UInt32, NativeRequest)
+    /// A `REQUEST` of a kind this side does not know (a newer client's, say): the rest of its
+    /// body is skipped, and the server answers it with `REQUEST_ERROR` `UNKNOWN_REQUEST`
+    /// rather than closing the connection.
+    case unknownRequest(id: UInt32, kind: UInt8)
     /// `SEND_DATA`: bytes for chosen players of a match (all others when `targets` is empty).
     case sendData(matchID: MatchIdentifier, targets: [String], payload: ByteBuffer)
     /// `MATCH_INPUT`: an input for the match's game (for Cat Race, a Cat Race client message body).
@@ -76,7 +80,11 @@ public enum NativeClientMessage: Hashable, Sendable {
         case .request:
             let id = try body.readWireInt(field: "request id")
             let kind = try body.readWireByte(field: "request kind")
-            self = .request(id: id, try NativeRequest(kind: kind, from: &body))
+            do {
+                self = .request(id: id, try NativeRequest(kind: kind, from: &body))
+            } catch NativeWireError.unknownRequestKind {
+                self = .unknownRequest(id: id, kind: kind)
+            }
         case .sendData:
             let matchID = try body.readNativeUInt64(field: "match id")
             let count = Int(try body.readWireByte(field: "target count"))
@@ -102,6 +110,10 @@ public enum NativeClientMessage: Hashable, Sendable {
             buffer.writeWireByte(NativeMessageType.request.rawValue)
             buffer.writeWireInt(id)
             request.encode(into: &buffer)
+        case .unknownRequest(let id, let kind):
+            buffer.writeWireByte(NativeMessageType.request.rawValue)
+            buffer.writeWireInt(id)
+            buffer.writeWireByte(kind)
         case .sendData(let matchID, let targets, let payload):
             buffer.writeWireByte(NativeMessageType.sendData.rawValue)
             buffer.writeNativeUInt64(matchID)
