@@ -315,6 +315,28 @@ extension NativeFrame {
         try await server.stop()
     }
 
+    @Test func sendDataToAGameThatTakesOnlyMatchInputIsDroppedAndSaidSo() async throws {
+        let lines = LogLines()
+        let logger = Logger(label: "test") { _ in
+            var handler = RecordingLogHandler(lines: lines)
+            handler.logLevel = .debug
+            return handler
+        }
+        let server = try await RunningNativeServer.start(logger: logger)
+        let (a, _) = try await server.login("data-a")
+        let (b, _) = try await server.login("data-b")
+        let created = try #require(
+            try await a.response(to: try await a.request(.createMatch(mode: "disks", maxPlayers: 3, label: ""))).joined)
+        _ = try await a.nextMessage()  // its STATE
+        #expect(try await b.response(to: try await b.request(.joinMatch(created.matchID))).joined != nil)
+        _ = try await a.drain()
+        try await b.sendReliable(.sendData(matchID: created.matchID, targets: [], payload: ByteBuffer(string: "hi")))
+        _ = try await b.drain()
+        #expect(try await a.drain().allSatisfy { if case .matchData = $0 { false } else { true } })
+        #expect(lines.all.contains { $0.hasPrefix("debug data the match does not take dropped") && $0.contains("mode=disks") })
+        try await server.stop()
+    }
+
     @Test func matchedPlayersHearMatchmakerMatchedBeforeTheOthersArriveOrTheGameStarts() async throws {
         let server = try await RunningNativeServer.start { $0.matchmakerInterval = .milliseconds(20) }
         let (a, pa) = try await server.login("order-mm-a")

@@ -217,14 +217,14 @@ enum NativeByteExamples {
         00 00 00 04  01 00 00 2a                          payload, 4 bytes
         """#
     static let matchEnded = #"""
-        00 00 00 33  0b                                   length 51, kind RELIABLE
+        00 00 00 3b  0b                                   length 59, kind RELIABLE
         00 00 00 00 00 00 00 08                           sequence 8
         00 00 00 00 00 00 00 03                           ack 3
         44                                                MATCH_ENDED
         00 00 00 00 00 00 10 92                           matchId 4242
-        00 17                                             reason, 23 bytes:
-        73 65 72 76 65 72 20 69 73 20 73 68 75 74 74 69     "server is shutti
-        6e 67 20 64 6f 77 6e                                 ng down"
+        00 1f                                             reason, 31 bytes:
+        61 62 61 6e 64 6f 6e 65 64 28 73 65 72 76 65 72     "abandoned(server
+        20 73 68 75 74 74 69 6e 67 20 64 6f 77 6e 29         shutting down)"
         """#
     static let matchInput = #"""
         00 00 00 23  0b                                   length 35, kind RELIABLE
@@ -427,29 +427,32 @@ enum NativeByteExamples {
         00 08  51 4a 34 5a 54 38 57 4e                    partyId "QJ4ZT8WN"
         """#
     static let ticketQueued = #"""
-        00 00 00 1c  0b                                   length 28, kind RELIABLE
+        00 00 00 29  0b                                   length 41, kind RELIABLE
         00 00 00 00 00 00 00 0e                           sequence 14
         00 00 00 00 00 00 00 0c                           ack 12
         40                                                RESPONSE
         00 00 00 0b                                       requestId 11
         06                                                kind 6 TICKET_QUEUED
-        00 03  74 31 37                                   ticketId "t17"
+        00 10                                             ticketId, 16 bytes:
+        35 65 30 63 39 61 33 66 37 31 62 32 34 64 36 38     "5e0c9a3f71b24d68"
         """#
     static let cancelTicket = #"""
-        00 00 00 1c  0b                                   length 28, kind RELIABLE
+        00 00 00 29  0b                                   length 41, kind RELIABLE
         00 00 00 00 00 00 00 0d                           sequence 13
         00 00 00 00 00 00 00 0e                           ack 14
         20                                                REQUEST
         00 00 00 0c                                       requestId 12
         09                                                kind 9 CANCEL_TICKET
-        00 03  74 31 37                                   ticketId "t17"
+        00 10                                             ticketId, 16 bytes:
+        35 65 30 63 39 61 33 66 37 31 62 32 34 64 36 38     "5e0c9a3f71b24d68"
         """#
     static let matchmakerMatched = #"""
-        00 00 00 72  0b                                   length 114, kind RELIABLE
+        00 00 00 7f  0b                                   length 127, kind RELIABLE
         00 00 00 00 00 00 00 0f                           sequence 15
         00 00 00 00 00 00 00 0d                           ack 13
         47                                                MATCHMAKER_MATCHED
-        00 03  74 31 37                                   ticketId "t17"
+        00 10                                             ticketId, 16 bytes:
+        35 65 30 63 39 61 33 66 37 31 62 32 34 64 36 38     "5e0c9a3f71b24d68"
         00 00 00 00 00 00 10 94                           matchId 4244
         00 05  64 69 73 6b 73                             mode "disks"
         00 00                                             label "" (empty)
@@ -466,14 +469,15 @@ enum NativeByteExamples {
         00 00                                             inviteCode "" (empty)
         """#
     static let ticketCancelled = #"""
-        00 00 00 2a  0b                                   length 42, kind RELIABLE
+        00 00 00 37  0b                                   length 55, kind RELIABLE
         00 00 00 00 00 00 00 10                           sequence 16
         00 00 00 00 00 00 00 0d                           ack 13
         49                                                TICKET_CANCELLED
-        00 03  74 31 37                                   ticketId "t17"
+        00 10                                             ticketId, 16 bytes:
+        35 65 30 63 39 61 33 66 37 31 62 32 34 64 36 38     "5e0c9a3f71b24d68"
         00 11                                             reason, 17 bytes:
-        70 61 72 74 79 20 6d 65 6d 62 65 72 20 6c 65 66     "party member lef
-        74                                                   t"
+        74 68 65 20 70 61 72 74 79 20 63 68 61 6e 67 65     "the party change
+        64                                                   d"
         """#
     static let matchResumed = #"""
         00 00 00 72  0b                                   length 114, kind RELIABLE
@@ -784,7 +788,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
                 .server(.matchData(matchID: match, sender: alice, payload: ByteBuffer(bytes: [0x01, 0x00, 0x00, 0x2A])))),
             .reliable(
                 "MATCH_ENDED", E.matchEnded, sequence: 8, ack: 3,
-                .server(.matchEnded(matchID: match, reason: "server is shutting down"))),
+                .server(.matchEnded(matchID: match, reason: "abandoned(server shutting down)"))),
             .reliable(
                 "MATCH_INPUT", E.matchInput, sequence: 4, ack: 3,
                 .client(.matchInput(matchID: match, input: ByteBuffer(bytes: [0x04, 0x00, 0x00, 0x00, 0x23])))),
@@ -835,16 +839,16 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
                 .client(.request(id: 11, .matchmake(NativeTicketRequest(mode: "disks", minPlayers: 2, maxPlayers: 4, stringProperties: ["region": "eu"], numberProperties: ["skill": 1500], query: [NativeQueryClause(.require, .equals(key: "region", value: "eu")), NativeQueryClause(.require, .range(key: "skill", min: 1300, max: 1700))], partyID: "QJ4ZT8WN"))))),
             .reliable(
                 "RESPONSE TICKET_QUEUED", E.ticketQueued, sequence: 14, ack: 12,
-                .server(.response(id: 11, .ticketQueued(ticketID: "t17")))),
+                .server(.response(id: 11, .ticketQueued(ticketID: "5e0c9a3f71b24d68")))),
             .reliable(
                 "REQUEST CANCEL_TICKET", E.cancelTicket, sequence: 13, ack: 14,
-                .client(.request(id: 12, .cancelTicket("t17")))),
+                .client(.request(id: 12, .cancelTicket("5e0c9a3f71b24d68")))),
             .reliable(
                 "MATCHMAKER_MATCHED", E.matchmakerMatched, sequence: 15, ack: 13,
-                .server(.matchmakerMatched(ticketID: "t17", match: NativeMatchInfo(matchID: 4244, mode: "disks", label: "", capacity: 4, players: [.init(playerID: alice, presence: .connected), .init(playerID: bob, presence: .connected)])))),
+                .server(.matchmakerMatched(ticketID: "5e0c9a3f71b24d68", match: NativeMatchInfo(matchID: 4244, mode: "disks", label: "", capacity: 4, players: [.init(playerID: alice, presence: .connected), .init(playerID: bob, presence: .connected)])))),
             .reliable(
                 "TICKET_CANCELLED", E.ticketCancelled, sequence: 16, ack: 13,
-                .server(.ticketCancelled(ticketID: "t17", reason: "party member left"))),
+                .server(.ticketCancelled(ticketID: "5e0c9a3f71b24d68", reason: "the party changed"))),
             .reliable(
                 "MATCH_RESUMED", E.matchResumed, sequence: 1, ack: 0,
                 .server(.matchResumed(NativeMatchInfo(matchID: match, mode: "fourinarow", label: "", capacity: 2, players: [.init(playerID: alice, presence: .connected), .init(playerID: bob, presence: .reserved)])))),

@@ -95,7 +95,10 @@ protocol HostedMatch: AnyObject {
     func leave(seat: Int, reason: LeaveReason)
     func away(seat: Int, link: SessionSeatLink)
     func back(seat: Int, link: SessionSeatLink)
-    func sendData(fromSeat seat: Int, targets: [String], payload: ByteBuffer, reliable: Bool)
+    /// Hands a `SEND_DATA` to the game.
+    /// - Returns: false if the game takes no data (only `relay` does) or none of the targets is
+    ///   in the match: the data is dropped.
+    func sendData(fromSeat seat: Int, targets: [String], payload: ByteBuffer, reliable: Bool) -> Bool
     /// Hands a `MATCH_INPUT` to the game.
     /// - Throws: the game's decoding error for input it cannot read (the connection is closed).
     func input(fromSeat seat: Int, bytes: ByteBuffer) throws
@@ -227,9 +230,10 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
         self.match.connect(seat: seat, link: link)
     }
 
-    func sendData(fromSeat seat: Int, targets: [String], payload: ByteBuffer, reliable: Bool) {
-        guard let input = self.dataInput?(self.match, seat, targets, payload, reliable) else { return }
+    func sendData(fromSeat seat: Int, targets: [String], payload: ByteBuffer, reliable: Bool) -> Bool {
+        guard let input = self.dataInput?(self.match, seat, targets, payload, reliable) else { return false }
         self.match.receive(input, fromSeat: seat)
+        return true
     }
 
     func input(fromSeat seat: Int, bytes: ByteBuffer) throws {

@@ -155,7 +155,13 @@ final class NativeWorld {
                     "data for a match the player is not in dropped", metadata: ["player": "\(session.playerID)", "match": "\(matchID)"])
                 return
             }
-            match.sendData(fromSeat: entry.seat, targets: targets, payload: payload, reliable: reliable)
+            guard match.sendData(fromSeat: entry.seat, targets: targets, payload: payload, reliable: reliable) else {
+                self.droppedData.increment()
+                self.logger.debug(
+                    "data the match does not take dropped (not a relay match, or no target in it)",
+                    metadata: ["player": "\(session.playerID)", "match": "\(matchID)", "mode": "\(match.mode)"])
+                return
+            }
         case .matchInput(let matchID, let input):
             guard let entry = self.seats[ObjectIdentifier(session)]?[matchID], let match = self.matches[matchID] else {
                 self.droppedData.increment()
