@@ -28,7 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds (0-86400) a disconnected racer keeps its seat; a reserved seat waits as long. A racer away that long ends the race.")
     var grace: Double = 30
 
-    @Option(name: .customLong("max-frame"), help: "Largest frame body accepted, in bytes.")
+    @Option(name: .customLong("max-frame"), help: "Largest frame body accepted, in bytes (1 to 16 MiB).")
     var maxFrame = 64 * 1024
 
     @Option(name: .customLong("max-tap-rate"), help: "Cat Race steps per second refilled into each racer's bucket of 5 steps; faster moves are refused.")
@@ -55,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("session-grace"), help: "Seconds (0-86400) a native session outlives its connection, waiting for a resume.")
     var sessionGrace: Double = 30
 
-    @Option(help: "Seconds (0.05-3600) between the server's pings to native clients.")
+    @Option(help: "Seconds (0.05-3600, at most --idle-timeout) between the server's pings to native clients.")
     var heartbeat: Double = 5
 
     @Option(name: .customLong("idle-timeout"), help: "Seconds (0.1-86400) of silence after which a native connection is dropped.")
@@ -126,7 +126,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.grace.isFinite, (0...86_400).contains(self.grace) else {
             throw ValidationError("--grace must be 0 to 86400 seconds")
         }
-        guard self.maxFrame >= 1 else { throw ValidationError("--max-frame must be at least 1") }
+        // A connection may hold one whole frame while it arrives: the bound is memory per connection.
+        guard (1...16 * 1024 * 1024).contains(self.maxFrame) else {
+            throw ValidationError("--max-frame must be 1 to 16777216 bytes (16 MiB)")
+        }
         guard self.maxTapRate.isFinite, self.maxTapRate > 0 else { throw ValidationError("--max-tap-rate must be a positive number") }
         guard self.maxMessageRate.isFinite, self.maxMessageRate > 0 else {
             throw ValidationError("--max-message-rate must be a positive number")
@@ -141,6 +144,11 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.check(self.sessionGrace, "--session-grace", 0...86_400)
         try Self.check(self.heartbeat, "--heartbeat", 0.05...3600)
         try Self.check(self.idleTimeout, "--idle-timeout", 0.1...86_400)
+        // Silence is checked at each heartbeat: a longer one would stretch the idle and
+        // handshake timeouts to itself.
+        guard self.heartbeat <= self.idleTimeout else {
+            throw ValidationError("--heartbeat must not be longer than --idle-timeout")
+        }
         guard self.maxBacklog >= 1024 else { throw ValidationError("--max-backlog must be at least 1024") }
         guard (2...16).contains(self.maxPlayers) else { throw ValidationError("--max-players must be 2-16") }
         guard self.maxMatchesPerPlayer >= 1 else { throw ValidationError("--max-matches-per-player must be at least 1") }

@@ -69,6 +69,8 @@ import Testing
         (["--disks-tick-rate", "0"], "--disks-tick-rate must be 1-120"),
         (["--turn-time", "0.5"], "--turn-time must be 1 to 86400 seconds"),
         (["--matchmaker-slice", "1500"], "--matchmaker-slice must be 0.0 to 1000.0 milliseconds"),
+        (["--max-frame", "16777217"], "--max-frame must be 1 to 16777216 bytes"),
+        (["--heartbeat", "20"], "--heartbeat must not be longer than --idle-timeout"),
     ])
     func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) async throws {
         let run = try await runMatchHostToExit(["serve", "--catrace-port", "0", "--port", "0"] + flags)
