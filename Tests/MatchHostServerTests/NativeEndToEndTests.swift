@@ -627,6 +627,35 @@ extension NativeServerMessage {
 }
 
 @Suite struct NativeCloseLogTests {
+    @Test func aClientThatDoesNotReadLosesItsConnectionAtTheOutboundBoundButKeepsItsSession() async throws {
+        let log = LogLines()
+        // The session's backlog is made large, so that the outbound buffer is the bound reached.
+        let server = try await RunningNativeServer.start(logger: log.logger) {
+            $0.maxOutboundBytes = 4096
+            $0.maxBacklogBytes = 256 << 20
+        }
+        let (victim, pv) = try await server.login("slow-victim")
+        let (sender, ps) = try await server.login("slow-sender")
+        let matchID = try await relayPair(victim, sender, bPlayer: ps.playerID)
+        try await victim.channel.setOption(.autoRead, value: false).get()
+        let payload = ByteBuffer(repeating: 0x55, count: 16_000)
+        var closed = false
+        for _ in 0..<200 where !closed {
+            for _ in 0..<25 {
+                try await sender.sendReliable(.sendData(matchID: matchID, targets: [], payload: payload))
+            }
+            closed = try await server.listener.counts().connections == 1
+        }
+        #expect(closed, "the server kept writing to a client that reads nothing")
+        let counts = try await server.listener.counts()
+        #expect(counts.sessions == 2, "only the connection went: the session waits for a resume")
+        #expect(log.all.contains { $0.hasPrefix("warning closing connection") && $0.contains("reason=\(NativeErrorCode.slowConsumer)") })
+        // The sender was not held up, and saw the victim go away (not leave).
+        #expect(try await sender.drain() == [.presence(matchID: matchID, playerID: pv.playerID, change: .disconnected, reason: .none)])
+        await victim.close()
+        try await server.stop()
+    }
+
     @Test func aCloseIsLoggedAsLoudAsItIsUnusual() async throws {
         let log = LogLines()
         var logger = log.logger
