@@ -60,6 +60,8 @@ public final class CatRaceListener: Sendable {
         let startup: WorldStartup? = if let store { try await WorldStartup.load(from: store) } else { nil }
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.catRacePort, group: group,
+            // The tutorial's protocol has no error message: a refused client just sees the close.
+            portName: "catrace", logger: logger, farewell: nil,
             makeWorld: { clock in
                 let world = CatRaceWorld(options: worldOptions, clock: clock, logger: listenerLogger)
                 if let store, let startup {

@@ -11,7 +11,7 @@ import NIOPosix
 /// message. Accepting runs on the whole group, so a connect burst does not wait on game work.
 struct GameListener<World> {
     /// The loop-confined parts.
-    typealias State = NIOLoopBound<(world: World, connections: ConnectionRegistry)>
+    typealias State = NIOLoopBound<(world: World, connections: ConnectionRegistry, cap: ConnectionCap)>
 
     let localAddress: SocketAddress
     let serverChannel: any Channel
@@ -23,10 +23,14 @@ struct GameListener<World> {
     ///   - worldLoop: the loop for the world and its connections; another listener's, so that
     ///     both worlds can reach each other's matches without a hop, and share its timers.
     ///     Default: a new one on the group's next loop.
+    ///   - portName: the port's name in the log and metrics (`catrace`, `native`).
+    ///   - farewell: the frame a connection over `--max-connections` gets before it is closed;
+    ///     nil for a protocol that has no way to say it.
     ///   - makeWorld: builds the world, on its loop, with the loop's match clock.
     ///   - makeHandler: builds one connection's handler, on the world's loop.
     static func bind(
         configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, worldLoop: WorldLoop? = nil,
+        portName: String, logger: Logger, farewell: ByteBuffer?,
         makeWorld: @escaping @Sendable (EventLoopClock) -> World,
         makeHandler: @escaping @Sendable (World, FlushCoalescer, ConnectionRegistry) -> any ChannelHandler
     ) async throws -> GameListener<World> {
@@ -41,7 +45,8 @@ struct GameListener<World> {
         let clock = worldLoop.clock
         let state = try await loop.submit {
             worldLoop.retain()
-            return State((world: makeWorld(clock.value), connections: ConnectionRegistry()), eventLoop: loop)
+            let cap = ConnectionCap(maximum: configuration.maxConnections, port: portName, logger: logger)
+            return State((world: makeWorld(clock.value), connections: ConnectionRegistry(), cap: cap), eventLoop: loop)
         }.get()
         let flusher = try await loop.submit { NIOLoopBound(FlushCoalescer(eventLoop: loop), eventLoop: loop) }.get()
         let channel = try await ServerBootstrap(group: group, childGroup: loop)
@@ -56,6 +61,10 @@ struct GameListener<World> {
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65536))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    guard state.value.cap.admits(open: state.value.connections.count) else {
+                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell))
+                        return
+                    }
                     let handler = makeHandler(state.value.world, flusher.value, state.value.connections)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }

@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxRacers: Int = 16
     /// The listen backlog (`--backlog`, default 4096; the kernel caps it at `net.core.somaxconn`).
     public var backlog: Int = 4096
+    /// The most connections open at once on each port (`--max-connections`, default 20,000);
+    /// one more is closed as it arrives (on the native port after ERROR `SERVER_FULL`).
+    public var maxConnections: Int = 20_000
 
     /// The native protocol's port (`--port`, default 7355; 0 picks a free port).
     public var port: Int = 7355

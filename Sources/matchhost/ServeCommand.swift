@@ -46,6 +46,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Listen backlog (capped by the kernel's net.core.somaxconn).")
     var backlog = 4096
 
+    @Option(
+        name: .customLong("max-connections"),
+        help: "Most connections open at once on each port; one more is closed as it arrives (native: ERROR SERVER_FULL).")
+    var maxConnections = 20_000
+
     @Option(help: "Port of the native protocol; 0 picks a free port.")
     var port = 7355
 
@@ -137,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxOutbound >= 1024 else { throw ValidationError("--max-outbound must be at least 1024") }
         guard (2...16).contains(self.maxRacers) else { throw ValidationError("--max-racers must be 2-16") }
         guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }
+        guard self.maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard !self.gameIDs.isEmpty, self.gameIDs.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
             throw ValidationError("--game-id must be 1 to 255 bytes")
@@ -187,6 +193,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxFrameBytes = self.maxFrame
         configuration.maxTapRate = self.maxTapRate
         configuration.maxMessageRate = self.maxMessageRate
+        configuration.maxConnections = self.maxConnections
         configuration.maxOutboundBytes = self.maxOutbound
         configuration.maxRacers = self.maxRacers
         configuration.backlog = self.backlog

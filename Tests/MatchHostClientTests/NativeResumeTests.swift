@@ -73,6 +73,32 @@ struct NativeResumeTests {
         await server.stop()
     }
 
+    @Test("a reconnect that finds the server full (SERVER_FULL) tries again, and resumes once there is room")
+    func fullServerOnReconnect() async throws {
+        let server = try await TestServer.start { $0.maxConnections = 1 }
+        let bob = makeClient(port: server.port) {
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(300), maximumDelay: .milliseconds(300), jitter: 0)
+        }
+        let session = try await bob.connect()
+        let states = Recorder(bob.stateChanges())
+        _ = try await states.next("connected") { $0 == .connected }
+        await bob.dropConnection()
+        #expect(try await states.next("reconnecting") == .reconnecting(attempt: 1))
+        // Another player takes the only place before Bob's first attempt.
+        let deadline = NIODeadline.now() + .seconds(10)
+        while try await server.listener.counts().connections > 0, NIODeadline.now() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let carol = makeClient(port: server.port)
+        _ = try await carol.connect()
+        #expect(try await states.next("refused, trying again") { $0 == .reconnecting(attempt: 2) } == .reconnecting(attempt: 2))
+        await carol.close()
+        _ = try await states.next("connected again") { $0 == .connected }
+        #expect(await bob.authenticated?.sessionID == session.sessionID, "the same session, resumed")
+        await bob.close()
+        await server.stop()
+    }
+
     @Test(
         "a proxy cutting the stream at random points: every message arrives once and in order",
         arguments: [1, 2, 3] as [UInt64])

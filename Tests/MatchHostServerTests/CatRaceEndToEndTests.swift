@@ -178,6 +178,18 @@ extension CatRaceServerMessage {
         try await server.stop()
     }
 
+    @Test func overTheConnectionLimitANewClientIsClosedWithNothingSent() async throws {
+        let server = try await RunningServer.start { $0.maxConnections = 1 }
+        let racer = try await server.client("G:Inside")
+        #expect(try await racer.next() == .notInMatch)
+        // The tutorial protocol has no error message: the close is all a refused client gets.
+        let refused = try await server.client("G:Outside")
+        #expect(try await refused.nextEvent() == .closed)
+        #expect(try await racer.expectNothingPending().isEmpty)
+        await racer.close()
+        try await server.stop()
+    }
+
     @Test func aClientThatDoesNotReadIsDisconnected() async throws {
         let server = try await RunningServer.start { $0.maxOutboundBytes = 4096 }
         let victim = try await TestCatRaceClient.connect(

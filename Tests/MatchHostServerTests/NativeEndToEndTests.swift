@@ -656,6 +656,32 @@ extension NativeServerMessage {
         try await server.stop()
     }
 
+    @Test func overTheConnectionLimitANewConnectionIsToldAndClosedUntilOneCloses() async throws {
+        let log = LogLines()
+        let server = try await RunningNativeServer.start(logger: log.logger) { $0.maxConnections = 2 }
+        let (first, _) = try await server.login("full-1")
+        let second = try await server.connect()
+        let refused = try await server.connect()
+        #expect(try await refused.closingError().code == .serverFull)
+        let again = try await server.connect()
+        #expect(try await again.closingError().code == .serverFull)
+        #expect(try await server.listener.counts().connections == 2)
+        // The refused did not disturb the others, and a place that frees up is taken.
+        #expect(try await first.response(to: try await first.request(.leaveMatch(1))).failure?.code == .notInMatch)
+        await second.close()
+        let deadline = NIODeadline.now() + .seconds(10)
+        while try await server.listener.counts().connections > 1, NIODeadline.now() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let (admitted, _) = try await server.login("full-2")
+        #expect(try await admitted.response(to: try await admitted.request(.leaveMatch(1))).failure?.code == .notInMatch)
+        let limitLines = log.all.filter { $0.contains("connection limit reached") }
+        #expect(limitLines.count == 1, "said once, not per refused connection")
+        #expect(limitLines.first?.hasPrefix("warning") == true && limitLines.first?.contains("port=native") == true)
+        #expect(log.all.contains { $0.hasPrefix("notice accepting connections again") })
+        try await server.stop()
+    }
+
     @Test func aCloseIsLoggedAsLoudAsItIsUnusual() async throws {
         let log = LogLines()
         var logger = log.logger

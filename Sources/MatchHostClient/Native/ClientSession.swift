@@ -590,8 +590,8 @@ final class ClientSession {
             return
         }
         switch error.code {
-        case .idleTimeout, .rateLimited, .slowConsumer, .handshakeTimeout:
-            // The connection ended; the session waits for a resume.
+        case .idleTimeout, .rateLimited, .slowConsumer, .handshakeTimeout, .serverFull:
+            // The connection ended (or a reconnect found the server full); the session waits for a resume.
             self.connection(connection, didCloseWith: error)
         case .sessionNotFound where connection.phase == .awaitingResumed && self.configuration.reauthenticatesAfterSessionLoss:
             self.sessionLost(error, on: connection)

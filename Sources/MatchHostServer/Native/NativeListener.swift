@@ -67,6 +67,10 @@ public final class NativeListener: Sendable {
             if let shared = catRace?.startup { shared } else { try await WorldStartup.load(from: store) }
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
+            portName: "native", logger: logger,
+            farewell: NativeFrame.error(
+                NativeError(.serverFull, "the server holds its most connections (\(configuration.maxConnections)); try again later")
+            ).encodedFrame(),
             makeWorld: { clock in
                 let loop = clock.eventLoop
                 let world = NativeWorld(

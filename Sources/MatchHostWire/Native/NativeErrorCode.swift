@@ -52,6 +52,8 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let handshakeTimeout = NativeErrorCode(rawValue: 18)
     /// The server could not read or write its database (authentication needs it); try again later.
     public static let storageFailed = NativeErrorCode(rawValue: 19)
+    /// The server holds its most connections (`--max-connections`); try again later.
+    public static let serverFull = NativeErrorCode(rawValue: 20)
 
     /// A request kind this server does not know.
     public static let unknownRequest = NativeErrorCode(rawValue: 100)
@@ -122,6 +124,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .slowConsumer: return "SLOW_CONSUMER"
         case .handshakeTimeout: return "HANDSHAKE_TIMEOUT"
         case .storageFailed: return "STORAGE_FAILED"
+        case .serverFull: return "SERVER_FULL"
         case .unknownRequest: return "UNKNOWN_REQUEST"
         case .unknownMode: return "UNKNOWN_MODE"
         case .noSuchMatch: return "NO_SUCH_MATCH"
