@@ -75,6 +75,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-matches-per-player"), help: "Most native matches one player may be in at once.")
     var maxMatchesPerPlayer = 8
 
+    @Option(
+        name: .customLong("max-pending-requests"),
+        help: "Most stored-data requests one native session may have waiting for the database.")
+    var maxPendingRequests = 16
+
     // Retired: device identities now live in the database, not in memory. Still accepted so
     // that scripts written for earlier versions start; a warning says it does nothing.
     @Option(name: .customLong("max-devices"), help: .hidden)
@@ -158,6 +163,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxBacklog >= 1024 else { throw ValidationError("--max-backlog must be at least 1024") }
         guard (2...16).contains(self.maxPlayers) else { throw ValidationError("--max-players must be 2-16") }
         guard self.maxMatchesPerPlayer >= 1 else { throw ValidationError("--max-matches-per-player must be at least 1") }
+        guard self.maxPendingRequests >= 1 else { throw ValidationError("--max-pending-requests must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
@@ -205,6 +211,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxBacklogBytes = self.maxBacklog
         configuration.maxPlayersPerMatch = self.maxPlayers
         configuration.maxMatchesPerPlayer = self.maxMatchesPerPlayer
+        configuration.maxPendingRequests = self.maxPendingRequests
         if self.maxDevices != nil {
             logger.warning("--max-devices has no effect any more: device identities are kept in the database (--data)")
         }

@@ -585,6 +585,48 @@ private func fourInARowPair(
     }
 }
 
+@Suite struct StoredRequestLimitTests {
+    /// Holds every value read until released.
+    private struct HeldReadStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let release = Gate()
+        func readValue(playerID: PlayerID, key: String) async throws -> [UInt8]? {
+            await self.release.wait()
+            return try await self.inner.readValue(playerID: playerID, key: key)
+        }
+    }
+
+    @Test func aSessionsRequestsWaitingForTheDatabaseAreBoundedAndTheRestRefusedAtOnce() async throws {
+        let store = HeldReadStore()
+        let server = try await RunningNativeServer.start {
+            $0.store = store
+            $0.maxPendingRequests = 4
+        }
+        let (player, _) = try await server.login("pending-a")
+        let (other, _) = try await server.login("pending-b")
+        var waiting: [UInt32] = []
+        for _ in 0..<4 { waiting.append(try await player.request(.readValue(key: "k"))) }
+        let refused = try await player.request(.readValue(key: "k"))
+        let answer = try await player.nextMessage()
+        guard case .requestError(refused, let error) = answer else { throw TestClientError.unexpected("\(answer)") }
+        #expect(error.code == .tooManyRequests)
+        // Only that session's requests count; requests the store is not asked for still pass.
+        #expect(try await player.ask(.leaveMatch(1)).failure?.code == .notInMatch)
+        let otherID = try await other.request(.readValue(key: "k"))
+
+        await store.release.open()
+        var answered: [UInt32] = []
+        while answered.count < 4 {
+            if case .response(let id, .value(key: "k", value: nil)) = try await player.nextMessage() { answered.append(id) }
+        }
+        #expect(answered == waiting)
+        #expect(try await other.response(to: otherID) == .success(.value(key: "k", value: nil)))
+        // Answered, they no longer count.
+        #expect(try await player.ask(.readValue(key: "k")) == .success(.value(key: "k", value: nil)))
+        try await server.stop()
+    }
+}
+
 @Suite struct NativeStartupTests {
     @Test func aStoreThatFailsAtStartupKeepsTheListenerFromBinding() async throws {
         await #expect(throws: GameStoreError.storageFailed(reason: "disk on fire")) {

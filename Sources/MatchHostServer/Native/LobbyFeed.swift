@@ -17,7 +17,6 @@ final class LobbyFeed {
     static let changesPerMessage = 100
 
     var interval: TimeAmount { self.pacing.interval }
-    let maximumSubscriptionsPerSession: Int
     private let clock: any MatchClock
     private let current: (String, MatchID) -> NativeLobbyEntry?
     private var listings: [String: LobbyListing<NativeLobbyEntry>] = [:]
@@ -30,12 +29,10 @@ final class LobbyFeed {
 
     /// - Parameter current: a match's entry now, or nil if it is not listed (ended, private).
     init(
-        clock: any MatchClock, interval: TimeAmount, maximumSubscriptionsPerSession: Int,
-        current: @escaping (String, MatchID) -> NativeLobbyEntry?
+        clock: any MatchClock, interval: TimeAmount, current: @escaping (String, MatchID) -> NativeLobbyEntry?
     ) {
         self.clock = clock
         self.pacing = PublicationPacing(interval: interval)
-        self.maximumSubscriptionsPerSession = maximumSubscriptionsPerSession
         self.current = current
     }
 
@@ -77,15 +74,11 @@ final class LobbyFeed {
     }
 
     /// Subscribes `session` to `mode`'s lobby and sends it every listed match as `added`,
-    /// after the LOBBY_SUBSCRIBED response that `respond` sends with their count.
-    func subscribe(_ session: Session, to mode: String, respond: (UInt32) -> Void) -> NativeError? {
+    /// after the LOBBY_SUBSCRIBED response that `respond` sends with their count. A session
+    /// follows a mode at most once (again: the entries are sent again), so what it follows is
+    /// bounded by the server's modes.
+    func subscribe(_ session: Session, to mode: String, respond: (UInt32) -> Void) {
         let key = ObjectIdentifier(session)
-        if self.subscriptions[key]?.contains(mode) != true {
-            guard (self.subscriptions[key]?.count ?? 0) < self.maximumSubscriptionsPerSession else {
-                return NativeError(
-                    .tooManySubscriptions, "already following \(self.maximumSubscriptionsPerSession) lobbies; unsubscribe from one first")
-            }
-        }
         self.publish()
         let entries = self.listings[mode]?.entries ?? []
         self.subscriptions[key, default: []].insert(mode)
@@ -94,7 +87,6 @@ final class LobbyFeed {
         if !entries.isEmpty {
             self.send(entries.map { NativeLobbyChange(.added, $0) }, mode: mode, to: CollectionOfOne(session))
         }
-        return nil
     }
 
     /// Stops `mode`'s updates to `session`.

@@ -41,6 +41,7 @@ public final class NativeListener: Sendable {
             maxBacklogBytes: configuration.maxBacklogBytes,
             maxPlayersPerMatch: configuration.maxPlayersPerMatch,
             maxMatchesPerPlayer: configuration.maxMatchesPerPlayer,
+            maxPendingStoredRequests: configuration.maxPendingRequests,
             catRace: CatRaceOptions(maxTapRate: configuration.maxTapRate),
             disks: configuration.disksOptions,
             turnTimeLimit: configuration.turnTimeLimit,

@@ -74,7 +74,22 @@ extension NativeWorld {
         default:
             return
         }
+        let key = ObjectIdentifier(session)
+        let pending = self.storedRequestsPending[key, default: 0]
+        guard pending < self.options.maxPendingStoredRequests else {
+            let error = NativeError(
+                .tooManyRequests,
+                "\(pending) stored-data requests are waiting for the database (--max-pending-requests); send more once they are answered")
+            session.sendReliable(NativeServerMessage.requestError(id: id, error).encoded(allocator: self.allocator))
+            return
+        }
+        self.storedRequestsPending[key] = pending + 1
         let answer = { (result: Result<NativeResponse, any Error>) in
+            if let waiting = self.storedRequestsPending[key], waiting > 1 {
+                self.storedRequestsPending[key] = waiting - 1
+            } else {
+                self.storedRequestsPending[key] = nil
+            }
             let reply: NativeServerMessage
             switch result {
             case .success(let response): reply = .response(id: id, response)

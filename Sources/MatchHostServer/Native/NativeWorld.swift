@@ -13,6 +13,7 @@ struct NativeWorldOptions {
     var maxBacklogBytes: Int
     var maxPlayersPerMatch: Int
     var maxMatchesPerPlayer: Int
+    var maxPendingStoredRequests: Int = 16
     var catRace: CatRaceOptions
     /// What every `disks` match is created with (its seed aside).
     var disks = DisksGame.Options()
@@ -23,8 +24,6 @@ struct NativeWorldOptions {
     var lobbyInterval: TimeAmount = .milliseconds(50)
     /// The matchmaker's passes, relaxation and limits.
     var matchmaker = MatchmakerConfiguration()
-    /// The most lobbies one session may follow.
-    var maxLobbySubscriptions: Int = 8
 }
 
 /// Everything behind the native port: sessions, authentication and the matches they play,
@@ -48,6 +47,8 @@ final class NativeWorld {
     /// every SEND_DATA looks its seat up here, and hashing an address is cheaper than 32
     /// characters. An entry lives exactly as long as its session (removed when it ends).
     var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
+    /// Each session's stored-data requests waiting for the store (an entry only while some are).
+    var storedRequestsPending: [ObjectIdentifier: Int] = [:]
     /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
     var nextMatchID: MatchID = 1
     /// Private matches by invite code.
@@ -106,9 +107,7 @@ final class NativeWorld {
         ) {
             [unowned self] match, players in self.invite(players, toRace: match)
         }
-        self.lobby = LobbyFeed(
-            clock: clock, interval: options.lobbyInterval, maximumSubscriptionsPerSession: options.maxLobbySubscriptions
-        ) { [unowned self] mode, matchID in
+        self.lobby = LobbyFeed(clock: clock, interval: options.lobbyInterval) { [unowned self] mode, matchID in
             guard let match = self.matches[matchID], match.mode == mode, match.isListed, !match.isEnded else { return nil }
             let players = match.activePlayerCount
             return NativeLobbyEntry(
@@ -233,12 +232,9 @@ final class NativeWorld {
     /// Answers SUBSCRIBE_LOBBY itself: its response has to go out before the entries that follow.
     private func subscribe(_ session: Session, to mode: String, requestID: UInt32) -> Bool {
         guard self.modes[mode] != nil else { return false }
-        let refusal = self.lobby.subscribe(session, to: mode) { count in
+        self.lobby.subscribe(session, to: mode) { count in
             session.sendReliable(
                 NativeServerMessage.response(id: requestID, .lobbySubscribed(mode: mode, count: count)).encoded(allocator: self.allocator))
-        }
-        if let refusal {
-            session.sendReliable(NativeServerMessage.requestError(id: requestID, refusal).encoded(allocator: self.allocator))
         }
         return true
     }

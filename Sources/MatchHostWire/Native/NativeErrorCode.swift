@@ -89,7 +89,8 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let alreadyInParty = NativeErrorCode(rawValue: 115)
     /// The matchmaker's queue is full.
     public static let queueFull = NativeErrorCode(rawValue: 116)
-    /// Too many lobby subscriptions on this session.
+    /// Too many lobby subscriptions on this session. Not sent by this server (a session
+    /// follows each of the server's modes at most once); the number stays taken.
     public static let tooManySubscriptions = NativeErrorCode(rawValue: 117)
     /// No player has that id.
     public static let noSuchPlayer = NativeErrorCode(rawValue: 118)
@@ -101,6 +102,9 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let tooManyKeys = NativeErrorCode(rawValue: 121)
     /// The server could not read or write its database for the request; try again later.
     public static let storageUnavailable = NativeErrorCode(rawValue: 122)
+    /// The session has its most stored-data requests waiting for the database
+    /// (`--max-pending-requests`); send more once some are answered.
+    public static let tooManyRequests = NativeErrorCode(rawValue: 123)
 
     /// The code's name as in PROTOCOL.md.
     public var name: String {
@@ -148,6 +152,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .valueTooLarge: return "VALUE_TOO_LARGE"
         case .tooManyKeys: return "TOO_MANY_KEYS"
         case .storageUnavailable: return "STORAGE_UNAVAILABLE"
+        case .tooManyRequests: return "TOO_MANY_REQUESTS"
         default: return "ERROR_\(self.rawValue)"
         }
     }
