@@ -88,4 +88,22 @@ struct NativeStoredRequestTests {
         await bob.close()
         await server.stop()
     }
+
+    @Test("answers larger than the server's --max-frame are read (PROTOCOL.md's frame sizes)")
+    func answersLargerThanTheFrameLimit() async throws {
+        let store = InMemoryGameStore()
+        let server = try await TestServer.start {
+            $0.maxFrameBytes = 1024
+            $0.store = store
+        }
+        let alice = makeClient(port: server.port) { $0.maximumFrameBytes = 1024 }
+        let aliceID = try await alice.connect().playerID
+        // 16 KiB fits no frame Alice may send, but a VALUE answer carries it.
+        let big = [UInt8](repeating: 7, count: 16 * 1024)
+        try await store.writeValue(playerID: aliceID, key: "big", value: big)
+        #expect(try await alice.readValue(key: "big") == big)
+        #expect(await alice.authenticated?.playerID == aliceID, "still connected, same session")
+        await alice.close()
+        await server.stop()
+    }
 }

@@ -447,14 +447,21 @@ final class ClientSession {
         }
     }
 
+    /// The largest frame body read from a server after its WELCOME, as PROTOCOL.md's "Frame
+    /// sizes" says a client must: a relayed MATCH_DATA carries a little more than the server
+    /// accepts (the sender's id, headers), and its own answers (a full MATCH_HISTORY, say) may
+    /// be larger than its `maxFrameBytes`, up to 1 MiB.
+    static func incomingFrameLimit(configured: Int, welcome: NativeWelcome) -> Int {
+        max(configured, Int(welcome.maximumFrameBytes) + 64, 1 << 20)
+    }
+
     private func welcomed(_ welcome: NativeWelcome, on connection: ClientConnection) {
         guard welcome.version == NativeFrame.protocolVersion else {
             self.violation("server speaks version \(welcome.version)")
             return
         }
         self.welcome = welcome
-        // The server's relayed frames carry a little more than what it accepts (sender id, headers).
-        let incomingLimit = max(self.configuration.maximumFrameBytes, Int(welcome.maximumFrameBytes) + 1024)
+        let incomingLimit = Self.incomingFrameLimit(configured: self.configuration.maximumFrameBytes, welcome: welcome)
         if connection.accumulator.bufferedBytes == 0 {
             connection.accumulator = FrameAccumulator(maximumBodySize: incomingLimit)
         }

@@ -39,7 +39,8 @@ extension MatchHostClient {
         /// the attempt counts as failed.
         public var connectTimeout: TimeAmount
         /// The largest frame body accepted from the server until its `WELCOME` states its own
-        /// limit (the larger of the two applies after it), and the limit on frames sent before it.
+        /// limit, and the limit on frames sent before it. After the WELCOME the largest of this,
+        /// the server's `maxFrameBytes` + 64 and 1 MiB applies (PROTOCOL.md, "Frame sizes").
         public var maximumFrameBytes: Int
         /// Whether the client authenticates again, in a new session, when the server refuses to
         /// resume its session with `SESSION_NOT_FOUND` (the server restarted, or the session's
