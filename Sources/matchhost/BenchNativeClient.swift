@@ -317,6 +317,13 @@ final class NativeBenchPeer: BenchPeriodicSender {
             self.owner.peerResumed(self, now: now)
         case .error(let error):
             self.count(error: "ERROR \(error.code) from the server: \(error.message)")
+            if error.code == .rateLimited, let authenticated = self.authenticated {
+                // Every bench player is a new device from this machine: the server's default
+                // registration limit is far below what a load needs.
+                self.authenticated = nil
+                authenticated.fail(
+                    BenchError("the server refused new players (\(error.message)): start it with --max-new-players-per-minute 1000000 to bench"))
+            }
         case .pong:
             break
         default:

@@ -80,6 +80,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Most stored-data requests one native session may have waiting for the database.")
     var maxPendingRequests = 16
 
+    @Option(
+        name: .customLong("max-new-players-per-minute"),
+        help: "New native players (first contacts of unknown devices) one network (IPv4 address, IPv6 /64) may register a minute.")
+    var maxNewPlayersPerMinute = 120
+
     // Retired: device identities now live in the database, not in memory. Still accepted so
     // that scripts written for earlier versions start; a warning says it does nothing.
     @Option(name: .customLong("max-devices"), help: .hidden)
@@ -164,6 +169,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (2...16).contains(self.maxPlayers) else { throw ValidationError("--max-players must be 2-16") }
         guard self.maxMatchesPerPlayer >= 1 else { throw ValidationError("--max-matches-per-player must be at least 1") }
         guard self.maxPendingRequests >= 1 else { throw ValidationError("--max-pending-requests must be at least 1") }
+        guard self.maxNewPlayersPerMinute >= 1 else { throw ValidationError("--max-new-players-per-minute must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
@@ -212,6 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxPlayersPerMatch = self.maxPlayers
         configuration.maxMatchesPerPlayer = self.maxMatchesPerPlayer
         configuration.maxPendingRequests = self.maxPendingRequests
+        configuration.maxNewPlayersPerMinute = self.maxNewPlayersPerMinute
         if self.maxDevices != nil {
             logger.warning("--max-devices has no effect any more: device identities are kept in the database (--data)")
         }

@@ -682,6 +682,24 @@ extension NativeServerMessage {
         try await server.stop()
     }
 
+    @Test func newPlayersFromOneNetworkAreLimitedButKnownDevicesAndTokensAreNot() async throws {
+        let server = try await RunningNativeServer.start { $0.maxNewPlayersPerMinute = 2 }
+        let (_, first) = try await server.login("new-1")
+        _ = try await server.login("new-2")
+        let third = try await server.handshake()
+        try await third.send(.authenticate(.device(id: "new-3", secret: "")))
+        let refusal = try await third.closingError()
+        #expect(refusal.code == .rateLimited)
+        #expect(refusal.message.contains("--max-new-players-per-minute"))
+        // Returning players are not new players.
+        _ = try await server.login("new-1", secret: first.deviceSecret)
+        let byToken = try await server.handshake()
+        try await byToken.send(.authenticate(.token(first.sessionToken)))
+        guard case .authenticated(let again) = try await byToken.next() else { throw TestClientError.unexpected("token refused") }
+        #expect(again.playerID == first.playerID)
+        try await server.stop()
+    }
+
     @Test func aCloseIsLoggedAsLoudAsItIsUnusual() async throws {
         let log = LogLines()
         var logger = log.logger

@@ -33,7 +33,12 @@ final class NativeAuthenticator {
 
     /// Finds the player behind `credentials` and marks it seen. `completion` runs on the
     /// storage's loop, at once for a token, after the store answers for a device.
-    func authenticate(_ credentials: NativeCredentials, storage: WorldStore, logger: Logger, completion: @escaping (Outcome) -> Void) {
+    /// - Parameter mayRegister: asked (on the storage's loop) before an unknown device's first
+    ///   contact creates a player; false refuses it with `RATE_LIMITED`.
+    func authenticate(
+        _ credentials: NativeCredentials, storage: WorldStore, logger: Logger, mayRegister: @escaping () -> Bool,
+        completion: @escaping (Outcome) -> Void
+    ) {
         let touchAndComplete: (Outcome) -> Void = { outcome in
             if case .success(let (playerID, issuedSecret)) = outcome, issuedSecret.isEmpty {
                 Self.touch(playerID, storage: storage, logger: logger)
@@ -44,7 +49,7 @@ final class NativeAuthenticator {
         case .token(let token):
             touchAndComplete(self.signer.verify(token, now: self.now()).map { ($0, "") })
         case .device(let id, let secret):
-            self.authenticateDevice(id, secret: secret, storage: storage, completion: touchAndComplete)
+            self.authenticateDevice(id, secret: secret, storage: storage, mayRegister: mayRegister, completion: touchAndComplete)
         }
     }
 
@@ -55,7 +60,8 @@ final class NativeAuthenticator {
     }
 
     private func authenticateDevice(
-        _ deviceID: String, secret: String, storage: WorldStore, completion: @escaping (Outcome) -> Void
+        _ deviceID: String, secret: String, storage: WorldStore, mayRegister: @escaping () -> Bool,
+        completion: @escaping (Outcome) -> Void
     ) {
         guard !deviceID.isEmpty else {
             return completion(.failure(NativeError(.authenticationFailed, "device id is empty")))
@@ -75,6 +81,10 @@ final class NativeAuthenticator {
                     // A secret for a device never seen: refuse rather than adopt an identity we did not issue.
                     return completion(
                         .failure(NativeError(.authenticationFailed, "unknown device id with a secret; send an empty secret on first contact")))
+                }
+                guard mayRegister() else {
+                    return completion(
+                        .failure(NativeError(.rateLimited, "too many new players from this network (--max-new-players-per-minute); try again in a minute")))
                 }
                 self.createPlayer(deviceID: deviceID, storage: storage, completion: completion)
             }

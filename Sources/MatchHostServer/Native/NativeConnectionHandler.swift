@@ -172,7 +172,11 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             case .authenticate(let credentials):
                 self.state = .authenticating
                 self.setReading(false)
-                self.world.authenticator.authenticate(credentials, storage: self.world.storage, logger: self.logger) { outcome in
+                let source = RegistrationLimiter.source(of: self.context?.channel.remoteAddress)
+                let world = self.world
+                self.world.authenticator.authenticate(
+                    credentials, storage: self.world.storage, logger: self.logger, mayRegister: { world.admitRegistration(from: source) }
+                ) { outcome in
                     self.authenticationAnswered(outcome)
                 }
             case .resume(let sessionID, let resumeToken, let lastReceived):

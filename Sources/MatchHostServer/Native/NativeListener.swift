@@ -42,6 +42,7 @@ public final class NativeListener: Sendable {
             maxPlayersPerMatch: configuration.maxPlayersPerMatch,
             maxMatchesPerPlayer: configuration.maxMatchesPerPlayer,
             maxPendingStoredRequests: configuration.maxPendingRequests,
+            maxNewPlayersPerMinute: configuration.maxNewPlayersPerMinute,
             catRace: CatRaceOptions(maxTapRate: configuration.maxTapRate),
             disks: configuration.disksOptions,
             turnTimeLimit: configuration.turnTimeLimit,

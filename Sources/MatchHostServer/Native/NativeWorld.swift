@@ -14,6 +14,7 @@ struct NativeWorldOptions {
     var maxPlayersPerMatch: Int
     var maxMatchesPerPlayer: Int
     var maxPendingStoredRequests: Int = 16
+    var maxNewPlayersPerMinute: Int = 120
     var catRace: CatRaceOptions
     /// What every `disks` match is created with (its seed aside).
     var disks = DisksGame.Options()
@@ -49,6 +50,9 @@ final class NativeWorld {
     var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
     /// Each session's stored-data requests waiting for the store (an entry only while some are).
     var storedRequestsPending: [ObjectIdentifier: Int] = [:]
+    /// New players per source network (`--max-new-players-per-minute`).
+    private(set) var registrations: RegistrationLimiter
+    private let registrationsRefused = Counter(label: "matchhost_registrations_refused_total")
     /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
     var nextMatchID: MatchID = 1
     /// Private matches by invite code.
@@ -79,6 +83,7 @@ final class NativeWorld {
         self.storage = storage
         self.logger = logger
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
+        self.registrations = RegistrationLimiter(perMinute: options.maxNewPlayersPerMinute)
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
@@ -327,6 +332,16 @@ final class NativeWorld {
             case .refusedByGame: return .failure(NativeError(.joinRefused, "\(refusal)"))
             }
         }
+    }
+
+    /// Whether a client from `source` may register a new player now (counted if so).
+    func admitRegistration(from source: String) -> Bool {
+        guard self.registrations.admit(source, now: self.clock.now) else {
+            self.registrationsRefused.increment()
+            self.logger.debug("new player refused: too many from this network", metadata: ["source": "\(source)"])
+            return false
+        }
+        return true
     }
 
     /// `session`'s player has had its MATCH_JOINED (or MATCHMAKER_MATCHED): what the match sent

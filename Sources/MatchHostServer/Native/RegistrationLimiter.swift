@@ -1,0 +1,70 @@
+import NIOCore
+
+/// `--max-new-players-per-minute`: how many new players (first contacts of unknown devices)
+/// one network may register, so that a client inventing device ids cannot fill the database.
+/// A token bucket per source network: `perMinute` at once, refilled at `perMinute` a minute.
+/// Loop-confined (the native world's loop).
+///
+/// Only sources that registered within the last minute are kept: a bucket that has refilled
+/// is dropped at the next sweep, so memory follows the registration rate, not history.
+struct RegistrationLimiter {
+    /// New players per source network a minute, and at once.
+    let perMinute: Int
+    private var buckets: [String: (tokens: Double, at: NIODeadline)] = [:]
+    private var sweepAbove = 1024
+
+    init(perMinute: Int) {
+        precondition(perMinute >= 1, "at least one registration a minute")
+        self.perMinute = perMinute
+    }
+
+    /// How many sources are tracked now.
+    var trackedSources: Int { self.buckets.count }
+
+    /// Whether `source` may register one more player at `now`; if so, that registration is counted.
+    mutating func admit(_ source: String, now: NIODeadline) -> Bool {
+        let capacity = Double(self.perMinute)
+        var tokens = capacity
+        if let bucket = self.buckets[source] {
+            let refilled = Double(max(0, (now - bucket.at).nanoseconds)) / 60e9 * capacity
+            tokens = min(capacity, bucket.tokens + refilled)
+        }
+        guard tokens >= 1 else {
+            self.buckets[source] = (tokens, now)
+            return false
+        }
+        self.buckets[source] = (tokens - 1, now)
+        if self.buckets.count > self.sweepAbove { self.sweep(now: now) }
+        return true
+    }
+
+    /// Drops the buckets that have refilled by `now` (their sources are as if never seen).
+    private mutating func sweep(now: NIODeadline) {
+        let capacity = Double(self.perMinute)
+        self.buckets = self.buckets.filter { _, bucket in
+            bucket.tokens + Double(max(0, (now - bucket.at).nanoseconds)) / 60e9 * capacity < capacity
+        }
+        self.sweepAbove = max(1024, self.buckets.count * 2)
+    }
+
+    /// The network a connection comes from, as registrations are counted: an IPv4 address
+    /// (also when it arrives IPv4-mapped on an IPv6 socket), an IPv6 /64 (one subscriber's
+    /// network: a host can take any address in it), or one key for Unix sockets.
+    static func source(of address: SocketAddress?) -> String {
+        switch address {
+        case .v4?:
+            return address?.ipAddress ?? "unknown"
+        case .v6(let v6)?:
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            if bytes.prefix(10).allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                return bytes[12...].map { String($0) }.joined(separator: ".")
+            }
+            let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+            return groups.joined(separator: ":") + "::/64"
+        case .unixDomainSocket?:
+            return "unix"
+        case nil:
+            return "unknown"
+        }
+    }
+}

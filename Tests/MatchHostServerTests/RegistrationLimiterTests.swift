@@ -1,0 +1,46 @@
+@testable import MatchHostServer
+import NIOCore
+import Testing
+
+@Suite struct RegistrationLimiterTests {
+    private let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+
+    @Test func aNetworkRegistersItsMinuteAtOnceThenAtTheRefillRate() {
+        var limiter = RegistrationLimiter(perMinute: 3)
+        func admit(_ source: String, _ now: NIODeadline) -> Bool { limiter.admit(source, now: now) }
+        for _ in 0..<3 { #expect(admit("10.0.0.1", self.start)) }
+        #expect(!admit("10.0.0.1", self.start))
+        #expect(admit("10.0.0.2", self.start), "another network has its own allowance")
+        // One registration refills every 20 s; a refused attempt loses nothing of the refill.
+        #expect(!admit("10.0.0.1", self.start + .seconds(19)))
+        #expect(admit("10.0.0.1", self.start + .seconds(41)))
+        #expect(admit("10.0.0.1", self.start + .seconds(41)))
+        #expect(!admit("10.0.0.1", self.start + .seconds(41)))
+    }
+
+    @Test func sourcesThatRefilledAreForgottenSoMemoryFollowsTheRate() {
+        var limiter = RegistrationLimiter(perMinute: 1)
+        func admit(_ source: String, _ now: NIODeadline) -> Bool { limiter.admit(source, now: now) }
+        for index in 0..<1024 {
+            #expect(admit("10.0.\(index / 256).\(index % 256)", self.start))
+        }
+        #expect(limiter.trackedSources == 1024)
+        // A minute later all of them have refilled: the next new source sweeps them away.
+        #expect(admit("192.168.0.1", self.start + .seconds(61)))
+        #expect(limiter.trackedSources == 1)
+        #expect(admit("10.0.0.0", self.start + .seconds(61)), "a forgotten source starts full")
+    }
+
+    @Test func addressesCountByNetwork() throws {
+        let v4 = try SocketAddress(ipAddress: "203.0.113.7", port: 5000)
+        #expect(RegistrationLimiter.source(of: v4) == "203.0.113.7")
+        let a = try SocketAddress(ipAddress: "2001:db8:1:2:aaaa::1", port: 5000)
+        let b = try SocketAddress(ipAddress: "2001:db8:1:2:bbbb::9", port: 5001)
+        let c = try SocketAddress(ipAddress: "2001:db8:1:3::1", port: 5000)
+        #expect(RegistrationLimiter.source(of: a) == "2001:db8:1:2::/64")
+        #expect(RegistrationLimiter.source(of: a) == RegistrationLimiter.source(of: b))
+        #expect(RegistrationLimiter.source(of: a) != RegistrationLimiter.source(of: c))
+        let mapped = try SocketAddress(ipAddress: "::ffff:203.0.113.7", port: 5000)
+        #expect(RegistrationLimiter.source(of: mapped) == "203.0.113.7", "IPv4 on a dual-stack socket counts as IPv4")
+    }
+}
