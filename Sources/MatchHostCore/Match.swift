@@ -165,6 +165,12 @@ public final class Match<Handler: GameHandler> {
     /// takes joins under way would grow the seats, and every message listing them, without end.
     public static var seatLimit: Int { 255 }
 
+    /// Whether a new player could take a seat now, as far as the match goes (its game may
+    /// still refuse): it has not ended, has a free seat, and has seats of its life left.
+    public var hasRoom: Bool {
+        !self.isEnded && self.activeSeatCount < self.capacity && self.seats.count < Self.seatLimit
+    }
+
     /// Seats `player`. With a `link` the player is connected at once; without one the seat
     /// is reserved and its grace timer starts now.
     /// - Returns: the seat index, or the refusal (match ended or full, already seated, every

@@ -54,7 +54,6 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private let world: CatRaceWorld
     private var frames: FrameAccumulator
     private let flusher: FlushCoalescer
-    private let connections: ConnectionRegistry
     /// Shared by every connection; per-connection metadata is added only when a line is
     /// logged, so that an idle connection carries no metadata dictionary of its own.
     private let logger: Logger
@@ -67,12 +66,11 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 
     init(
         world: CatRaceWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
-        connections: ConnectionRegistry, logger: Logger
+        logger: Logger
     ) {
         self.world = world
         self.frames = FrameAccumulator(maximumBodySize: maximumFrameBody)
         self.flusher = flusher
-        self.connections = connections
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
     }
@@ -92,13 +90,11 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        self.connections.opened(context.channel)
         self.logger.debug("connection opened", metadata: self.logMetadata)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.connections.closed(context.channel)
         self.isClosing = true
         self.frames.reset()
         self.logger.debug("connection closed", metadata: self.logMetadata)
@@ -215,14 +211,4 @@ enum ConnectionLimitError: Error, CustomStringConvertible {
         case .outboundBuffer: return "not reading: outbound buffer over its limit (--max-outbound)"
         }
     }
-}
-
-/// The open connections of a listener, so that shutdown can close them. Loop-confined.
-final class ConnectionRegistry {
-    private var channels: [ObjectIdentifier: any Channel] = [:]
-
-    func opened(_ channel: any Channel) { self.channels[ObjectIdentifier(channel)] = channel }
-    func closed(_ channel: any Channel) { self.channels[ObjectIdentifier(channel)] = nil }
-    var count: Int { self.channels.count }
-    var all: [any Channel] { Array(self.channels.values) }
 }

@@ -73,10 +73,10 @@ public final class CatRaceListener: Sendable {
                 }
                 return world
             },
-            makeHandler: { world, flusher, connections in
+            makeHandler: { world, flusher in
                 CatRaceConnectionHandler(
                     world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,
-                    connections: connections, logger: listenerLogger)
+                    logger: listenerLogger)
             })
         return CatRaceListener(listener: listener, store: store, startup: startup, storageOutages: storageOutages)
     }

@@ -32,7 +32,7 @@ struct GameListener<World> {
         configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, worldLoop: WorldLoop? = nil,
         portName: String, logger: Logger, farewell: ByteBuffer?,
         makeWorld: @escaping @Sendable (EventLoopClock) -> World,
-        makeHandler: @escaping @Sendable (World, FlushCoalescer, ConnectionRegistry) -> any ChannelHandler
+        makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
     ) async throws -> GameListener<World> {
         let sharedLoop = worldLoop
         let worldLoop: WorldLoop
@@ -65,7 +65,11 @@ struct GameListener<World> {
                         try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell))
                         return
                     }
-                    let handler = makeHandler(state.value.world, flusher.value, state.value.connections)
+                    // Counted from here, not from channelActive: connections accepted in one
+                    // burst are set up before any becomes active, and each must see the others.
+                    state.value.connections.opened(channel)
+                    channel.closeFuture.whenComplete { _ in state.value.connections.closed(channel) }
+                    let handler = makeHandler(state.value.world, flusher.value)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
@@ -150,4 +154,15 @@ enum ListenerError: Error, CustomStringConvertible {
     case noLocalAddress
 
     var description: String { "the listener has no local address after bind" }
+}
+
+/// The open connections of a listener (counted for `--max-connections`, closed at shutdown),
+/// from the moment each is admitted until it closes. Loop-confined.
+final class ConnectionRegistry {
+    private var channels: [ObjectIdentifier: any Channel] = [:]
+
+    func opened(_ channel: any Channel) { self.channels[ObjectIdentifier(channel)] = channel }
+    func closed(_ channel: any Channel) { self.channels[ObjectIdentifier(channel)] = nil }
+    var count: Int { self.channels.count }
+    var all: [any Channel] { Array(self.channels.values) }
 }

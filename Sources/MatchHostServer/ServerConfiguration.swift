@@ -45,7 +45,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxPlayersPerMatch: Int = 16
     /// The most matches one native player may be in at once (`--max-matches-per-player`, default 8).
     public var maxMatchesPerPlayer: Int = 8
-    /// The most stored-data requests (profile, history, leaderboard, values) one native session
+    /// The most stored-data requests (profile, history, leaderboard, values) one native player
     /// may have waiting for the database (`--max-pending-requests`, default 16); one more gets
     /// `TOO_MANY_REQUESTS`. Bounds what a slow disk lets pile up.
     public var maxPendingRequests: Int = 16

@@ -77,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-pending-requests"),
-        help: "Most stored-data requests one native session may have waiting for the database.")
+        help: "Most stored-data requests one native player may have waiting for the database.")
     var maxPendingRequests = 16
 
     @Option(

@@ -77,7 +77,8 @@ struct NativeResumeTests {
     func fullServerOnReconnect() async throws {
         let server = try await TestServer.start { $0.maxConnections = 1 }
         let bob = makeClient(port: server.port) {
-            $0.reconnectPolicy = .init(initialDelay: .milliseconds(300), maximumDelay: .milliseconds(300), jitter: 0)
+            // Long enough for another player to take the place first, even on a loaded machine.
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(1500), maximumDelay: .milliseconds(1500), jitter: 0)
         }
         let session = try await bob.connect()
         let states = Recorder(bob.stateChanges())

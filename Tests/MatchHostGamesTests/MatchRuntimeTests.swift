@@ -201,11 +201,13 @@ private final class CountingLink: PlayerLink {
             id: 3, handler: EchoGame(options: nil), encoders: [], clock: ManualClock(), gracePeriod: .seconds(1), capacity: 2,
             logger: self.logger)
         #expect((try? match.join("stays", link: nil).get()) == 0)
+        #expect(match.hasRoom)
         for number in 1..<Match<EchoGame>.seatLimit {
             #expect((try? match.join("guest \(number)", link: nil).get()) == number)
             match.leave(seat: number)
         }
         #expect(match.activeSeatCount == 1)
+        #expect(!match.hasRoom, "the lobby must not call it joinable")
         #expect(match.join("late", link: nil) == .failure(.seatsUsedUp(limit: Match<EchoGame>.seatLimit)))
         #expect(match.seats.count == 255)
     }

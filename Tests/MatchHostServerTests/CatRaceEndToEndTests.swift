@@ -183,7 +183,7 @@ extension CatRaceServerMessage {
         let racer = try await server.client("G:Inside")
         #expect(try await racer.next() == .notInMatch)
         // The tutorial protocol has no error message: the close is all a refused client gets.
-        let refused = try await server.client("G:Outside")
+        let refused = try await server.client()  // says nothing: the server may close before it could
         #expect(try await refused.nextEvent() == .closed)
         #expect(try await racer.expectNothingPending().isEmpty)
         await racer.close()

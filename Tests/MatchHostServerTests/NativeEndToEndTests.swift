@@ -660,7 +660,7 @@ extension NativeServerMessage {
         let log = LogLines()
         let server = try await RunningNativeServer.start(logger: log.logger) { $0.maxConnections = 2 }
         let (first, _) = try await server.login("full-1")
-        let second = try await server.connect()
+        let second = try await server.handshake()  // answered: the server has counted it
         let refused = try await server.connect()
         #expect(try await refused.closingError().code == .serverFull)
         let again = try await server.connect()
@@ -679,6 +679,28 @@ extension NativeServerMessage {
         #expect(limitLines.count == 1, "said once, not per refused connection")
         #expect(limitLines.first?.hasPrefix("warning") == true && limitLines.first?.contains("port=native") == true)
         #expect(log.all.contains { $0.hasPrefix("notice accepting connections again") })
+        try await server.stop()
+    }
+
+    @Test func aBurstOfConnectionsIsAdmittedUpToTheLimitExactly() async throws {
+        let server = try await RunningNativeServer.start { $0.maxConnections = 5 }
+        let connections = try await withThrowingTaskGroup(of: TestNativeConnection.self) { group in
+            for _ in 0..<40 { group.addTask { try await server.connect() } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        var refused = 0
+        for connection in connections {
+            // A refused connection may be closed already; its ERROR is in its inbox all the same.
+            try? await connection.send(.hello(version: 1, gameID: "matchhost"))
+            switch try await connection.next(timeout: .seconds(10)) {
+            case .welcome: continue
+            case .error(let error) where error.code == .serverFull: refused += 1
+            case let other: throw TestClientError.unexpected("\(other)")
+            }
+        }
+        #expect(refused == 35)
+        #expect(try await server.listener.counts().connections == 5)
+        for connection in connections { await connection.close() }
         try await server.stop()
     }
 

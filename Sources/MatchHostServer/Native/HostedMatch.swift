@@ -62,6 +62,8 @@ protocol HostedMatch: AnyObject {
     var capacity: Int { get }
     /// Players seated and not gone.
     var activePlayerCount: Int { get }
+    /// Whether a new player could take a seat now (``Match/hasRoom``).
+    var hasRoom: Bool { get }
     /// The code that joins a private match; nil for a public one.
     var inviteCode: String? { get set }
     /// Whether the lobby lists it (public matches created by a player).
@@ -180,6 +182,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     var isEnded: Bool { self.match.isEnded }
     var capacity: Int { self.match.capacity }
     var activePlayerCount: Int { self.match.activeSeatCount }
+    var hasRoom: Bool { self.match.hasRoom }
 
     var seatedSessions: [Session] {
         self.match.seats.compactMap { seat in seat.presence == .left ? nil : (seat.link as? SessionSeatLink)?.session }

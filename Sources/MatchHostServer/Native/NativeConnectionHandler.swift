@@ -28,7 +28,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private var state = State.awaitingHello
     private var frames: FrameAccumulator
     private let flusher: FlushCoalescer
-    private let connections: ConnectionRegistry
     private let logger: Logger
     private var context: ChannelHandlerContext?
     private var outbound: ByteBuffer?
@@ -44,12 +43,11 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
 
     init(
         world: NativeWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
-        connections: ConnectionRegistry, logger: Logger
+        logger: Logger
     ) {
         self.world = world
         self.frames = FrameAccumulator(maximumBodySize: maximumFrameBody)
         self.flusher = flusher
-        self.connections = connections
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
         self.controlRate = MessageRateLimiter(rate: limits.maxMessageRate)
@@ -73,7 +71,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        self.connections.opened(context.channel)
         self.lastReceivedAt = .now()
         let interval = TimeAmount.milliseconds(Int64(self.world.options.welcome.heartbeatMilliseconds))
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -85,7 +82,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.connections.closed(context.channel)
         self.isClosing = true
         self.heartbeat?.cancel()
         self.heartbeat = nil

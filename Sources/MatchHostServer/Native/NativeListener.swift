@@ -84,10 +84,10 @@ public final class NativeListener: Sendable {
                 world.start(from: startup)
                 return world
             },
-            makeHandler: { world, flusher, connections in
+            makeHandler: { world, flusher in
                 NativeConnectionHandler(
                     world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,
-                    connections: connections, logger: listenerLogger)
+                    logger: listenerLogger)
             })
         if let catRace {
             let native = listener.state

@@ -74,7 +74,7 @@ extension NativeWorld {
         default:
             return
         }
-        let key = ObjectIdentifier(session)
+        let key = asker
         let pending = self.storedRequestsPending[key, default: 0]
         guard pending < self.options.maxPendingStoredRequests else {
             let error = NativeError(

@@ -48,8 +48,9 @@ final class NativeWorld {
     /// every SEND_DATA looks its seat up here, and hashing an address is cheaper than 32
     /// characters. An entry lives exactly as long as its session (removed when it ends).
     var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
-    /// Each session's stored-data requests waiting for the store (an entry only while some are).
-    var storedRequestsPending: [ObjectIdentifier: Int] = [:]
+    /// Each player's stored-data requests waiting for the store (an entry only while some
+    /// are). By player, not session: authenticating again must not start a fresh allowance.
+    var storedRequestsPending: [PlayerID: Int] = [:]
     /// New players per source network (`--max-new-players-per-minute`).
     private(set) var registrations: RegistrationLimiter
     private let registrationsRefused = Counter(label: "matchhost_registrations_refused_total")
@@ -117,7 +118,7 @@ final class NativeWorld {
             let players = match.activePlayerCount
             return NativeLobbyEntry(
                 matchID: matchID, label: match.label, players: UInt8(clamping: players), capacity: UInt8(clamping: match.capacity),
-                joinable: players < match.capacity)
+                joinable: match.hasRoom)
         }
         self.matchmaker.start { [unowned self] groups in self.groupsFormed(groups) }
     }
