@@ -11,7 +11,7 @@ import NIOPosix
 /// message. Accepting runs on the whole group, so a connect burst does not wait on game work.
 struct GameListener<World> {
     /// The loop-confined parts.
-    typealias State = NIOLoopBound<(world: World, connections: ConnectionRegistry, cap: ConnectionCap)>
+    typealias State = NIOLoopBound<(world: World, connections: ConnectionRegistry)>
 
     let localAddress: SocketAddress
     let serverChannel: any Channel
@@ -45,8 +45,8 @@ struct GameListener<World> {
         let clock = worldLoop.clock
         let state = try await loop.submit {
             worldLoop.retain()
-            let cap = ConnectionCap(maximum: configuration.maxConnections, port: portName, logger: logger)
-            return State((world: makeWorld(clock.value), connections: ConnectionRegistry(), cap: cap), eventLoop: loop)
+            let connections = ConnectionRegistry(maximum: configuration.maxConnections, port: portName, logger: logger)
+            return State((world: makeWorld(clock.value), connections: connections), eventLoop: loop)
         }.get()
         let flusher = try await loop.submit { NIOLoopBound(FlushCoalescer(eventLoop: loop), eventLoop: loop) }.get()
         let channel = try await ServerBootstrap(group: group, childGroup: loop)
@@ -61,14 +61,10 @@ struct GameListener<World> {
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65536))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    guard state.value.cap.admits(open: state.value.connections.count) else {
+                    guard state.value.connections.admit(channel) else {
                         try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell))
                         return
                     }
-                    // Counted from here, not from channelActive: connections accepted in one
-                    // burst are set up before any becomes active, and each must see the others.
-                    state.value.connections.opened(channel)
-                    channel.closeFuture.whenComplete { _ in state.value.connections.closed(channel) }
                     let handler = makeHandler(state.value.world, flusher.value)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
@@ -154,15 +150,4 @@ enum ListenerError: Error, CustomStringConvertible {
     case noLocalAddress
 
     var description: String { "the listener has no local address after bind" }
-}
-
-/// The open connections of a listener (counted for `--max-connections`, closed at shutdown),
-/// from the moment each is admitted until it closes. Loop-confined.
-final class ConnectionRegistry {
-    private var channels: [ObjectIdentifier: any Channel] = [:]
-
-    func opened(_ channel: any Channel) { self.channels[ObjectIdentifier(channel)] = channel }
-    func closed(_ channel: any Channel) { self.channels[ObjectIdentifier(channel)] = nil }
-    var count: Int { self.channels.count }
-    var all: [any Channel] { Array(self.channels.values) }
 }

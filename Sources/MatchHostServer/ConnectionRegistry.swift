@@ -2,12 +2,14 @@ import Logging
 import Metrics
 import NIOCore
 
-/// `--max-connections` on one port: whether one more connection may open, and, when the port is
-/// full, saying so once in the log (not once per refused connection: a flood would drown it)
-/// and counting every refusal in `matchhost_connections_refused_total`. Loop-confined (the
-/// world's loop, where the port's connections are counted).
-final class ConnectionCap {
+/// The open connections of one port, from the moment each is admitted until it closes
+/// (closed by shutdown), bounded by `--max-connections`. When the port is full it says so once
+/// in the log (not once per refused connection: a flood would drown it) and counts every
+/// refusal in `matchhost_connections_refused_total`. Loop-confined (the world's loop, where
+/// every connection of the port is set up).
+final class ConnectionRegistry {
     let maximum: Int
+    private var channels: [ObjectIdentifier: any Channel] = [:]
     private let port: String
     private let logger: Logger
     private let refused: Counter
@@ -21,13 +23,21 @@ final class ConnectionCap {
         self.refused = Counter(label: "matchhost_connections_refused_total", dimensions: [("port", port)])
     }
 
-    /// Whether a new connection may open while `open` are.
-    func admits(open: Int) -> Bool {
-        guard open >= self.maximum else {
+    var count: Int { self.channels.count }
+    var all: [any Channel] { Array(self.channels.values) }
+
+    /// Admits `channel` as it is set up, if the port has room: it counts from then until it
+    /// closes. Counted here, not at channelActive: connections accepted in one burst are all
+    /// set up before any becomes active, and each must see the others.
+    func admit(_ channel: any Channel) -> Bool {
+        guard self.channels.count >= self.maximum else {
             if self.isRefusing {
                 self.isRefusing = false
-                self.logger.notice("accepting connections again", metadata: ["port": "\(self.port)", "open": "\(open)"])
+                self.logger.notice("accepting connections again", metadata: ["port": "\(self.port)", "open": "\(self.channels.count)"])
             }
+            self.channels[ObjectIdentifier(channel)] = channel
+            let registry = NIOLoopBound(self, eventLoop: channel.eventLoop)
+            channel.closeFuture.whenComplete { _ in registry.value.channels[ObjectIdentifier(channel)] = nil }
             return true
         }
         self.refused.increment()
@@ -35,7 +45,7 @@ final class ConnectionCap {
             self.isRefusing = true
             self.logger.warning(
                 "connection limit reached: new connections are refused until some close (--max-connections)",
-                metadata: ["port": "\(self.port)", "open": "\(open)", "maximum": "\(self.maximum)"])
+                metadata: ["port": "\(self.port)", "open": "\(self.channels.count)", "maximum": "\(self.maximum)"])
         }
         return false
     }
