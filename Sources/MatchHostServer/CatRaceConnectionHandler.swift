@@ -129,7 +129,8 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
             }
             self.isAwaitingIdentity = true
             self.setReading(false)
-            storage.identify(message.playerID, alias: message.alias) { result in
+            let source = RegistrationLimiter.source(of: self.context?.channel.remoteAddress)
+            storage.identify(message.playerID, alias: message.alias, from: source) { result in
                 self.identityAnswered(result, for: message)
             }
         case .startMatch(let message): self.world.startMatch(message, on: self)
@@ -144,6 +145,9 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private func identityAnswered(_ result: Result<CatRaceStoredIdentity, any Error>, for message: PlayerConnected) {
         guard !self.isClosing, self.isAwaitingIdentity else { return }
         switch result {
+        case .failure(let error as CatRaceRegistrationRefused):
+            // At debug: a flood of invented ids is what the limit is for, and it is counted.
+            self.close(reason: "the player \(message.playerID) was not created: \(error)", level: .debug)
         case .failure(let error):
             // At debug when the database failed: a full disk would refuse every newcomer, and
             // the outage report says that once for all.

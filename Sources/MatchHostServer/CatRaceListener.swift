@@ -20,14 +20,18 @@ public final class CatRaceListener: Sendable {
     let startup: WorldStartup?
     /// The store's outages, which a native listener sharing the store reports through too.
     let storageOutages: StorageOutageMonitor?
+    /// New players per source network, a budget a native listener shares.
+    let registrations: RegistrationLimiter
 
     /// The address the listener actually bound (with the real port when 0 was asked for).
     public var localAddress: SocketAddress { self.listener.localAddress }
 
     private init(
-        listener: GameListener<CatRaceWorld>, store: (any GameStore)?, startup: WorldStartup?, storageOutages: StorageOutageMonitor?
+        listener: GameListener<CatRaceWorld>, store: (any GameStore)?, startup: WorldStartup?, storageOutages: StorageOutageMonitor?,
+        registrations: RegistrationLimiter
     ) {
         self.listener = listener
+        self.registrations = registrations
         self.store = store
         self.startup = startup
         self.storageOutages = storageOutages
@@ -54,6 +58,7 @@ public final class CatRaceListener: Sendable {
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
         let listenerLogger = logger
+        let registrations = RegistrationLimiter(perMinute: configuration.maxNewPlayersPerMinute)
         let maximumUnstoredEndings = configuration.maxUnstoredResults
         let store = configuration.store
         // Before binding: races the last run left unfinished are abandoned before new ones start.
@@ -68,7 +73,8 @@ public final class CatRaceListener: Sendable {
                     world.recorder = CatRaceStorage(
                         storage: WorldStore(
                             store: store, eventLoop: clock.eventLoop, clock: clock, logger: listenerLogger, outages: storageOutages,
-                            maximumUnstoredEndings: maximumUnstoredEndings))
+                            maximumUnstoredEndings: maximumUnstoredEndings),
+                        registrations: registrations)
                     world.continueMatchIDs(after: startup.largestMatchID)
                 }
                 return world
@@ -78,7 +84,8 @@ public final class CatRaceListener: Sendable {
                     world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,
                     logger: listenerLogger)
             })
-        return CatRaceListener(listener: listener, store: store, startup: startup, storageOutages: storageOutages)
+        return CatRaceListener(
+            listener: listener, store: store, startup: startup, storageOutages: storageOutages, registrations: registrations)
     }
 
     /// How many connections are open and how many races run (for tests and the admin page).

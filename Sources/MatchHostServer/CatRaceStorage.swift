@@ -24,18 +24,28 @@ final class CatRaceStorage: CatRaceRecorder {
 
     /// The store, reached without blocking the loop.
     let storage: WorldStore
+    /// New players per source network (`--max-new-players-per-minute`), shared with the
+    /// native port.
+    let registrations: RegistrationLimiter
     /// Lookups not answered yet, by tutorial id: a second connection claiming the same id
     /// waits for the first answer rather than racing it to create the player.
     private var lookups: [PlayerID: [(Result<CatRaceStoredIdentity, any Error>) -> Void]] = [:]
     /// Claims waiting for the batch in flight: while one transaction runs, the next burst of
     /// first contacts gathers here and goes in the next, so a burst costs a few commits.
-    private var waitingClaims: [ExternalIdentityClaim] = []
+    private var waitingClaims: [WaitingClaim] = []
     private var isLookingUp = false
     private var races: [MatchID: RecordedRace] = [:]
     private var random = SystemRandomNumberGenerator()
 
-    init(storage: WorldStore) {
+    /// A claim for the next batch, and the network whose registration it took, if it took one.
+    private struct WaitingClaim {
+        var claim: ExternalIdentityClaim
+        var registeredFrom: String?
+    }
+
+    init(storage: WorldStore, registrations: RegistrationLimiter) {
         self.storage = storage
+        self.registrations = registrations
     }
 
     // MARK: Identities
@@ -44,15 +54,45 @@ final class CatRaceStorage: CatRaceRecorder {
     /// `alias`) and its identity if there is none (``GameStore/findOrCreatePlayers(_:at:)``);
     /// `completion` runs on the loop once that is committed. A known player keeps its stored
     /// alias and is marked seen.
-    func identify(_ playerID: PlayerID, alias: String, completion: @escaping (Result<CatRaceStoredIdentity, any Error>) -> Void) {
+    ///
+    /// Only a player created counts against `source`'s new players (``RegistrationLimiter``):
+    /// the id is looked up first, and an unknown one takes a registration (given back if the
+    /// database fails to create it). An unknown id from a network out of registrations fails
+    /// with ``CatRaceRegistrationRefused``; its stored players still come back.
+    func identify(
+        _ playerID: PlayerID, alias: String, from source: String, completion: @escaping (Result<CatRaceStoredIdentity, any Error>) -> Void
+    ) {
         if self.lookups[playerID] != nil {
             self.lookups[playerID]?.append(completion)
             return
         }
         self.lookups[playerID] = [completion]
-        self.waitingClaims.append(
-            ExternalIdentityClaim(identity: .catRaceTutorial(playerID), newPlayerID: self.random.hexString(bytes: 16), alias: alias))
+        let claim = ExternalIdentityClaim(identity: .catRaceTutorial(playerID), newPlayerID: self.random.hexString(bytes: 16), alias: alias)
+        self.storage.read({ store in try await store.player(externalIdentity: claim.identity) }) { result in
+            switch result {
+            case .success(.some):
+                // Still through the batch, which marks the player seen.
+                self.claim(WaitingClaim(claim: claim, registeredFrom: nil))
+            case .success(nil):
+                guard self.registrations.admit(source, now: self.storage.clock.now) else {
+                    return self.answer(playerID, .failure(CatRaceRegistrationRefused(source: source)))
+                }
+                self.claim(WaitingClaim(claim: claim, registeredFrom: source))
+            case .failure(let error):
+                self.answer(playerID, .failure(error))
+            }
+        }
+    }
+
+    private func claim(_ waiting: WaitingClaim) {
+        self.waitingClaims.append(waiting)
         if !self.isLookingUp { self.lookUpWaitingClaims() }
+    }
+
+    private func answer(_ playerID: PlayerID, _ answer: Result<CatRaceStoredIdentity, any Error>) {
+        for waiting in self.lookups.removeValue(forKey: playerID) ?? [] {
+            waiting(answer)
+        }
     }
 
     private func lookUpWaitingClaims() {
@@ -61,18 +101,20 @@ final class CatRaceStorage: CatRaceRecorder {
         self.isLookingUp = !batch.isEmpty
         guard !batch.isEmpty else { return }
         let at = self.storage.now()
-        self.storage.write({ store in try await store.findOrCreatePlayers(batch, at: at) }) { result in
+        let claims = batch.map(\.claim)
+        self.storage.write({ store in try await store.findOrCreatePlayers(claims, at: at) }) { result in
             let records = result.flatMap { records -> Result<[PlayerRecord], any Error> in
                 guard records.count == batch.count else {
                     return .failure(GameStoreError.storageFailed(reason: "the store answered \(records.count) of \(batch.count) claims"))
                 }
                 return .success(records)
             }
-            for (index, claim) in batch.enumerated() {
-                let answer = records.map { CatRaceStoredIdentity(playerID: $0[index].id, alias: $0[index].alias) }
-                for waiting in self.lookups.removeValue(forKey: claim.identity.externalID) ?? [] {
-                    waiting(answer)
+            for (index, waiting) in batch.enumerated() {
+                // A registration that made no new player (the database failed) is given back.
+                if let source = waiting.registeredFrom, (try? records.get()[index].id) != waiting.claim.newPlayerID {
+                    self.registrations.refund(source, now: self.storage.clock.now)
                 }
+                self.answer(waiting.claim.identity.externalID, records.map { CatRaceStoredIdentity(playerID: $0[index].id, alias: $0[index].alias) })
             }
             self.lookUpWaitingClaims()
         }
@@ -111,6 +153,15 @@ final class CatRaceStorage: CatRaceRecorder {
         let ending = race.tally.ending(outcome, in: match).renamingPlayers(race.storedIDs)
         self.storage.recordEnding(ending, of: match.id, players: race.players)
     }
+}
+
+/// A tutorial client's first contact refused: its network has registered its
+/// `--max-new-players-per-minute` already. The tutorial's protocol has no error message; the
+/// connection closes.
+struct CatRaceRegistrationRefused: Error, CustomStringConvertible {
+    /// The network, as ``RegistrationLimiter/source(of:)`` names it.
+    var source: String
+    var description: String { "too many new players from \(self.source) (--max-new-players-per-minute)" }
 }
 
 extension CatRaceWorld {

@@ -17,7 +17,9 @@ private struct StoredServer {
     let group: MultiThreadedEventLoopGroup
     var port: Int { self.catRace.localAddress.port! }
 
-    static func start(store: any GameStore, logger: Logger = silentLogger) async throws -> StoredServer {
+    static func start(
+        store: any GameStore, logger: Logger = silentLogger, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> StoredServer {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.catRacePort = 0
@@ -25,6 +27,7 @@ private struct StoredServer {
         configuration.maxTapRate = 100_000
         configuration.maxMessageRate = 100_000
         configuration.store = store
+        configure(&configuration)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let catRace = try await CatRaceListener.bind(configuration: configuration, group: group, logger: logger)
         let native = try await NativeListener.bind(configuration: configuration, group: group, logger: logger, catRace: catRace)
@@ -263,6 +266,30 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         #expect(try await bo.next() == .notInMatch)
         #expect(try await bo.next().matchStarted?.racers.map(\.alias) == ["Bo", "Ann"])
         #expect(try await ann.next().matchStarted?.racers.map(\.alias) == ["Bo", "Ann"])
+        try await server.stop()
+    }
+    @Test func newTutorialPlayersCountAgainstTheNetworksBudgetWhichTheNativePortShares() async throws {
+        let store = InMemoryGameStore()
+        let old = ExternalIdentityClaim(identity: .catRaceTutorial("G:old"), newPlayerID: "0ld", alias: "Old")
+        _ = try await store.findOrCreatePlayers([old], at: UnixMillis(milliseconds: 1))
+        let server = try await StoredServer.start(store: store) { $0.maxNewPlayersPerMinute = 2 }
+        let one = try await server.client("G:one", alias: "One")
+        #expect(try await one.next() == .notInMatch)
+        #expect(try await server.client("G:two", alias: "Two").next() == .notInMatch)
+        // The third unknown id from 127.0.0.1 is one new player too many: closed, not stored.
+        let third = try await server.client("G:three", alias: "Three")
+        #expect(try await third.nextEvent() == .closed)
+        #expect(await store.player(externalIdentity: .catRaceTutorial("G:three")) == nil)
+        // A stored player is no new player: it comes back, with its stored alias.
+        let returning = try await server.client("G:old", alias: "Renamed")
+        #expect(try await returning.next() == .notInMatch)
+        try await returning.send(.startMatch(StartMatch(playerIDs: ["G:old", "G:one"])))
+        #expect(try await returning.next().matchStarted?.racers.map(\.alias) == ["Old", "One"])
+        #expect(await store.player(externalIdentity: .catRaceTutorial("G:old"))?.id == "0ld")
+        // One budget for both ports: the native port has none left for this network either.
+        let device = try await TestNativeConnection.handshake(port: server.native.localAddress.port!, group: server.group)
+        try await device.send(.authenticate(.device(id: "after-the-tutorials", secret: "")))
+        #expect(try await device.closingError().code == .rateLimited)
         try await server.stop()
     }
 }

@@ -6,7 +6,7 @@ import Testing
     private let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
     @Test func aNetworkRegistersItsMinuteAtOnceThenAtTheRefillRate() {
-        var limiter = RegistrationLimiter(perMinute: 3)
+        var limiter = RegistrationBuckets(perMinute: 3)
         func admit(_ source: String, _ now: NIODeadline) -> Bool { limiter.admit(source, now: now) }
         for _ in 0..<3 { #expect(admit("10.0.0.1", self.start)) }
         #expect(!admit("10.0.0.1", self.start))
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func sourcesThatRefilledAreForgottenSoMemoryFollowsTheRate() {
-        var limiter = RegistrationLimiter(perMinute: 1)
+        var limiter = RegistrationBuckets(perMinute: 1)
         func admit(_ source: String, _ now: NIODeadline) -> Bool { limiter.admit(source, now: now) }
         for index in 0..<1024 {
             #expect(admit("10.0.\(index / 256).\(index % 256)", self.start))
@@ -29,6 +29,34 @@ import Testing
         #expect(admit("192.168.0.1", self.start + .seconds(61)))
         #expect(limiter.trackedSources == 1)
         #expect(admit("10.0.0.0", self.start + .seconds(61)), "a forgotten source starts full")
+    }
+
+    @Test func aRefundGivesBackOneRegistrationUpToAFullBucket() {
+        var limiter = RegistrationBuckets(perMinute: 2)
+        func admit(_ source: String) -> Bool { limiter.admit(source, now: self.start) }
+        #expect(admit("10.0.0.1") && admit("10.0.0.1"))
+        #expect(!admit("10.0.0.1"))
+        limiter.refund("10.0.0.1", now: self.start)
+        #expect(admit("10.0.0.1"), "the refunded registration")
+        #expect(!admit("10.0.0.1"))
+        limiter.refund("10.0.0.1", now: self.start)
+        limiter.refund("10.0.0.1", now: self.start)
+        limiter.refund("10.0.0.1", now: self.start)
+        #expect(admit("10.0.0.1") && admit("10.0.0.1"))
+        #expect(!admit("10.0.0.1"), "refunds never fill a bucket past its minute")
+        limiter.refund("10.0.0.9", now: self.start)
+        #expect(limiter.trackedSources == 1, "a refund to a source never seen tracks nothing")
+    }
+
+    @Test func theServersLimiterIsTheBucketsBehindALock() {
+        // One limiter, asked from two places (the native world and the Cat Race port's).
+        let limiter = RegistrationLimiter(perMinute: 2)
+        #expect(limiter.admit("10.0.0.1", now: self.start))
+        #expect(limiter.admit("10.0.0.1", now: self.start))
+        #expect(!limiter.admit("10.0.0.1", now: self.start))
+        limiter.refund("10.0.0.1", now: self.start)
+        #expect(limiter.admit("10.0.0.1", now: self.start))
+        #expect(limiter.trackedSources == 1)
     }
 
     @Test func addressesCountByNetwork() throws {

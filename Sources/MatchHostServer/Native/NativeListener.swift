@@ -32,6 +32,8 @@ public final class NativeListener: Sendable {
         configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger, catRace: CatRaceListener? = nil
     ) async throws -> NativeListener {
         let storageOutages = catRace?.storageOutages ?? StorageOutageMonitor(logger: logger)
+        // One budget of new players for both ports: a network may not double it by using both.
+        let registrations = catRace?.registrations ?? RegistrationLimiter(perMinute: configuration.maxNewPlayersPerMinute)
         var logger = logger
         logger[metadataKey: "listener"] = "native"
         let options = NativeWorldOptions(
@@ -42,7 +44,6 @@ public final class NativeListener: Sendable {
             maxPlayersPerMatch: configuration.maxPlayersPerMatch,
             maxMatchesPerPlayer: configuration.maxMatchesPerPlayer,
             maxPendingStoredRequests: configuration.maxPendingRequests,
-            maxNewPlayersPerMinute: configuration.maxNewPlayersPerMinute,
             catRace: CatRaceOptions(maxTapRate: configuration.maxTapRate),
             disks: configuration.disksOptions,
             turnTimeLimit: configuration.turnTimeLimit,
@@ -80,7 +81,7 @@ public final class NativeListener: Sendable {
                     clock: clock, storage: WorldStore(
                         store: store, eventLoop: loop, clock: clock, logger: listenerLogger, outages: storageOutages,
                         maximumUnstoredEndings: configuration.maxUnstoredResults),
-                    logger: listenerLogger)
+                    registrations: registrations, logger: listenerLogger)
                 world.start(from: startup)
                 return world
             },

@@ -14,7 +14,6 @@ struct NativeWorldOptions {
     var maxPlayersPerMatch: Int
     var maxMatchesPerPlayer: Int
     var maxPendingStoredRequests: Int = 16
-    var maxNewPlayersPerMinute: Int = 120
     var catRace: CatRaceOptions
     /// What every `disks` match is created with (its seed aside).
     var disks = DisksGame.Options()
@@ -51,9 +50,9 @@ final class NativeWorld {
     /// Each player's stored-data requests waiting for the store (an entry only while some
     /// are). By player, not session: authenticating again must not start a fresh allowance.
     var storedRequestsPending: [PlayerID: Int] = [:]
-    /// New players per source network (`--max-new-players-per-minute`).
-    private(set) var registrations: RegistrationLimiter
-    private let registrationsRefused = Counter(label: "matchhost_registrations_refused_total")
+    /// New players per source network (`--max-new-players-per-minute`), shared with the Cat
+    /// Race port.
+    let registrations: RegistrationLimiter
     /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
     var nextMatchID: MatchID = 1
     /// Private matches by invite code.
@@ -76,7 +75,8 @@ final class NativeWorld {
     let roundTrips = Metrics.Timer(label: "matchhost_native_round_trip")
 
     init(
-        options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, storage: WorldStore, logger: Logger
+        options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, storage: WorldStore,
+        registrations: RegistrationLimiter, logger: Logger
     ) {
         self.options = options
         self.authenticator = authenticator
@@ -84,7 +84,7 @@ final class NativeWorld {
         self.storage = storage
         self.logger = logger
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
-        self.registrations = RegistrationLimiter(perMinute: options.maxNewPlayersPerMinute)
+        self.registrations = registrations
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
@@ -338,7 +338,6 @@ final class NativeWorld {
     /// Whether a client from `source` may register a new player now (counted if so).
     func admitRegistration(from source: String) -> Bool {
         guard self.registrations.admit(source, now: self.clock.now) else {
-            self.registrationsRefused.increment()
             self.logger.debug("new player refused: too many from this network", metadata: ["source": "\(source)"])
             return false
         }

@@ -1,51 +1,36 @@
+import Metrics
+import NIOConcurrencyHelpers
 import NIOCore
 
-/// `--max-new-players-per-minute`: how many new players (first contacts of unknown devices)
-/// one network may register, so that a client inventing device ids cannot fill the database.
-/// A token bucket per source network: `perMinute` at once, refilled at `perMinute` a minute.
-/// Loop-confined (the native world's loop).
-///
-/// Only sources that registered within the last minute are kept: a bucket that has refilled
-/// is dropped at the next sweep, so memory follows the registration rate, not history.
-struct RegistrationLimiter {
-    /// New players per source network a minute, and at once.
-    let perMinute: Int
-    private var buckets: [String: (tokens: Double, at: NIODeadline)] = [:]
-    private var sweepAbove = 1024
+/// `--max-new-players-per-minute`: how many new players one network may register, so that a
+/// client inventing device ids (native port) or tutorial player ids (Cat Race port) cannot
+/// fill the database. One budget for both ports: the server makes one limiter and both
+/// worlds ask it. Each refusal is counted in `matchhost_registrations_refused_total`.
+final class RegistrationLimiter: Sendable {
+    private let buckets: NIOLockedValueBox<RegistrationBuckets>
+    private let refused = Counter(label: "matchhost_registrations_refused_total")
 
+    /// - Parameter perMinute: new players per source network a minute, and at once.
     init(perMinute: Int) {
-        precondition(perMinute >= 1, "at least one registration a minute")
-        self.perMinute = perMinute
+        self.buckets = NIOLockedValueBox(RegistrationBuckets(perMinute: perMinute))
+    }
+
+    /// Whether `source` may register one more player at `now`; if so, that registration is
+    /// counted, and if not, the refusal.
+    func admit(_ source: String, now: NIODeadline) -> Bool {
+        let admitted = self.buckets.withLockedValue { $0.admit(source, now: now) }
+        if !admitted { self.refused.increment() }
+        return admitted
+    }
+
+    /// Gives back a registration ``admit(_:now:)`` counted for `source` that made no new player
+    /// after all (the identity turned out to be stored already).
+    func refund(_ source: String, now: NIODeadline) {
+        self.buckets.withLockedValue { $0.refund(source, now: now) }
     }
 
     /// How many sources are tracked now.
-    var trackedSources: Int { self.buckets.count }
-
-    /// Whether `source` may register one more player at `now`; if so, that registration is counted.
-    mutating func admit(_ source: String, now: NIODeadline) -> Bool {
-        let capacity = Double(self.perMinute)
-        var tokens = capacity
-        if let bucket = self.buckets[source] {
-            let refilled = Double(max(0, (now - bucket.at).nanoseconds)) / 60e9 * capacity
-            tokens = min(capacity, bucket.tokens + refilled)
-        }
-        guard tokens >= 1 else {
-            self.buckets[source] = (tokens, now)
-            return false
-        }
-        self.buckets[source] = (tokens - 1, now)
-        if self.buckets.count > self.sweepAbove { self.sweep(now: now) }
-        return true
-    }
-
-    /// Drops the buckets that have refilled by `now` (their sources are as if never seen).
-    private mutating func sweep(now: NIODeadline) {
-        let capacity = Double(self.perMinute)
-        self.buckets = self.buckets.filter { _, bucket in
-            bucket.tokens + Double(max(0, (now - bucket.at).nanoseconds)) / 60e9 * capacity < capacity
-        }
-        self.sweepAbove = max(1024, self.buckets.count * 2)
-    }
+    var trackedSources: Int { self.buckets.withLockedValue { $0.trackedSources } }
 
     /// The network a connection comes from, as registrations are counted: an IPv4 address
     /// (also when it arrives IPv4-mapped on an IPv6 socket), an IPv6 /64 (one subscriber's
@@ -66,5 +51,60 @@ struct RegistrationLimiter {
         case nil:
             return "unknown"
         }
+    }
+}
+
+/// The token buckets behind ``RegistrationLimiter``: one per source network, `perMinute` at
+/// once, refilled at `perMinute` a minute.
+///
+/// Only sources that registered within the last minute are kept: a bucket that has refilled
+/// is dropped at the next sweep, so memory follows the registration rate, not history.
+struct RegistrationBuckets {
+    /// New players per source network a minute, and at once.
+    let perMinute: Int
+    private var buckets: [String: (tokens: Double, at: NIODeadline)] = [:]
+    private var sweepAbove = 1024
+
+    init(perMinute: Int) {
+        precondition(perMinute >= 1, "at least one registration a minute")
+        self.perMinute = perMinute
+    }
+
+    /// How many sources are tracked now.
+    var trackedSources: Int { self.buckets.count }
+
+    /// Whether `source` may register one more player at `now`; if so, that registration is counted.
+    mutating func admit(_ source: String, now: NIODeadline) -> Bool {
+        let tokens = self.tokens(of: source, at: now)
+        guard tokens >= 1 else {
+            self.buckets[source] = (tokens, now)
+            return false
+        }
+        self.buckets[source] = (tokens - 1, now)
+        if self.buckets.count > self.sweepAbove { self.sweep(now: now) }
+        return true
+    }
+
+    /// Gives `source` back one registration (never more than a full bucket).
+    mutating func refund(_ source: String, now: NIODeadline) {
+        guard self.buckets[source] != nil else { return }
+        self.buckets[source] = (min(Double(self.perMinute), self.tokens(of: source, at: now) + 1), now)
+    }
+
+    /// `source`'s tokens at `now`: what it had, refilled since.
+    private func tokens(of source: String, at now: NIODeadline) -> Double {
+        let capacity = Double(self.perMinute)
+        guard let bucket = self.buckets[source] else { return capacity }
+        let refilled = Double(max(0, (now - bucket.at).nanoseconds)) / 60e9 * capacity
+        return min(capacity, bucket.tokens + refilled)
+    }
+
+    /// Drops the buckets that have refilled by `now` (their sources are as if never seen).
+    private mutating func sweep(now: NIODeadline) {
+        let capacity = Double(self.perMinute)
+        self.buckets = self.buckets.filter { _, bucket in
+            bucket.tokens + Double(max(0, (now - bucket.at).nanoseconds)) / 60e9 * capacity < capacity
+        }
+        self.sweepAbove = max(1024, self.buckets.count * 2)
     }
 }
