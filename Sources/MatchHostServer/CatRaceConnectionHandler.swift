@@ -7,6 +7,10 @@ import NIOCore
 /// Limits applied to each connection.
 struct ConnectionLimits {
     var maxMessageRate: Double
+    /// See ``SlowConsumerWatch``.
+    var slowConsumerGrace: TimeAmount
+    /// `--max-outbound`, the mark the channel turns unwritable at.
+    var maxOutboundBytes: Int
 }
 
 /// A connection's message-rate allowance: a bucket of one second's worth of messages,
@@ -63,6 +67,10 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     /// Set while a PLAYER_CONNECTED waits for the store; no later frame is handled meanwhile.
     private var isAwaitingIdentity = false
     private var messageRate: MessageRateLimiter
+    private let slowConsumer: SlowConsumerWatch
+    /// Past this many bytes waiting, a connection is closed at once, whatever its grace: the
+    /// tutorial's messages have no backlog bound of their own (see ``SlowConsumerWatch``).
+    private let outboundHardLimit: Int
 
     init(
         world: CatRaceWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
@@ -73,6 +81,8 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         self.flusher = flusher
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
+        self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace)
+        self.outboundHardLimit = 2 * limits.maxOutboundBytes
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -97,6 +107,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     func channelInactive(context: ChannelHandlerContext) {
         self.isClosing = true
         self.frames.reset()
+        self.slowConsumer.stop()
         self.logger.debug("connection closed", metadata: self.logMetadata)
         self.world.connectionClosed(self)
         context.fireChannelInactive()
@@ -168,8 +179,8 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if !context.channel.isWritable {
-            self.close(reason: "\(ConnectionLimitError.outboundBuffer)")
+        self.slowConsumer.writabilityChanged(of: context.channel) { [weak self] in
+            self?.close(reason: "\(ConnectionLimitError.outboundBuffer)")
         }
         context.fireChannelWritabilityChanged()
     }
@@ -191,6 +202,11 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 
     func deliver(_ frame: ByteBuffer) {
         guard !self.isClosing, let context = self.context else { return }
+        if !context.channel.isWritable,
+            let waiting = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), waiting + frame.readableBytes > self.outboundHardLimit
+        {
+            return self.close(reason: "\(ConnectionLimitError.outboundBuffer)")
+        }
         context.write(Self.wrapOutboundOut(frame), promise: nil)
         if !self.flushPending {
             self.flushPending = true
@@ -212,7 +228,7 @@ enum ConnectionLimitError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .messageRate(let limit): return "sent more than \(limit) messages per second (--max-message-rate)"
-        case .outboundBuffer: return "not reading: outbound buffer over its limit (--max-outbound)"
+        case .outboundBuffer: return "not reading: outbound buffer over its limit (--max-outbound) for longer than --slow-consumer-grace"
         }
     }
 }

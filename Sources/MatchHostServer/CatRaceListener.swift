@@ -56,7 +56,9 @@ public final class CatRaceListener: Sendable {
             maxRacers: configuration.maxRacers,
             race: CatRaceOptions(maxTapRate: configuration.maxTapRate))
         let maximumFrameBody = configuration.maxFrameBytes
-        let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
+        let limits = ConnectionLimits(
+            maxMessageRate: configuration.maxMessageRate, slowConsumerGrace: configuration.slowConsumerGrace,
+            maxOutboundBytes: configuration.maxOutboundBytes)
         let listenerLogger = logger
         let registrations = RegistrationLimiter(perMinute: configuration.maxNewPlayersPerMinute)
         let maximumUnstoredEndings = configuration.maxUnstoredResults

@@ -18,9 +18,13 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Messages per second one connection may send, averaged over a one-second burst
     /// allowance (`--max-message-rate`, default 100); above it the connection is closed.
     public var maxMessageRate: Double = 100
-    /// Bytes that may wait to be sent to one connection (`--max-outbound`, default 256 KiB);
-    /// a client that reads slower than that is disconnected.
+    /// Bytes that may wait to be sent to one connection (`--max-outbound`, default 256 KiB):
+    /// past them unreliable data is not sent to it, and it has ``slowConsumerGrace`` to drain
+    /// to half of them before it is disconnected (a Cat Race connection at once past twice them).
     public var maxOutboundBytes: Int = 256 * 1024
+    /// How long a connection's outbound bytes may stay over ``maxOutboundBytes``
+    /// (`--slow-consumer-grace`, default 10 s; zero closes it as they pass).
+    public var slowConsumerGrace: TimeAmount = .seconds(10)
     /// The most racers in one race (`--max-racers`, 2 to 16, default 16).
     public var maxRacers: Int = 16
     /// The listen backlog (`--backlog`, default 4096; the kernel caps it at `net.core.somaxconn`).

@@ -37,8 +37,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-message-rate"), help: "Messages per second one connection may send (burst: one second's worth) before it is closed.")
     var maxMessageRate: Double = 100
 
-    @Option(name: .customLong("max-outbound"), help: "Bytes (at least 1024) that may wait to be sent to one connection before it is closed.")
+    @Option(
+        name: .customLong("max-outbound"),
+        help: "Bytes (at least 1024) that may wait to be sent to one connection; past them it has --slow-consumer-grace to catch up.")
     var maxOutbound = 256 * 1024
+
+    @Option(
+        name: .customLong("slow-consumer-grace"),
+        help: "Seconds (0-3600) a connection may stay over --max-outbound before it is closed as too slow; 0 closes it at once.")
+    var slowConsumerGrace: Double = 10
 
     @Option(name: .customLong("max-racers"), help: "Most racers in one Cat Race match (2-16).")
     var maxRacers = 16
@@ -158,6 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--game-id must be 1 to 255 bytes")
         }
         try Self.check(self.sessionGrace, "--session-grace", 0...86_400)
+        try Self.check(self.slowConsumerGrace, "--slow-consumer-grace", 0...3600)
         try Self.check(self.heartbeat, "--heartbeat", 0.05...3600)
         try Self.check(self.idleTimeout, "--idle-timeout", 0.1...86_400)
         // Silence is checked at each heartbeat: a longer one would stretch the idle and
@@ -207,6 +215,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxMessageRate = self.maxMessageRate
         configuration.maxConnections = self.maxConnections
         configuration.maxOutboundBytes = self.maxOutbound
+        configuration.slowConsumerGrace = .nanoseconds(Int64(self.slowConsumerGrace * 1e9))
         configuration.maxRacers = self.maxRacers
         configuration.backlog = self.backlog
         configuration.port = self.port

@@ -191,6 +191,7 @@ extension CatRaceServerMessage {
     }
 
     @Test func aClientThatDoesNotReadIsDisconnected() async throws {
+        // With the default grace of 10 s it is the hard bound (twice --max-outbound) that closes it.
         let server = try await RunningServer.start { $0.maxOutboundBytes = 4096 }
         let victim = try await TestCatRaceClient.connect(
             port: server.port, group: server.group, id: "G:Victim", autoRead: false, receiveBuffer: 4096)

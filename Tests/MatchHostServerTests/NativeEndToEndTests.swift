@@ -633,6 +633,7 @@ extension NativeServerMessage {
         let server = try await RunningNativeServer.start(logger: log.logger) {
             $0.maxOutboundBytes = 4096
             $0.maxBacklogBytes = 256 << 20
+            $0.slowConsumerGrace = .milliseconds(50)
         }
         let (victim, pv) = try await server.login("slow-victim")
         let (sender, ps) = try await server.login("slow-sender")
@@ -653,6 +654,35 @@ extension NativeServerMessage {
         // The sender was not held up, and saw the victim go away (not leave).
         #expect(try await sender.drain() == [.presence(matchID: matchID, playerID: pv.playerID, change: .disconnected, reason: .none)])
         await victim.close()
+        try await server.stop()
+    }
+
+    @Test func aResumeWhoseBacklogIsOverTheOutboundBoundIsNoSlowConsumer() async throws {
+        // One pass hands the resumed connection ten times the mark: a client that reads is
+        // given its grace to take it, and takes it.
+        let server = try await RunningNativeServer.start { $0.maxOutboundBytes = 4096 }
+        let (a, pa) = try await server.login("burst-a")
+        let (b, pb) = try await server.login("burst-b")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+        await b.close()
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pb.playerID, change: .disconnected, reason: .none))
+        let payload = ByteBuffer(repeating: 0x42, count: 1000)
+        for _ in 0..<40 {
+            try await a.sendReliable(.sendData(matchID: match, targets: [], payload: payload))
+        }
+        #expect(try await a.drain() == [])
+
+        let back = try await server.handshake()
+        back.continueSequences(from: b)
+        try await back.send(.resume(sessionID: pb.sessionID, resumeToken: pb.resumeToken, lastReceived: b.lastReceived))
+        guard case .resumed = try await back.next() else { throw TestClientError.unexpected("no RESUMED") }
+        for _ in 0..<40 {
+            #expect(try await back.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: payload))
+        }
+        #expect(try await a.nextMessage() == .presence(matchID: match, playerID: pb.playerID, change: .reconnected, reason: .none))
+        #expect(try await server.listener.counts().connections == 2)
+        await a.close()
+        await back.close()
         try await server.stop()
     }
 

@@ -40,6 +40,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private var controlRate: MessageRateLimiter
     private var lastReceivedAt = NIODeadline.now()
     private var heartbeat: RepeatedTask?
+    private let slowConsumer: SlowConsumerWatch
 
     init(
         world: NativeWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
@@ -50,6 +51,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.flusher = flusher
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
+        self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace)
         self.controlRate = MessageRateLimiter(rate: limits.maxMessageRate)
     }
 
@@ -85,6 +87,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.isClosing = true
         self.heartbeat?.cancel()
         self.heartbeat = nil
+        self.slowConsumer.stop()
         self.frames.reset()
         self.outbound = nil
         if case .established(let session) = self.state {
@@ -285,8 +288,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if !context.channel.isWritable {
-            self.close(with: NativeError(.slowConsumer, "\(ConnectionLimitError.outboundBuffer)"))
+        self.slowConsumer.writabilityChanged(of: context.channel) { [weak self] in
+            self?.close(with: NativeError(.slowConsumer, "\(ConnectionLimitError.outboundBuffer)"))
         }
         context.fireChannelWritabilityChanged()
     }

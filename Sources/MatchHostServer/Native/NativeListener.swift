@@ -60,7 +60,9 @@ public final class NativeListener: Sendable {
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
         let maximumFrameBody = configuration.maxFrameBytes
-        let limits = ConnectionLimits(maxMessageRate: configuration.maxMessageRate)
+        let limits = ConnectionLimits(
+            maxMessageRate: configuration.maxMessageRate, slowConsumerGrace: configuration.slowConsumerGrace,
+            maxOutboundBytes: configuration.maxOutboundBytes)
         let listenerLogger = logger
         // With a Cat Race port that records, both worlds share its store, and what it read at
         // startup (reading again would find nothing left to abandon).
