@@ -143,15 +143,24 @@ final class RecordingTransport: SessionTransport {
         #expect(ended == ["p1"])
     }
 
-    @Test func authenticatingAgainEndsThePlayersOlderSession() {
-        var ended: [String] = []
-        self.registry.onSessionEnded = { ended.append($0.id) }
+    @Test func authenticatingAgainReplacesThePlayersOlderSession() {
+        var events: [String] = []
+        self.registry.onSessionEnded = { events.append("ended \($0.id)") }
+        self.registry.onSessionReplaced = { old, new in
+            events.append("replaced \(old.id) by \(new.id)")
+            #expect(old.isEnded && !new.isEnded)
+            #expect(self.registry.session(of: "p1") === new, "the newer session is the player's when the owner hears of it")
+        }
         let old = RecordingTransport()
         let first = self.registry.open(player: "p1", transport: old)
         let second = self.registry.open(player: "p1", transport: RecordingTransport())
-        #expect(ended == [first.id])
+        #expect(events == ["replaced \(first.id) by \(second.id)"])
         #expect(old.take() == [.closed(.sessionReplaced)])
         #expect(self.registry.session(of: "p1") === second)
+        #expect(self.registry.count == 1)
+        self.registry.end(second, error: nil)
+        #expect(events.last == "ended \(second.id)")
+        #expect(self.registry.session(of: "p1") == nil)
     }
 }
 

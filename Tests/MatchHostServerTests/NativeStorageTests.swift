@@ -401,6 +401,63 @@ private func fourInARowPair(
         return (winner, winnerAuth.playerID, disks)
     }
 
+    @Test func aPlayerWhoSignsInAgainKeepsItsSeatAndItsTurn() async throws {
+        let server = try await RunningNativeServer.start()
+        let pair = try await fourInARowPair(server, "again-a", "again-b")
+        try await pair.first.playFourInARow(1, column: 0, in: pair.match)
+        try await pair.second.playFourInARow(2, column: 1, in: pair.match)
+
+        // The first player's app starts over and signs in with its device again.
+        let (first, _) = try await server.login("again-a", secret: pair.secrets[0])
+        #expect(try await pair.first.closingError().code == .sessionReplaced)
+        guard case .matchResumed(let info) = try await first.nextMessage() else { throw TestClientError.unexpected("no MATCH_RESUMED") }
+        #expect(info.matchID == pair.match)
+        #expect(info.players == [.init(playerID: pair.players[0], presence: .connected), .init(playerID: pair.players[1], presence: .connected)])
+        guard case .state(let state) = try await first.nextFourInARowEvent(in: pair.match, "STATE", where: { if case .state = $0 { true } else { false } })
+        else { return }
+        #expect(state.moveNumber == 3 && state.seatToMove == 0)
+
+        // The game goes on: the opponent saw no one leave, and sees the next move.
+        try await first.playFourInARow(3, column: 0, in: pair.match)
+        let seen = try await pair.second.messagesSentBeforeARequestIsAnswered()
+        #expect(seen.contains { message in
+            guard case .matchEvent(pair.match, let body) = message, case .moved(let moved)? = try? FourInARowServerMessage(body: body) else { return false }
+            return moved.moveNumber == 3
+        })
+        #expect(!seen.contains { if case .presence = $0 { true } else if case .matchEnded = $0 { true } else { false } }, "\(seen)")
+        try await server.stop()
+    }
+
+    @Test func aPlayerWhoSignsInAgainWhileItsResultIsStoredIsToldOnItsNewSession() async throws {
+        let store = HeldResultStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (winner, winnerAuth) = try await server.login("held-a")
+        let (loser, _) = try await server.login("held-b")
+        let disks = try #require(try await winner.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined).matchID
+        _ = try #require(try await loser.ask(.joinMatch(disks)).joined)
+        _ = try await winner.nextMessage(matching: "Disks in play") { message in
+            guard case .matchEvent(disks, let body) = message, case .state(let state)? = try? DisksServerMessage(body: body) else { return false }
+            return state.phase == .playing
+        }
+        #expect(try await loser.ask(.leaveMatch(disks)) == .success(.matchLeft(disks)))
+        await store.entered.wait()
+
+        // While the result is being written, the winner signs in again with its token.
+        let again = try await server.handshake()
+        try await again.send(.authenticate(.token(winnerAuth.sessionToken)))
+        guard case .authenticated = try await again.next() else { throw TestClientError.unexpected("no AUTHENTICATED") }
+        #expect(try await winner.closingError().code == .sessionReplaced)
+        await store.release.open()
+        let gameOver = try await again.nextMessage(matching: "GAME_OVER") { message in
+            guard case .matchEvent(disks, let body) = message, case .gameOver? = try? DisksServerMessage(body: body) else { return false }
+            return true
+        }
+        #expect(gameOver != .matchEnded(matchID: disks, reason: ""))
+        let ended = try await again.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        guard case .matchEnded(disks, _) = ended else { throw TestClientError.unexpected("\(ended)") }
+        try await server.stop()
+    }
+
     @Test func aRealTimeResultIsStoredBeforeGameOverAndMatchEndedAreSent() async throws {
         let store = HeldResultStore()
         let server = try await RunningNativeServer.start { $0.store = store }

@@ -22,6 +22,10 @@ public final class SessionRegistry {
     public var onSessionBack: ((Session) -> Void)?
     /// The session has ended: its player is gone from the server.
     public var onSessionEnded: ((Session) -> Void)?
+    /// The session (first) has ended because its player authenticated again (the second):
+    /// the player is still here, on the newer session. Called instead of ``onSessionEnded``,
+    /// from ``open(player:transport:)``, before it returns the newer session.
+    public var onSessionReplaced: ((_ old: Session, _ new: Session) -> Void)?
 
     private var sessions: [String: Session] = [:]
     private var sessionsByPlayer: [PlayerID: Session] = [:]
@@ -43,11 +47,10 @@ public final class SessionRegistry {
     public func session(of player: PlayerID) -> Session? { self.sessionsByPlayer[player] }
 
     /// Opens a new session for an authenticated player on `transport`. A player has at most
-    /// one session: an older one ends, its connection told `SESSION_REPLACED`.
+    /// one session: an older one ends, its connection told `SESSION_REPLACED`, and its owner
+    /// hears of it through ``onSessionReplaced``.
     public func open(player: PlayerID, transport: any SessionTransport) -> Session {
-        if let previous = self.sessionsByPlayer[player] {
-            self.end(previous, error: NativeError(.sessionReplaced, "the player authenticated again on another connection"))
-        }
+        let previous = self.sessionsByPlayer[player]
         let session = Session(
             id: self.random.hexString(bytes: 16), playerID: player, resumeToken: self.random.hexString(bytes: 32),
             maximumBacklogBytes: self.maximumBacklogBytes)
@@ -56,6 +59,9 @@ public final class SessionRegistry {
         self.sessions[session.id] = session
         self.sessionsByPlayer[player] = session
         self.logger.info("session opened", metadata: ["session": "\(session.id)", "player": "\(player)"])
+        if let previous {
+            self.end(previous, error: NativeError(.sessionReplaced, "the player authenticated again on another connection"), replacedBy: session)
+        }
         return session
     }
 
@@ -118,6 +124,10 @@ public final class SessionRegistry {
 
     /// Ends `session` now. With an `error`, its connection (if any) is told why and closed.
     public func end(_ session: Session, error: NativeError?) {
+        self.end(session, error: error, replacedBy: nil)
+    }
+
+    private func end(_ session: Session, error: NativeError?, replacedBy replacement: Session?) {
         guard !session.isEnded else { return }
         session.endState()
         let transport = session.transport
@@ -131,7 +141,11 @@ public final class SessionRegistry {
         // The server's own stop ends every session: one line says so, not one per player.
         self.logger.log(level: error?.code == .shuttingDown ? .debug : .info, "session ended", metadata: metadata)
         if let error, let transport { transport.close(with: error) }
-        self.onSessionEnded?(session)
+        if let replacement {
+            self.onSessionReplaced?(session, replacement)
+        } else {
+            self.onSessionEnded?(session)
+        }
     }
 
     /// Ends `session` at the next turn of the loop: for limits hit in the middle of a

@@ -14,7 +14,9 @@ import NIOCore
 /// that a client never hears of a match before it is told it is in it.
 final class SessionSeatLink: PlayerLink {
     let encoding = WireEncoding.native
-    let session: Session
+    /// The player's session; a newer one when the player authenticates again
+    /// (``NativeWorld/sessionStarted(_:)`` hands the seat over).
+    var session: Session
     /// The reliable frames held until the welcome; nil once welcomed. At most what the game
     /// sends in the one loop turn between the seat and the response.
     private var held: [ByteBuffer]?
@@ -76,6 +78,8 @@ protocol HostedMatch: AnyObject {
     var onChange: ((any HostedMatch) -> Void)? { get set }
     /// The sessions seated in the match and not gone.
     var seatedSessions: [Session] { get }
+    /// The links of the seats not left (a native player's; a tutorial racer's is no session's).
+    var seatLinks: [SessionSeatLink] { get }
     /// Every player who took a seat, in seat order (those gone too).
     var seatPlayers: [PlayerID] { get }
     /// How the match is stored.
@@ -184,8 +188,10 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     var activePlayerCount: Int { self.match.activeSeatCount }
     var hasRoom: Bool { self.match.hasRoom }
 
-    var seatedSessions: [Session] {
-        self.match.seats.compactMap { seat in seat.presence == .left ? nil : (seat.link as? SessionSeatLink)?.session }
+    var seatedSessions: [Session] { self.seatLinks.map(\.session) }
+
+    var seatLinks: [SessionSeatLink] {
+        self.match.seats.compactMap { seat in seat.presence == .left ? nil : seat.link as? SessionSeatLink }
     }
 
     var seatPlayers: [PlayerID] { self.match.seats.map(\.player) }

@@ -118,28 +118,48 @@ extension NativeWorld {
         self.storage.logger.info("turn-based game restored", metadata: ["match": "\(id)", "moves": "\(game.moveCount)"])
     }
 
-    /// `session`'s player has just authenticated: it takes back its seats in restored games
-    /// (MATCH_RESUMED, then the game's STATE) and hears of the matches a restart abandoned
-    /// under it (MATCH_ENDED).
+    /// `session`'s player has just authenticated (AUTHENTICATED is out): it takes over the
+    /// seats of the session it replaced, if it did, and takes back its seats in restored games
+    /// (for each, MATCH_RESUMED, then the game's STATE), and hears of the matches a restart
+    /// abandoned under it (MATCH_ENDED).
     func sessionStarted(_ session: Session) {
         let player = session.playerID
+        if let (old, handedOver) = self.seatsHandedOver.removeValue(forKey: ObjectIdentifier(session)) {
+            for (matchID, entry) in handedOver.sorted(by: { $0.key < $1.key }) {
+                guard let match = self.matches[matchID], !match.isEnded else { continue }
+                entry.link.session = session
+                self.resumeSeat(entry.seat, link: entry.link, in: match)
+            }
+            // A match that has ended but not told its players yet (its result being stored)
+            // tells the newer session.
+            for match in self.storedMatches.endsBeingStored.values {
+                for link in match.seatLinks where link.session === old { link.session = session }
+            }
+        }
         for matchID in self.storedMatches.waitingSeats.removeValue(forKey: player) ?? [] {
             guard let match = self.matches[matchID], !match.isEnded,
                 match.info().players.contains(where: { $0.playerID == player }),
                 let seat = match.seatPlayers.firstIndex(of: player)
             else { continue }
-            let link = SessionSeatLink(session: session, welcomed: true)
-            self.seats[ObjectIdentifier(session), default: [:]][matchID] = (seat, link)
-            // The player is back as of this message (its seat turns connected just below).
-            var info = match.info()
-            if let index = info.players.firstIndex(where: { $0.playerID == player }) { info.players[index].presence = .connected }
-            session.sendReliable(NativeServerMessage.matchResumed(info).encoded(allocator: self.allocator))
-            // Arriving at its reserved seat: the other player sees PRESENCE reconnected, this one gets STATE.
-            match.back(seat: seat, link: link)
+            self.resumeSeat(seat, link: SessionSeatLink(session: session, welcomed: true), in: match)
         }
         for (matchID, reason) in self.storedMatches.endedWhileAway.removeValue(forKey: player) ?? [] {
             session.sendReliable(NativeServerMessage.matchEnded(matchID: matchID, reason: reason).encoded(allocator: self.allocator))
         }
+    }
+
+    /// `link`'s session takes `seat` of `match` (a seat reserved for its player, away, or held
+    /// by the session it replaced): MATCH_RESUMED, then the match sees the seat on `link`
+    /// (others see PRESENCE reconnected if it was not connected; the game sends its STATE).
+    private func resumeSeat(_ seat: Int, link: SessionSeatLink, in match: any HostedMatch) {
+        let session = link.session
+        self.seats[ObjectIdentifier(session), default: [:]][match.id] = (seat, link)
+        // The player is back as of this message (its seat turns connected just below).
+        var info = match.info()
+        if let index = info.players.firstIndex(where: { $0.playerID == session.playerID }) { info.players[index].presence = .connected }
+        session.sendReliable(NativeServerMessage.matchResumed(info).encoded(allocator: self.allocator))
+        link.welcome()
+        match.back(seat: seat, link: link)
     }
 
     /// `player` has just taken a seat in `match`: a real-time match is recorded with its first

@@ -47,6 +47,9 @@ final class NativeWorld {
     /// every SEND_DATA looks its seat up here, and hashing an address is cheaper than 32
     /// characters. An entry lives exactly as long as its session (removed when it ends).
     var seats: [ObjectIdentifier: [MatchID: (seat: Int, link: SessionSeatLink)]] = [:]
+    /// A replaced session's seats, by the session that takes them over in ``sessionStarted(_:)``
+    /// (an entry only between the two, within one call).
+    var seatsHandedOver: [ObjectIdentifier: (old: Session, seats: [MatchID: (seat: Int, link: SessionSeatLink)])] = [:]
     /// Each player's stored-data requests waiting for the store (an entry only while some
     /// are). By player, not session: authenticating again must not start a fresh allowance.
     var storedRequestsPending: [PlayerID: Int] = [:]
@@ -106,6 +109,14 @@ final class NativeWorld {
             self.lobby.sessionEnded(session)
             self.leaveParty(player: session.playerID, partyID: nil)
             self.playerGone(session.playerID)
+        }
+        self.sessions.onSessionReplaced = { [unowned self] old, new in
+            // The player keeps its seats: the newer session takes them once AUTHENTICATED
+            // is out (``sessionStarted(_:)``). What else the old session had ends with it.
+            self.seatsHandedOver[ObjectIdentifier(new)] = (old, self.seats.removeValue(forKey: ObjectIdentifier(old)) ?? [:])
+            self.lobby.sessionEnded(old)
+            self.leaveParty(player: old.playerID, partyID: nil)
+            self.playerGone(old.playerID)
         }
         self.modes = NativeGameModes.builtIn(
             maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace, disks: options.disks,
