@@ -15,9 +15,10 @@ import Darwin
 /// secret=9a41...
 /// ```
 ///
-/// The device id is chosen here; the secret is the one the server issued on first contact.
-/// The file is written once the server has answered, with mode 0600 (its directory 0700 when
-/// created), and replaced atomically.
+/// The device id and its secret are both chosen here, and the file is written before the
+/// device's first contact (which sends that secret): a first contact whose answer is lost is
+/// made again with the same credentials and gets the same player. The file has mode 0600 (its
+/// directory 0700 when created) and is replaced atomically.
 struct DeviceFile {
     /// The stored credentials.
     struct Credentials: Equatable {
@@ -38,6 +39,16 @@ struct DeviceFile {
     static func newDeviceID() -> String {
         "matchhost-cli-" + (0..<16).map { _ in
             let byte = UInt8.random(in: 0...255)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+    }
+
+    /// A new device secret: 64 random hexadecimal digits (32 bytes of the system's generator;
+    /// the server takes a chosen secret of 32 bytes or more).
+    static func newSecret() -> String {
+        var random = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &random)
             return (byte < 16 ? "0" : "") + String(byte, radix: 16)
         }.joined()
     }

@@ -2,18 +2,26 @@ import Logging
 import MatchHostClient
 import MatchHostWire
 
-/// Connects to the native port as the device stored in `deviceFile` (a new device, stored
-/// there once the server answers, when the file does not exist yet); with no file path, as a
-/// new throwaway device.
+/// Connects to the native port as the device stored in `deviceFile` (a new device, its id and
+/// secret chosen and stored there before the first contact, when the file does not exist yet);
+/// with no file path, as a new throwaway device.
 /// - Returns: the connected client and its authentication.
 /// - Throws: ``PlayError`` with what to do about it.
 func nativeLogin(host: String, port: Int, deviceFile path: String?, logger: Logger) async throws -> (MatchHostClient, NativeAuthenticated) {
     let server = "\(host):\(port)"
     let file = path.map(DeviceFile.init(path:))
     let stored = try file?.load()
-    let deviceID = stored?.id ?? DeviceFile.newDeviceID()
+    let credentials = stored ?? DeviceFile.Credentials(id: DeviceFile.newDeviceID(), secret: DeviceFile.newSecret())
+    if let file, stored == nil {
+        do {
+            try file.save(credentials)
+            benchPrint("New device: its id and secret are in \(file.path).")
+        } catch {
+            benchPrintError("warning: \(error); you will be a new player next time")
+        }
+    }
     let client = MatchHostClient(
-        configuration: .init(host: host, port: port, credentials: .device(id: deviceID, secret: stored?.secret ?? "")),
+        configuration: .init(host: host, port: port, credentials: .device(id: credentials.id, secret: credentials.secret)),
         logger: logger)
     let authenticated: NativeAuthenticated
     do {
@@ -30,14 +38,6 @@ func nativeLogin(host: String, port: Int, deviceFile path: String?, logger: Logg
     } catch {
         await client.close()
         throw PlayError("cannot connect to \(server): \(error)")
-    }
-    if let file, !authenticated.deviceSecret.isEmpty {
-        do {
-            try file.save(DeviceFile.Credentials(id: deviceID, secret: authenticated.deviceSecret))
-            benchPrint("New device: its id and secret are in \(file.path).")
-        } catch {
-            benchPrintError("warning: \(error); you will be a new player next time")
-        }
     }
     return (client, authenticated)
 }

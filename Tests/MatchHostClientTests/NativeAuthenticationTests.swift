@@ -114,10 +114,11 @@ struct NativeAuthenticationTests {
 
     @Test("an unreachable server makes connect() throw and leaves the client disconnected")
     func unreachable() async throws {
-        let server = try await TestServer.start()
-        let port = server.port
-        await server.stop()
-        let client = makeClient(port: port)
+        // A port held by a socket that does not listen: connecting is refused, and no other
+        // test's server can take the port meanwhile (as it could a stopped server's).
+        let refusing = try RefusingPort()
+        defer { refusing.release() }
+        let client = makeClient(port: refusing.port)
         await #expect(throws: MatchHostClientError.self) { try await client.connect() }
         #expect(await client.state == .disconnected)
         await #expect(throws: MatchHostClientError.notConnected) {

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 @testable import MatchHostClient
 import MatchHostServer
@@ -288,4 +293,45 @@ extension MatchHostClient.Event {
         if case .matchEvent = self { return true }
         return false
     }
+}
+
+/// A loopback TCP port bound by a socket that never listens: a connection to it is refused
+/// at once, for as long as the socket is open.
+struct RefusingPort {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw TestSocketError(call: "socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            _ = closeDescriptor(fd)
+            throw TestSocketError(call: "bind")
+        }
+        self.descriptor = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func release() { _ = closeDescriptor(self.descriptor) }
+}
+
+/// The C library's close(2), which ``RefusingPort``'s own members would shadow.
+private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
+struct TestSocketError: Error {
+    var call: String
 }

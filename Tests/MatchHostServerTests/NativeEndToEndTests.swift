@@ -117,6 +117,47 @@ extension NativeFrame {
         try await server.stop()
     }
 
+    @Test func aDeviceThatChoseItsSecretCanRetryAFirstContactWhoseAnswerItLost() async throws {
+        let server = try await RunningNativeServer.start()
+        let secret = String(repeating: "7c", count: 16)  // 32 bytes: the shortest taken
+        // The first contact whose AUTHENTICATED never arrives: the client is gone before it.
+        let lost = try await server.handshake()
+        try await lost.send(.authenticate(.device(id: "chosen-device", secret: secret)))
+        await lost.close()
+        // The retry with the same credentials is that device, whether the first one got in or not.
+        let (_, first) = try await server.login("chosen-device", secret: secret)
+        #expect(first.deviceSecret.isEmpty, "nothing to issue: the client has its secret")
+        let (_, again) = try await server.login("chosen-device", secret: secret)
+        #expect(again.playerID == first.playerID)
+        let thief = try await server.handshake()
+        try await thief.send(.authenticate(.device(id: "chosen-device", secret: String(repeating: "0", count: 32))))
+        #expect(try await thief.closingError().code == .authenticationFailed)
+        // Too short a secret to choose for a new device.
+        let weak = try await server.handshake()
+        try await weak.send(.authenticate(.device(id: "weak-device", secret: String(repeating: "a", count: 31))))
+        let refusal = try await weak.closingError()
+        #expect(refusal.code == .authenticationFailed)
+        #expect(refusal.message.contains("shorter than 32 bytes"))
+        try await server.stop()
+    }
+
+    @Test func twoFirstContactsWithTheSameChosenSecretAtOnceGetTheSamePlayer() async throws {
+        let server = try await RunningNativeServer.start()
+        let secret = String(repeating: "5e", count: 20)
+        let connections = [try await server.handshake(), try await server.handshake()]
+        for connection in connections {
+            try await connection.send(.authenticate(.device(id: "twice-device", secret: secret)))
+        }
+        var players: [String] = []
+        for connection in connections {
+            // The later session replaces the earlier; each got AUTHENTICATED first.
+            guard case .authenticated(let authenticated) = try await connection.next() else { throw TestClientError.unexpected("refused") }
+            players.append(authenticated.playerID)
+        }
+        #expect(players[0] == players[1])
+        try await server.stop()
+    }
+
     @Test func deviceIdentitiesAreStoredSoAnotherServerOnTheSameStoreKnowsThem() async throws {
         let store = InMemoryGameStore()
         let first = try await RunningNativeServer.start { $0.store = store }

@@ -77,24 +77,35 @@ final class NativeAuthenticator {
                 }
                 completion(.success((identity.playerID, "")))
             case .success(nil):
-                guard secret.isEmpty else {
-                    // A secret for a device never seen: refuse rather than adopt an identity we did not issue.
+                // A client that chose its own secret can retry a first contact whose answer it
+                // lost; a weak one would let a guessed secret take the new player.
+                guard secret.isEmpty || secret.utf8.count >= Self.minimumChosenSecretBytes else {
                     return completion(
-                        .failure(NativeError(.authenticationFailed, "unknown device id with a secret; send an empty secret on first contact")))
+                        .failure(
+                            NativeError(
+                                .authenticationFailed,
+                                "unknown device id with a secret shorter than \(Self.minimumChosenSecretBytes) bytes; "
+                                    + "send a longer one, or an empty one for the server to issue")))
                 }
                 guard mayRegister() else {
                     return completion(
                         .failure(NativeError(.rateLimited, "too many new players from this network (--max-new-players-per-minute); try again in a minute")))
                 }
-                self.createPlayer(deviceID: deviceID, storage: storage, completion: completion)
+                self.createPlayer(deviceID: deviceID, chosenSecret: secret.isEmpty ? nil : secret, storage: storage, completion: completion)
             }
         }
     }
 
-    private func createPlayer(deviceID: String, storage: WorldStore, completion: @escaping (Outcome) -> Void) {
+    /// The shortest secret a client may choose for a new device (its first contact with a
+    /// secret rather than an empty one).
+    static let minimumChosenSecretBytes = 32
+
+    /// Creates a player for a device's first contact: with the secret the client chose, or
+    /// with one issued now (which AUTHENTICATED carries).
+    private func createPlayer(deviceID: String, chosenSecret: String?, storage: WorldStore, completion: @escaping (Outcome) -> Void) {
         let playerID = self.random.hexString(bytes: 16)
-        let issued = self.random.hexString(bytes: 32)
-        let secretHash = Array(SHA256.hash(data: Array(issued.utf8)))
+        let secret = chosenSecret ?? self.random.hexString(bytes: 32)
+        let secretHash = Array(SHA256.hash(data: Array(secret.utf8)))
         let createdAt = storage.now()
         storage.write({ store in
             try await store.createPlayerWithDevice(
@@ -102,14 +113,18 @@ final class NativeAuthenticator {
         }) { result in
             switch result {
             case .success:
-                completion(.success((playerID, issued)))
+                completion(.success((playerID, chosenSecret == nil ? secret : "")))
             case .failure(let error):
                 guard case .deviceExists? = error as? GameStoreError else {
                     return completion(.failure(.databaseFailed(.storageFailed)))
                 }
-                // Another connection's first contact with the same device id committed first.
-                completion(
-                    .failure(NativeError(.authenticationFailed, "device id \(deviceID) was just registered; authenticate with its secret")))
+                guard let chosenSecret else {
+                    // Another connection's first contact with the same device id committed first.
+                    return completion(
+                        .failure(NativeError(.authenticationFailed, "device id \(deviceID) was just registered; authenticate with its secret")))
+                }
+                // The same first contact made twice at once (a retry): the secret decides, as for any known device.
+                self.authenticateDevice(deviceID, secret: chosenSecret, storage: storage, mayRegister: { false }, completion: completion)
             }
         }
     }

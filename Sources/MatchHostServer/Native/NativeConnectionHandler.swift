@@ -274,7 +274,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         guard !self.isClosing else { return }
         let now = NIODeadline.now()
         let idleLimit = TimeAmount.milliseconds(Int64(self.world.options.welcome.idleTimeoutMilliseconds))
-        if now - self.lastReceivedAt >= idleLimit {
+        // While AUTHENTICATE waits for the store, the client is waiting on the server, not idle
+        // (its clock restarts when the answer comes).
+        if now - self.lastReceivedAt >= idleLimit, !self.isAuthenticating {
             if case .established = self.state {
                 self.close(with: NativeError(.idleTimeout, "nothing received for \(idleLimit.nanoseconds / 1_000_000) ms"))
             } else {
