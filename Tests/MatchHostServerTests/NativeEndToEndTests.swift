@@ -378,6 +378,42 @@ extension NativeFrame {
         try await server.stop()
     }
 
+    @Test func theMatchmakerKeepsPlayersWithinTheirMatchLimitAndAQueuedTicketCountsAsAMatch() async throws {
+        let server = try await RunningNativeServer.start {
+            $0.matchmakerInterval = .milliseconds(20)
+            $0.maxMatchesPerPlayer = 2
+        }
+        let (a, _) = try await server.login("limit-mm-a")
+        let (b, _) = try await server.login("limit-mm-b")
+        let relay = NativeTicketRequest(mode: "relay", minPlayers: 2, maxPlayers: 2)
+        // Twice matched into a relay match (which never ends while seated): each is in two.
+        for _ in 0..<2 {
+            for player in [a, b] {
+                guard case .success(.ticketQueued) = try await player.ask(.matchmake(relay)) else {
+                    throw TestClientError.unexpected("MATCHMAKE not queued")
+                }
+            }
+            for player in [a, b] {
+                _ = try await player.nextMessage(matching: "MATCHMAKER_MATCHED") {
+                    if case .matchmakerMatched = $0 { true } else { false }
+                }
+            }
+        }
+        // A third ticket would make a third match.
+        #expect(try await a.ask(.matchmake(relay)).failure?.code == .tooManyMatches)
+        #expect(try await server.listener.counts().matches == 2)
+
+        // A player waiting in the queue holds a match to come: it may not fill its last seat meanwhile.
+        let (c, _) = try await server.login("limit-mm-c")
+        let first = try #require(try await c.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
+        #expect(first.matchID > 0)
+        guard case .success(.ticketQueued) = try await c.ask(.matchmake(relay)) else {
+            throw TestClientError.unexpected("MATCHMAKE not queued")
+        }
+        #expect(try await c.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).failure?.code == .tooManyMatches)
+        try await server.stop()
+    }
+
     @Test func matchedPlayersHearMatchmakerMatchedBeforeTheOthersArriveOrTheGameStarts() async throws {
         let server = try await RunningNativeServer.start { $0.matchmakerInterval = .milliseconds(20) }
         let (a, pa) = try await server.login("order-mm-a")

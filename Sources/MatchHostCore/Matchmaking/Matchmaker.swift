@@ -63,6 +63,11 @@ public final class Matchmaker {
         (self.slotsByPlayer[player]?.all ?? []).compactMap { self.tickets[Int($0)] }
     }
 
+    /// Whether `player` is in any waiting ticket.
+    public func hasTickets(of player: PlayerID) -> Bool {
+        self.slotsByPlayer[player] != nil
+    }
+
     /// Every waiting ticket, oldest first: a copy, for inspection and tests.
     public var waitingTickets: [MatchmakerTicket] {
         self.pool.ageOrder.compactMap { self.pool.tables.isLive($0) ? self.tickets[Int($0.slot)] : nil }

@@ -27,6 +27,10 @@ extension NativeWorld {
             players = party.members
             partyID = id
         }
+        // A player waiting already holds its one match to come; one more ticket adds none.
+        for player in players where !self.matchmaker.hasTickets(of: player) && self.matchesHeld(by: player) >= self.options.maxMatchesPerPlayer {
+            return .failure(player == session.playerID ? self.tooManyMatches : NativeError(.tooManyMatches, "party member \(player): \(self.tooManyMatches.message)"))
+        }
         let query = MatchmakerQuery(
             request.query.map { clause in
                 let predicate: MatchmakerPredicate
@@ -107,7 +111,8 @@ extension NativeWorld {
             var seated: [(ticketID: String, session: Session)] = []
             for (ticket, members) in zip(group.tickets, sessions) {
                 for session in members {
-                    if case .success = self.join(match.id, session: session, ignoringMatchLimit: true) {
+                    // Within the limit: a queued ticket counted as a match (``matchesHeld(by:)``).
+                    if case .success = self.join(match.id, session: session) {
                         seated.append((ticket.id, session))
                     }
                 }

@@ -273,7 +273,7 @@ final class NativeWorld {
                     .badArgument,
                     "maxPlayers for \(mode) must be \(range.lowerBound) to \(range.upperBound) (--max-players), or 0 for \(gameMode.defaultCapacity)"))
         }
-        if let session, (self.seats[ObjectIdentifier(session)]?.count ?? 0) >= self.options.maxMatchesPerPlayer {
+        if let session, self.matchesHeld(by: session.playerID) >= self.options.maxMatchesPerPlayer {
             return .failure(self.tooManyMatches)
         }
         let id = self.nextMatchID
@@ -315,19 +315,28 @@ final class NativeWorld {
         self.lobby.matchChanged(hosted.id, mode: hosted.mode)
     }
 
-    private var tooManyMatches: NativeError {
-        NativeError(.tooManyMatches, "already in \(self.options.maxMatchesPerPlayer) matches (--max-matches-per-player)")
+    var tooManyMatches: NativeError {
+        NativeError(
+            .tooManyMatches, "already in \(self.options.maxMatchesPerPlayer) matches, counting one for queued tickets (--max-matches-per-player)")
+    }
+
+    /// The matches `player` is in, and one more while it waits in the matchmaker's queue
+    /// (however many tickets: when one forms a match, the others go). So a match the
+    /// matchmaker forms never takes a player past `--max-matches-per-player`.
+    func matchesHeld(by player: PlayerID) -> Int {
+        let seated = self.sessions.session(of: player).map { self.seats[ObjectIdentifier($0)]?.count ?? 0 } ?? 0
+        return seated + (self.matchmaker.hasTickets(of: player) ? 1 : 0)
     }
 
     /// Seats `session`'s player in a match.
-    func join(_ matchID: MatchID, session: Session, ignoringMatchLimit: Bool = false) -> Result<NativeMatchInfo, NativeError> {
+    func join(_ matchID: MatchID, session: Session) -> Result<NativeMatchInfo, NativeError> {
         guard let match = self.matches[matchID], !match.isEnded else {
             return .failure(NativeError(.noSuchMatch, "no match \(matchID)"))
         }
         if self.seats[ObjectIdentifier(session)]?[matchID] != nil {
             return .failure(NativeError(.alreadyInMatch, "already in match \(matchID)"))
         }
-        guard ignoringMatchLimit || (self.seats[ObjectIdentifier(session)]?.count ?? 0) < self.options.maxMatchesPerPlayer else {
+        guard self.matchesHeld(by: session.playerID) < self.options.maxMatchesPerPlayer else {
             return .failure(self.tooManyMatches)
         }
         let link = SessionSeatLink(session: session, welcomed: false)
