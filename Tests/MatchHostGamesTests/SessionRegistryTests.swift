@@ -139,6 +139,12 @@ final class RecordingTransport: SessionTransport {
         session.sendReliable(ByteBuffer(string: "x"))
         #expect(transport.take().last == .closed(.backlogExceeded))
         #expect(ended.isEmpty)  // not from inside the send
+        // The rest of the broadcast finds the session ending: nothing more is kept or resumed.
+        for _ in 0..<4 { session.sendReliable(ByteBuffer(repeating: 0x42, count: 16)) }
+        #expect(session.outbox.unacknowledgedCount == 0)
+        let resume = self.registry.resume(
+            sessionID: session.id, resumeToken: self.registry.resumeToken(of: session), lastReceived: 0, transport: RecordingTransport())
+        #expect(resume.failure?.code == .sessionNotFound)
         self.clock.advance(by: .zero)
         #expect(ended == ["p1"])
     }

@@ -35,6 +35,10 @@ public final class Session {
     public internal(set) var transport: (any SessionTransport)?
     /// Whether the session has ended; an ended session ignores every call.
     public internal(set) var isEnded = false
+    /// Set when the session is to end at the next turn of the loop (its backlog passed its
+    /// bound): from then on it takes nothing more, so the rest of a broadcast neither fills
+    /// its outbox again nor schedules more ends.
+    var isEnding = false
     var graceTimer: MatchTimer?
     var graceGeneration = 0
     weak var registry: SessionRegistry?
@@ -53,7 +57,7 @@ public final class Session {
     /// now if a connection is attached and resent after a resume otherwise. Past the backlog
     /// bound the session ends with `BACKLOG_EXCEEDED`.
     public func sendReliable(_ message: ByteBuffer) {
-        guard !self.isEnded else { return }
+        guard !self.isEnded, !self.isEnding else { return }
         let sequence: UInt64
         do {
             sequence = try self.outbox.append(message)
@@ -68,7 +72,7 @@ public final class Session {
 
     /// Sends `message` unreliably: written now if a connection is attached, dropped otherwise.
     public func sendUnreliable(_ message: ByteBuffer) {
-        guard !self.isEnded, let transport = self.transport else { return }
+        guard !self.isEnded, !self.isEnding, let transport = self.transport else { return }
         transport.writeUnreliable(message: message)
     }
 
