@@ -109,7 +109,13 @@ struct SQLiteOpening {
             // GRDB's open reads sqlite_master, so a file that is not a database fails here.
             let queue = try DatabaseQueue(path: self.path, configuration: configuration)
             defer { try? queue.close() }
-            try queue.read { db in try self.checkSchema(db) }
+            try queue.read { db in
+                try self.checkSchema(db)
+                // Damage inside the file (a torn page, a bad disk block) shows only where it is
+                // read: found now, it is refused before anything is written to it; found later,
+                // a migration could write over it, or the server fail on its first query.
+                if !self.options.readOnly { try self.checkIntegrity(db) }
+            }
         } catch let error as SQLiteStoreError {
             throw error
         } catch {
@@ -178,6 +184,17 @@ struct SQLiteOpening {
             throw SQLiteStoreError(
                 .olderSchema, path: self.path,
                 reason: "an older MatchHost wrote it (it lacks \(missing.joined(separator: ", "))), and reading does not migrate; start this version's server on it once")
+        }
+    }
+
+    /// `PRAGMA quick_check`: every page and record well formed (not the slower cross-checks
+    /// of indexes against tables). A read of the whole file, once at the server's start.
+    private func checkIntegrity(_ db: Database) throws {
+        let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(3)")
+        guard problems == ["ok"] else {
+            throw SQLiteStoreError(
+                .notADatabase, path: self.path,
+                reason: "the database is damaged (\(problems.joined(separator: "; "))); restore it from a backup (matchhost restore)")
         }
     }
 

@@ -165,6 +165,31 @@ struct SQLiteOpeningTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    @Test func aDatabaseDamagedInsideIsRefusedUntouched() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try await SQLiteGameStore.open(path: path).close()
+        try SQLiteSchema.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+            INSERT INTO player (id, alias, created_at, last_seen_at) SELECT printf('%032x', i), 'player ' || i, i, i FROM n
+            """, atPath: path)
+        // Pages 4 to 9 of the 4 KiB pages, well inside the file, overwritten as a bad block would be.
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        var random = SystemRandomNumberGenerator()
+        try handle.seek(toOffset: 3 * 4096)
+        try handle.write(contentsOf: Data((0..<(6 * 4096)).map { _ in UInt8.random(in: 0...255, using: &random) }))
+        try handle.close()
+        let before = self.contents(path)
+
+        let error = try #require(await self.openError(path))
+
+        #expect(error.kind == .notADatabase)
+        #expect(error.description.contains("damaged"), "\(error)")
+        #expect(self.contents(path) == before)
+    }
+
     @Test func anotherProgramsDatabaseIsRefusedUntouched() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
