@@ -388,7 +388,7 @@ private func fourInARowPair(
     /// the game is over and its result being written.
     private func disksMatchWonByLeaving(
         _ server: RunningNativeServer, _ a: String, _ b: String
-    ) async throws -> (winner: TestNativeConnection, winnerID: PlayerID, match: MatchIdentifier) {
+    ) async throws -> (winner: TestNativeConnection, winnerAuth: NativeAuthenticated, match: MatchIdentifier) {
         let (winner, winnerAuth) = try await server.login(a)
         let (loser, _) = try await server.login(b)
         let disks = try #require(try await winner.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined).matchID
@@ -398,7 +398,7 @@ private func fourInARowPair(
             return state.phase == .playing
         }
         #expect(try await loser.ask(.leaveMatch(disks)) == .success(.matchLeft(disks)))
-        return (winner, winnerAuth.playerID, disks)
+        return (winner, winnerAuth, disks)
     }
 
     @Test func aPlayerWhoSignsInAgainKeepsItsSeatAndItsTurn() async throws {
@@ -431,15 +431,7 @@ private func fourInARowPair(
     @Test func aPlayerWhoSignsInAgainWhileItsResultIsStoredIsToldOnItsNewSession() async throws {
         let store = HeldResultStore()
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (winner, winnerAuth) = try await server.login("held-a")
-        let (loser, _) = try await server.login("held-b")
-        let disks = try #require(try await winner.ask(.createMatch(mode: "disks", maxPlayers: 0, label: "")).joined).matchID
-        _ = try #require(try await loser.ask(.joinMatch(disks)).joined)
-        _ = try await winner.nextMessage(matching: "Disks in play") { message in
-            guard case .matchEvent(disks, let body) = message, case .state(let state)? = try? DisksServerMessage(body: body) else { return false }
-            return state.phase == .playing
-        }
-        #expect(try await loser.ask(.leaveMatch(disks)) == .success(.matchLeft(disks)))
+        let (winner, winnerAuth, disks) = try await self.disksMatchWonByLeaving(server, "held-a", "held-b")
         await store.entered.wait()
 
         // While the result is being written, the winner signs in again with its token.
@@ -461,7 +453,8 @@ private func fourInARowPair(
     @Test func aRealTimeResultIsStoredBeforeGameOverAndMatchEndedAreSent() async throws {
         let store = HeldResultStore()
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (winner, winnerID, disks) = try await self.disksMatchWonByLeaving(server, "result-a", "result-b")
+        let (winner, winnerAuth, disks) = try await self.disksMatchWonByLeaving(server, "result-a", "result-b")
+        let winnerID = winnerAuth.playerID
         await store.entered.wait()
         let before = try await winner.messagesSentBeforeARequestIsAnswered()
         #expect(!before.contains { if case .matchEvent(_, let body) = $0, case .gameOver? = try? DisksServerMessage(body: body) { true } else { false } })
