@@ -28,6 +28,40 @@ func withStoredData(_ data: String, _ body: (SQLiteGameStore) async throws -> Vo
     try? await store.close()
 }
 
+/// How the command-line readers find the player a user named: a stored player id, the
+/// playerId a Cat Race tutorial client sent (the key to the player created for it), or the
+/// first characters of a stored id (at least ``shortestPrefix``, and only one id may start
+/// with them: a player's alias is the first 8 until a game sets another).
+enum StoredPlayerLookup {
+    /// The fewest characters taken as the start of an id.
+    static let shortestPrefix = 4
+
+    /// The stored id `given` names, with the tutorial playerId when that is what it was.
+    /// - Throws: `ExitCode(1)`, after a line on standard error, when `given` names nobody or
+    ///   is the start of several ids.
+    static func find(_ given: String, in store: SQLiteGameStore) async throws -> (id: PlayerID, tutorialID: String?) {
+        // A Cat Race port player may have a history without an account of its own.
+        if try await store.player(id: given) != nil { return (given, nil) }
+        if try await !store.matchHistory(playerID: given, limit: 1).isEmpty { return (given, nil) }
+        // A stored id wins; the tutorial's playerId is only a key to the player it created.
+        if let tutorialPlayer = try await store.player(externalIdentity: ExternalIdentity(kind: .catRaceTutorial, externalID: given)) {
+            return (tutorialPlayer.id, given)
+        }
+        if given.count >= Self.shortestPrefix {
+            let candidates = try await store.playerIDs(startingWith: given, limit: 6)
+            if candidates.count > 1 {
+                let shown = candidates.prefix(5).joined(separator: ", ") + (candidates.count > 5 ? ", ..." : "")
+                FileHandle.standardError.write(Data("matchhost: \(given) is the start of several player ids (\(shown)): give more of it\n".utf8))
+                throw ExitCode(1)
+            }
+            if let only = candidates.first { return (only, nil) }
+        }
+        FileHandle.standardError.write(
+            Data("matchhost: no player with id, start of an id (\(Self.shortestPrefix) characters or more) or Cat Race playerId \(given) in \(store.path)\n".utf8))
+        throw ExitCode(1)
+    }
+}
+
 /// A wall-clock time as `2026-01-01 12:00:00 UTC`.
 func formatted(_ time: UnixMillis) -> String {
     let formatter = DateFormatter()
@@ -50,7 +84,7 @@ struct LeaderboardCommand: AsyncParsableCommand {
     @Argument(help: "The game (fourinarow, disks, catrace).")
     var game: String
 
-    @Option(help: "A player id to centre the list on.")
+    @Option(help: "A player to centre the list on: as `matchhost player` takes it (an id, its first characters, or a Cat Race playerId).")
     var around: String?
 
     @Option(help: "How many entries (1-1000).")
@@ -70,7 +104,7 @@ struct LeaderboardCommand: AsyncParsableCommand {
     private func show(from store: SQLiteGameStore) async throws {
         let entries =
             if let around = self.around {
-                try await store.leaderboard(game: self.game, around: around, count: self.limit)
+                try await store.leaderboard(game: self.game, around: StoredPlayerLookup.find(around, in: store).id, count: self.limit)
             } else {
                 try await store.leaderboard(game: self.game, limit: self.limit)
             }
@@ -116,9 +150,6 @@ struct PlayerCommand: AsyncParsableCommand {
     @Option(help: "The server's data directory.")
     var data = "data"
 
-    /// The fewest characters taken as the start of an id.
-    static let shortestPrefix = 4
-
     func validate() throws {
         guard (0...1000).contains(self.matches) else { throw ValidationError("--matches must be 0-1000") }
     }
@@ -128,38 +159,9 @@ struct PlayerCommand: AsyncParsableCommand {
     }
 
     private func show(from store: SQLiteGameStore) async throws {
-        var id = self.id
-        var history = try await store.matchHistory(playerID: id, limit: self.matches)
-        var player = try await store.player(id: id)
-        var tutorialID: String?
-        if player == nil, history.isEmpty,
-            let tutorialPlayer = try await store.player(externalIdentity: ExternalIdentity(kind: .catRaceTutorial, externalID: id))
-        {
-            // A stored id wins; the tutorial's playerId is only a key to the player it created.
-            tutorialID = id
-            player = tutorialPlayer
-            id = tutorialPlayer.id
-            history = try await store.matchHistory(playerID: id, limit: self.matches)
-        }
-        if player == nil, history.isEmpty, tutorialID == nil, self.id.count >= Self.shortestPrefix {
-            let candidates = try await store.playerIDs(startingWith: self.id, limit: 6)
-            if candidates.count > 1 {
-                let shown = candidates.prefix(5).joined(separator: ", ") + (candidates.count > 5 ? ", ..." : "")
-                FileHandle.standardError.write(
-                    Data("matchhost: \(self.id) is the start of several player ids (\(shown)): give more of it\n".utf8))
-                throw ExitCode(1)
-            }
-            if let only = candidates.first {
-                id = only
-                player = try await store.player(id: only)
-                history = try await store.matchHistory(playerID: only, limit: self.matches)
-            }
-        }
-        guard player != nil || !history.isEmpty else {
-            FileHandle.standardError.write(
-                Data("matchhost: no player with id, start of an id or Cat Race playerId \(self.id) in \(store.path)\n".utf8))
-            throw ExitCode(1)
-        }
+        let (id, tutorialID) = try await StoredPlayerLookup.find(self.id, in: store)
+        let player = try await store.player(id: id)
+        let history = try await store.matchHistory(playerID: id, limit: self.matches)
         print("player     \(id)")
         if let tutorialID { print("catrace id \(tutorialID) (the Cat Race tutorial's playerId)") }
         if let player {

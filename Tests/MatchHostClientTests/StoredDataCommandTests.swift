@@ -43,6 +43,11 @@ import Glibc
         #expect(rows.last.map { String($0[5]) } == "-")  // no account: a Cat Race port player
         let around = try await self.matchhost(["leaderboard", "fourinarow", "--around", "cat", "--limit", "2", "--data", data.path])
         #expect(around.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ")[4] } == ["bob", "cat"])
+        // --around names a player as `player` does: here by the start of its id.
+        let aroundShort = try await self.matchhost(["leaderboard", "fourinarow", "--around", "0da3e", "--data", data.path])
+        #expect(aroundShort.stdout == "0da3e has no results in fourinarow\n")
+        let aroundNobody = try await self.matchhost(["leaderboard", "fourinarow", "--around", "nobody", "--data", data.path])
+        #expect(aroundNobody.status == 1)
         #expect(try await self.matchhost(["leaderboard", "disks", "--data", data.path]).stdout == "no results in disks yet\n")
         let typo = try await self.matchhost(["leaderboard", "disk", "--data", data.path])
         #expect(typo.status == 1)
@@ -56,7 +61,7 @@ import Glibc
         #expect(ada.stdout.contains("  2  fourinarow  2026-01-01 00:02:00 UTC  won (four in a row)"))
         let nobody = try await self.matchhost(["player", "nobody", "--data", data.path])
         #expect(nobody.status == 1)
-        #expect(nobody.stderr.contains("no player with id, start of an id or Cat Race playerId nobody"))
+        #expect(nobody.stderr.contains("no player with id, start of an id (4 characters or more) or Cat Race playerId nobody"))
         // The first characters of an id, as a player's alias shows them, when only one id starts so.
         let short = try await self.matchhost(["player", "0da3e", "--data", data.path])
         #expect(short.status == 0)
