@@ -53,10 +53,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// may have waiting for the database (`--max-pending-requests`, default 16); one more gets
     /// `TOO_MANY_REQUESTS`. Bounds what a slow disk lets pile up.
     public var maxPendingRequests: Int = 16
-    /// New players (first contacts of unknown devices) one network (an IPv4 address, an IPv6
-    /// /64) may register a minute, and at once (`--max-new-players-per-minute`, default 120);
-    /// one more is refused with `RATE_LIMITED`. Keeps a client inventing device ids from
-    /// filling the database.
+    /// New players one network (an IPv4 address, an IPv6 /64) may register a minute, and at
+    /// once, both ports together (`--max-new-players-per-minute`, default 120): first contacts
+    /// of unknown devices, and Cat Race playerIds not stored yet. One more is refused
+    /// (`RATE_LIMITED` on the native port, the close on the Cat Race port). Keeps a client
+    /// inventing ids from filling the database.
     public var maxNewPlayersPerMinute: Int = 120
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
     public var lobbyInterval: TimeAmount = .milliseconds(50)

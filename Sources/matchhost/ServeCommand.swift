@@ -89,7 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-new-players-per-minute"),
-        help: "New native players (first contacts of unknown devices) one network (IPv4 address, IPv6 /64) may register a minute.")
+        help: "New players one network (IPv4 address, IPv6 /64) may register a minute, both ports together: unknown devices, and Cat Race playerIds not stored yet.")
     var maxNewPlayersPerMinute = 120
 
     // Retired: device identities now live in the database, not in memory. Still accepted so
