@@ -27,29 +27,50 @@ extension SQLiteGameStore {
     public func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {
         try await self.write { db in
             let match = try Self.runningMatch(db, matchID)
-            let lines = try result.lines(forMatch: matchID, players: match.players)
-            let before = try match.players.map { try Self.storedStats(db, game: match.game, playerID: $0) ?? .initial(game: match.game, playerID: $0) }
-            let ratings = EloRating.updatedRatings(before.map(\.rating), outcomes: lines.map(\.outcome))
-            let after = before.indices.map { before[$0].adding(lines[$0].outcome, rating: ratings[$0]) }
-            for stats in after {
-                try db.execute(
-                    sql: """
-                        INSERT INTO player_stats (game, player_id, played, won, lost, drawn, rating) VALUES (?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (game, player_id) DO UPDATE SET
-                            played = excluded.played, won = excluded.won, lost = excluded.lost,
-                            drawn = excluded.drawn, rating = excluded.rating
-                        """,
-                    arguments: [stats.game, stats.playerID, stats.played, stats.won, stats.lost, stats.drawn, stats.rating])
-            }
-            for (seat, line) in lines.enumerated() {
-                try db.execute(
-                    sql: "UPDATE match_player SET outcome = ?, score = ?, summary = ? WHERE match_id = ? AND seat = ?",
-                    arguments: [line.outcome.rawValue, line.score, line.summary, Int64(matchID), seat])
-            }
+            return try Self.finish(db, match, lines: try result.lines(forMatch: matchID, players: match.players), endedAt: endedAt)
+        }
+    }
+
+    /// Ends `match` with `lines` (one per player, in seat order), counting them in stats and ratings.
+    private static func finish(_ db: Database, _ match: MatchRecord, lines: [PlayerResultRecord], endedAt: UnixMillis) throws -> [PlayerStats] {
+        let before = try match.players.map { try Self.storedStats(db, game: match.game, playerID: $0) ?? .initial(game: match.game, playerID: $0) }
+        let ratings = EloRating.updatedRatings(before.map(\.rating), outcomes: lines.map(\.outcome))
+        let after = before.indices.map { before[$0].adding(lines[$0].outcome, rating: ratings[$0]) }
+        for stats in after {
             try db.execute(
-                sql: "UPDATE game_match SET state = 'finished', ended_at = ? WHERE id = ?",
-                arguments: [endedAt.milliseconds, Int64(matchID)])
-            return after
+                sql: """
+                    INSERT INTO player_stats (game, player_id, played, won, lost, drawn, rating) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (game, player_id) DO UPDATE SET
+                        played = excluded.played, won = excluded.won, lost = excluded.lost,
+                        drawn = excluded.drawn, rating = excluded.rating
+                    """,
+                arguments: [stats.game, stats.playerID, stats.played, stats.won, stats.lost, stats.drawn, stats.rating])
+        }
+        try Self.writeLines(db, lines, of: match.id)
+        try db.execute(
+            sql: "UPDATE game_match SET state = 'finished', ended_at = ? WHERE id = ?",
+            arguments: [endedAt.milliseconds, Int64(match.id)])
+        return after
+    }
+
+    /// Each seat's outcome, score and summary: a finished match's result, or a running one's
+    /// interim result (the only running matches with outcomes).
+    private static func writeLines(_ db: Database, _ lines: [PlayerResultRecord], of id: MatchID) throws {
+        for (seat, line) in lines.enumerated() {
+            try db.execute(
+                sql: "UPDATE match_player SET outcome = ?, score = ?, summary = ? WHERE match_id = ? AND seat = ?",
+                arguments: [line.outcome.rawValue, line.score, line.summary, Int64(id), seat])
+        }
+    }
+
+    /// See ``GameStore/recordInterimResult(matchID:result:)``.
+    public func recordInterimResult(matchID: MatchID, result: MatchResultRecord) async throws {
+        try await self.write { db in
+            let match = try Self.runningMatch(db, matchID)
+            guard match.kind == .realTime else {
+                throw GameStoreError.invalidMatch(matchID, reason: "a turn-based match keeps no interim result")
+            }
+            try Self.writeLines(db, try result.lines(forMatch: matchID, players: match.players), of: matchID)
         }
     }
 
@@ -57,21 +78,43 @@ extension SQLiteGameStore {
     public func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws {
         try await self.write { db in
             _ = try Self.runningMatch(db, matchID)
-            try db.execute(
-                sql: "UPDATE game_match SET state = 'abandoned', ended_at = ?, abandon_reason = ? WHERE id = ?",
-                arguments: [endedAt.milliseconds, reason, Int64(matchID)])
+            try Self.abandon(db, matchID, at: endedAt, reason: reason)
         }
     }
 
-    /// See ``GameStore/abandonUnfinishedMatches(at:reason:)``.
-    public func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
+    /// Marks the running match abandoned; an interim result it kept is dropped.
+    private static func abandon(_ db: Database, _ id: MatchID, at: UnixMillis, reason: String) throws {
+        try db.execute(
+            sql: "UPDATE match_player SET outcome = NULL, score = NULL, summary = NULL WHERE match_id = ?", arguments: [Int64(id)])
+        try db.execute(
+            sql: "UPDATE game_match SET state = 'abandoned', ended_at = ?, abandon_reason = ? WHERE id = ?",
+            arguments: [at.milliseconds, reason, Int64(id)])
+    }
+
+    /// See ``GameStore/endInterruptedMatches(at:reason:)``.
+    public func endInterruptedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
         try await self.write { db in
             let running = try Self.fetchMatches(
                 db, sql: "SELECT * FROM game_match WHERE state = 'running' AND kind = 'real_time' ORDER BY started_at, id")
-            try db.execute(
-                sql: "UPDATE game_match SET state = 'abandoned', ended_at = ?, abandon_reason = ? WHERE state = 'running' AND kind = 'real_time'",
-                arguments: [at.milliseconds, reason])
-            return running
+            for match in running {
+                let kept = try Row.fetchAll(
+                    db, sql: "SELECT outcome, score, summary FROM match_player WHERE match_id = ? ORDER BY seat",
+                    arguments: [Int64(match.id)])
+                guard kept.contains(where: { ($0["outcome"] as String?) != nil }) else {
+                    try Self.abandon(db, match.id, at: at, reason: reason)
+                    continue
+                }
+                let lines = try zip(match.players, kept).map { player, row in
+                    let outcomeName: String? = row["outcome"]
+                    guard let outcomeName else { return PlayerResultRecord(playerID: player, outcome: .lost) }
+                    guard let outcome = PlayerOutcome(rawValue: outcomeName) else {
+                        throw GameStoreError.storageFailed(reason: "match \(match.id) has unknown outcome \(outcomeName)")
+                    }
+                    return PlayerResultRecord(playerID: player, outcome: outcome, score: row["score"], summary: row["summary"])
+                }
+                _ = try Self.finish(db, match, lines: lines, endedAt: at)
+            }
+            return try running.compactMap { try Self.storedMatch(db, $0.id) }
         }
     }
 

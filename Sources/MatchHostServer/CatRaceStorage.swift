@@ -125,7 +125,11 @@ final class CatRaceStorage: CatRaceRecorder {
     func raceStarted(_ match: Match<CatRaceGame>, racers: [(seat: Int, storedID: PlayerID)]) {
         var race = RecordedRace()
         let tally = race.tally
-        match.handler.onRaceWon = { [unowned match] seat in tally.raceWon(by: match.seats[seat].player) }
+        match.handler.onRaceWon = { [weak self, unowned match] seat, announce in
+            tally.raceWon(by: match.seats[seat].player)
+            guard let self else { return announce() }
+            self.keepStanding(of: match, then: announce)
+        }
         for racer in racers {
             race.storedIDs[match.seats[racer.seat].player] = racer.storedID
         }
@@ -146,6 +150,16 @@ final class CatRaceStorage: CatRaceRecorder {
         } else {
             self.storage.recordPlayerAdded(storedID, to: match.id)
         }
+    }
+
+    /// Keeps the match's races won so far as its interim result, so that a crash before the
+    /// match ends cannot lose them; `announce` (the race's GAME_OVER) runs once that is
+    /// written, or at once when the match has no stored racer.
+    private func keepStanding(of match: Match<CatRaceGame>, then announce: @escaping () -> Void) {
+        guard let race = self.races[match.id], !race.players.isEmpty,
+            case .finished(let standing) = race.tally.ending(.abandoned(reason: "running"), in: match).renamingPlayers(race.storedIDs)
+        else { return announce() }
+        self.storage.recordInterimResult(standing, of: match.id, players: race.players, then: announce)
     }
 
     func raceEnded(_ match: Match<CatRaceGame>, outcome: MatchOutcome<Int>) {

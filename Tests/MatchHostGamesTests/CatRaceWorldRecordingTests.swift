@@ -15,10 +15,16 @@ private final class RecorderLog: CatRaceRecorder {
 
     var entries: [Entry] = []
     var racesWon: [Int] = []
+    /// When set, races' announcements wait here instead of running at once (a store writing).
+    var holdsAnnouncements = false
+    var heldAnnouncements: [() -> Void] = []
 
     func raceStarted(_ match: Match<CatRaceGame>, racers: [(seat: Int, storedID: PlayerID)]) {
         self.entries.append(.started(match.id, racers: Dictionary(uniqueKeysWithValues: racers.map { ($0.seat, $0.storedID) })))
-        match.handler.onRaceWon = { [unowned self] seat in self.racesWon.append(seat) }
+        match.handler.onRaceWon = { [unowned self] seat, announce in
+            self.racesWon.append(seat)
+            if self.holdsAnnouncements { self.heldAnnouncements.append(announce) } else { announce() }
+        }
     }
 
     func racerIdentified(_ storedID: PlayerID, seat: Int, in match: Match<CatRaceGame>) {
@@ -76,6 +82,45 @@ struct CatRaceWorldRecordingTests {
         fixture.clock.advance(by: .seconds(30))
         #expect(log.entries.last == .ended(42, outcome: "\(MatchOutcome<Int>.abandoned(reason: "racer G:9 left (graceExpired)"))"))
         #expect(log.entries.count == 3)
+    }
+
+    /// GAME_OVER is the race's result told, so it waits for the recorder's announcement; the
+    /// race takes no move or restart meanwhile, and a match that ends first announces nothing.
+    @Test func gameOverWaitsForTheRecordersAnnouncement() {
+        let fixture = WorldFixture()
+        let log = RecorderLog()
+        log.holdsAnnouncements = true
+        fixture.world.recorder = log
+        let a = self.connect(fixture, "G:1", alias: "A", stored: CatRaceStoredIdentity(playerID: "s1", alias: "A"))
+        let b = self.connect(fixture, "G:2", alias: "B", stored: CatRaceStoredIdentity(playerID: "s2", alias: "B"))
+        fixture.start(["G:1", "G:2"], from: a)
+        _ = a.take()
+        _ = b.take()
+
+        fixture.race(a)
+        #expect(log.racesWon == [0])
+        #expect(b.take().last == .playerMoved(PlayerMoved(playerIndex: 0, posX: CatRaceTrack.finishX)))
+        #expect(a.take().isEmpty)
+        fixture.world.restartMatch(on: b)
+        fixture.move(b, to: 35)
+        #expect(a.take().isEmpty && b.take().isEmpty, "no restart and no move before GAME_OVER")
+
+        log.heldAnnouncements.removeFirst()()
+        #expect(a.take() == [.gameOver(GameOver(winnerIndex: 0))])
+        #expect(b.take() == [.gameOver(GameOver(winnerIndex: 0))])
+        fixture.world.restartMatch(on: b)
+        #expect(a.take().first?.matchStarted != nil, "restarts once the result is out")
+        _ = b.take()
+
+        // The next race is won, then a racer quits before its result is stored.
+        fixture.race(b)
+        #expect(log.racesWon == [0, 1])
+        _ = a.take()
+        fixture.world.playerConnected(PlayerConnected(playerID: "G:1", alias: "A", continueMatch: false), on: a)
+        #expect(b.take() == [.notInMatch])
+        log.heldAnnouncements.removeFirst()()
+        #expect(a.take().allSatisfy { $0 != .gameOver(GameOver(winnerIndex: 1)) })
+        #expect(b.take().isEmpty, "the match is over: its last race is not announced after it")
     }
 
     @Test func raceIDsComeFromTheSourceWhenOneIsSet() {

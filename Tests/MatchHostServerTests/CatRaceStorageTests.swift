@@ -179,6 +179,47 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         #expect(rows.dropFirst().first?.contains(boRecord.id) == true)
     }
 
+    /// A race's GAME_OVER is its result told: it goes out only once the match's standing is
+    /// stored, and until then the race takes no restart.
+    @Test func gameOverWaitsUntilTheRacesStandingIsStored() async throws {
+        let store = HeldInterimStore()
+        let server = try await StoredServer.start(store: store)
+        let abby = try await server.client("G:abby", alias: "Abby")
+        #expect(try await abby.next() == .notInMatch)
+        let bo = try await server.client("G:bo", alias: "Bo")
+        #expect(try await bo.next() == .notInMatch)
+        try await abby.send(.startMatch(StartMatch(playerIDs: ["G:abby", "G:bo"])))
+        #expect(try await abby.next().matchStarted != nil)
+        #expect(try await bo.next().matchStarted != nil)
+        var x: UInt32 = CatRaceTrack.startX
+        while x < CatRaceTrack.finishX {
+            x += CatRaceTrack.stepX
+            try await abby.send(.movedSelf(MovedSelf(posX: x)))
+            #expect(try await bo.next() == .playerMoved(PlayerMoved(playerIndex: 0, posX: x)))
+        }
+        await store.reached.wait()
+        try await bo.send(.restartMatch)
+        #expect(try await abby.expectNothingPending().isEmpty, "no GAME_OVER before the standing is stored")
+        #expect(try await bo.expectNothingPending().isEmpty, "and no restart")
+
+        await store.release.open()
+        #expect(try await abby.next() == .gameOver(GameOver(winnerIndex: 0)))
+        #expect(try await bo.next() == .gameOver(GameOver(winnerIndex: 0)))
+        // What a crash now would leave: the match finished with Abby's race.
+        let abbyRecord = try #require(try await store.inner.player(externalIdentity: .catRaceTutorial("G:abby")))
+        let boRecord = try #require(try await store.inner.player(externalIdentity: .catRaceTutorial("G:bo")))
+        let interrupted = try await store.inner.endInterruptedMatches(at: 1_000, reason: "crash")
+        #expect(interrupted.count == 1)
+        #expect(
+            interrupted.first?.state
+                == .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: abbyRecord.id, outcome: .won, score: 1, summary: "won 1 race"),
+                        PlayerResultRecord(playerID: boRecord.id, outcome: .lost, score: 0, summary: "won 0 races"),
+                    ])))
+        try await server.stop()
+    }
+
     @Test func aStoreFailureClosesOnlyTheConnectionItConcerns() async throws {
         let log = LogLines()
         let store = OneIdentityFailingStore(failing: .catRaceTutorial("G:broken"))

@@ -31,7 +31,8 @@ struct FailingGameStore: GameStore {
         throw self.failure
     }
     func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws { throw self.failure }
-    func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
+    func recordInterimResult(matchID: MatchID, result: MatchResultRecord) async throws { throw self.failure }
+    func endInterruptedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
         if self.failsAtStartup { throw self.failure }
         return []
     }

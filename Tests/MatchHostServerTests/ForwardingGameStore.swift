@@ -42,8 +42,11 @@ extension ForwardingGameStore {
     func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws {
         try await self.inner.recordMatchAbandoned(matchID: matchID, endedAt: endedAt, reason: reason)
     }
-    func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
-        try await self.inner.abandonUnfinishedMatches(at: at, reason: reason)
+    func recordInterimResult(matchID: MatchID, result: MatchResultRecord) async throws {
+        try await self.inner.recordInterimResult(matchID: matchID, result: result)
+    }
+    func endInterruptedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
+        try await self.inner.endInterruptedMatches(at: at, reason: reason)
     }
     func match(id: MatchID) async throws -> MatchRecord? { try await self.inner.match(id: id) }
     func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
@@ -98,3 +101,19 @@ actor Gate {
     }
 }
 
+
+/// Holds every interim result (a Cat Race race's standing) until `release` opens, so that a
+/// test sees what the server does while one is being written; `reached` opens when the first
+/// arrives.
+struct HeldInterimStore: ForwardingGameStore {
+    let memory = InMemoryGameStore()
+    var inner: any GameStore { self.memory }
+    let reached = Gate()
+    let release = Gate()
+
+    func recordInterimResult(matchID: MatchID, result: MatchResultRecord) async throws {
+        await self.reached.open()
+        await self.release.wait()
+        try await self.inner.recordInterimResult(matchID: matchID, result: result)
+    }
+}

@@ -917,4 +917,41 @@ struct SplitMix: RandomNumberGenerator {
         #expect(try await b.closingError().code == .badMessage)
         try await server.stop()
     }
+
+    /// As on the tutorial's port: a race's GAME_OVER goes out once the match's standing is stored.
+    @Test func aRacesGameOverWaitsUntilItsStandingIsStored() async throws {
+        let store = HeldInterimStore()
+        let server = try await RunningNativeServer.start {
+            $0.maxTapRate = 100_000
+            $0.store = store
+        }
+        let (a, pa) = try await server.login("cat-a")
+        let (b, pb) = try await server.login("cat-b")
+        let created = try #require(try await a.response(to: try await a.request(.createMatch(mode: "catrace", maxPlayers: 2, label: ""))).joined)
+        _ = try await a.nextMessage()
+        _ = try #require(try await b.response(to: try await b.request(.joinMatch(created.matchID))).joined)
+        #expect(try event(try await b.nextMessage())?.matchStarted?.racers.count == 2)
+        var x: UInt32 = 25
+        while x < CatRaceTrack.finishX {
+            x += 10
+            try await b.sendReliable(.matchInput(matchID: created.matchID, input: input(.movedSelf(MovedSelf(posX: x)))))
+        }
+        await store.reached.wait()
+        let meanwhile = try await a.drain().compactMap { try event($0) }
+        // The line-up with b in it, b's 42 steps to the finish, and no GAME_OVER yet.
+        #expect(meanwhile.count == 1 + 42)
+        #expect(meanwhile.last == .playerMoved(PlayerMoved(playerIndex: 1, posX: CatRaceTrack.finishX)))
+        await store.release.open()
+        #expect(try event(try await a.nextMessage()) == .gameOver(GameOver(winnerIndex: 1)))
+        let interrupted = try await store.inner.endInterruptedMatches(at: 1_000, reason: "crash")
+        #expect(
+            interrupted.map(\.state) == [
+                .finished(
+                    MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: pa.playerID, outcome: .lost, score: 0, summary: "won 0 races"),
+                        PlayerResultRecord(playerID: pb.playerID, outcome: .won, score: 1, summary: "won 1 race"),
+                    ]))
+            ])
+        try await server.stop()
+    }
 }

@@ -178,7 +178,7 @@ struct MatchStorageTests {
     }
 
     @Test(arguments: StoreKind.allCases)
-    func abandonUnfinishedReturnsTheRunningRealTimeMatches(kind: StoreKind) async throws {
+    func endInterruptedAbandonsTheRunningRealTimeMatches(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.recordMatchStarted(id: 1, game: "race", mode: "", players: ["a"], startedAt: 100)
             try await store.recordMatchStarted(id: 2, game: "race", mode: "", players: ["b", "c"], startedAt: 50)
@@ -187,18 +187,105 @@ struct MatchStorageTests {
                 matchID: 3, endedAt: 20, result: MatchResultRecord(players: [PlayerResultRecord(playerID: "d", outcome: .won)]))
             try await store.createTurnGame(matchID: 4, game: "chess", mode: "", players: ["e", "f"], startedAt: 5, state: [0])
 
-            let abandoned = try await store.abandonUnfinishedMatches(at: 1_000, reason: "server restarted")
+            let abandoned = try await store.endInterruptedMatches(at: 1_000, reason: "server restarted")
 
             #expect(abandoned == [
-                MatchRecord(id: 2, game: "race", mode: "", kind: .realTime, players: ["b", "c"], startedAt: 50),
-                MatchRecord(id: 1, game: "race", mode: "", kind: .realTime, players: ["a"], startedAt: 100),
+                MatchRecord(
+                    id: 2, game: "race", mode: "", kind: .realTime, players: ["b", "c"], startedAt: 50, endedAt: 1_000,
+                    state: .abandoned(reason: "server restarted")),
+                MatchRecord(
+                    id: 1, game: "race", mode: "", kind: .realTime, players: ["a"], startedAt: 100, endedAt: 1_000,
+                    state: .abandoned(reason: "server restarted")),
             ])
             #expect(try await store.match(id: 1)?.state == .abandoned(reason: "server restarted"))
             #expect(try await store.match(id: 2)?.endedAt == 1_000)
             #expect(try await store.match(id: 3)?.state == .finished(MatchResultRecord(players: [PlayerResultRecord(playerID: "d", outcome: .won)])))
             #expect(try await store.match(id: 4)?.state == .running)
             #expect(try await store.activeTurnGames().map(\.matchID) == [4])
-            #expect(try await store.abandonUnfinishedMatches(at: 2_000, reason: "again").isEmpty)
+            #expect(try await store.endInterruptedMatches(at: 2_000, reason: "again").isEmpty)
+        }
+    }
+
+    /// A match that runs rounds keeps each round's standing; a crash then ends it with that
+    /// standing, counted in stats as a finished match, not abandoned.
+    @Test(arguments: StoreKind.allCases)
+    func interruptedMatchesFinishWithTheirInterimResult(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.recordMatchStarted(id: 1, game: "race", mode: "", players: ["a", "b"], startedAt: 100)
+            try await store.recordInterimResult(
+                matchID: 1, result: MatchResultRecord(players: [
+                    PlayerResultRecord(playerID: "b", outcome: .won, score: 1, summary: "won 1 race"),
+                    PlayerResultRecord(playerID: "a", outcome: .lost, score: 0, summary: "won 0 races"),
+                ]))
+            // The next round replaces it; a player who arrives after it has no line yet.
+            try await store.recordInterimResult(
+                matchID: 1, result: MatchResultRecord(players: [
+                    PlayerResultRecord(playerID: "a", outcome: .won, score: 1, summary: "won 1 race"),
+                    PlayerResultRecord(playerID: "b", outcome: .won, score: 1, summary: "won 1 race"),
+                ]))
+            try await store.addMatchPlayer(matchID: 1, playerID: "c")
+            // Kept, not counted: a running match changes no stats.
+            #expect(try await store.stats(game: "race", playerID: "a") == nil)
+            #expect(try await store.match(id: 1)?.state == .running)
+            // Dropped when the match is abandoned after all.
+            try await store.recordMatchStarted(id: 2, game: "race", mode: "", players: ["d", "e"], startedAt: 200)
+            try await store.recordInterimResult(
+                matchID: 2, result: MatchResultRecord(players: [
+                    PlayerResultRecord(playerID: "d", outcome: .won), PlayerResultRecord(playerID: "e", outcome: .lost),
+                ]))
+            try await store.recordMatchAbandoned(matchID: 2, endedAt: 300, reason: "left")
+            try await store.recordMatchStarted(id: 3, game: "race", mode: "", players: ["f"], startedAt: 300)
+
+            let ended = try await store.endInterruptedMatches(at: 1_000, reason: "server restarted")
+
+            let result = MatchResultRecord(players: [
+                PlayerResultRecord(playerID: "a", outcome: .won, score: 1, summary: "won 1 race"),
+                PlayerResultRecord(playerID: "b", outcome: .won, score: 1, summary: "won 1 race"),
+                PlayerResultRecord(playerID: "c", outcome: .lost),
+            ])
+            #expect(ended == [
+                MatchRecord(
+                    id: 1, game: "race", mode: "", kind: .realTime, players: ["a", "b", "c"], startedAt: 100, endedAt: 1_000,
+                    state: .finished(result)),
+                MatchRecord(
+                    id: 3, game: "race", mode: "", kind: .realTime, players: ["f"], startedAt: 300, endedAt: 1_000,
+                    state: .abandoned(reason: "server restarted")),
+            ])
+            #expect(try await store.match(id: 1)?.state == .finished(result))
+            #expect(try await store.match(id: 2)?.state == .abandoned(reason: "left"))
+            let a = try #require(try await store.stats(game: "race", playerID: "a"))
+            let c = try #require(try await store.stats(game: "race", playerID: "c"))
+            #expect((a.played, a.won, a.lost) == (1, 1, 0))
+            #expect((c.played, c.won, c.lost) == (1, 0, 1))
+            #expect(a.rating > 1500 && c.rating < 1500)
+            #expect(try await store.stats(game: "race", playerID: "d") == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func interimResultsAreCheckedLikeResults(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.recordMatchStarted(id: 1, game: "race", mode: "", players: ["a", "b"], startedAt: 100)
+            await #expect(throws: GameStoreError.invalidResult(1, reason: "the result must name exactly the match's players [\"a\", \"b\"]")) {
+                try await store.recordInterimResult(matchID: 1, result: MatchResultRecord(players: [PlayerResultRecord(playerID: "a", outcome: .won)]))
+            }
+            await #expect(throws: GameStoreError.unknownMatch(9)) {
+                try await store.recordInterimResult(matchID: 9, result: MatchResultRecord(players: []))
+            }
+            try await store.createTurnGame(matchID: 2, game: "chess", mode: "", players: ["a", "b"], startedAt: 5, state: [0])
+            await #expect(throws: GameStoreError.invalidMatch(2, reason: "a turn-based match keeps no interim result")) {
+                try await store.recordInterimResult(
+                    matchID: 2, result: MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: "a", outcome: .won), PlayerResultRecord(playerID: "b", outcome: .lost),
+                    ]))
+            }
+            try await store.recordMatchAbandoned(matchID: 1, endedAt: 200, reason: "left")
+            await #expect(throws: GameStoreError.matchNotRunning(1)) {
+                try await store.recordInterimResult(
+                    matchID: 1, result: MatchResultRecord(players: [
+                        PlayerResultRecord(playerID: "a", outcome: .won), PlayerResultRecord(playerID: "b", outcome: .lost),
+                    ]))
+            }
         }
     }
 

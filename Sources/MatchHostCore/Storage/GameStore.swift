@@ -94,10 +94,22 @@ public protocol GameStore: Sendable {
     /// Throws ``GameStoreError/unknownMatch(_:)`` or ``GameStoreError/matchNotRunning(_:)``.
     func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws
 
-    /// Records every running real-time match as abandoned and returns them as they were
-    /// (still ``MatchState/running``), oldest first. At startup after a crash, so the server
-    /// can tell their players; turn-based matches keep running (``activeTurnGames()``).
-    func abandonUnfinishedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord]
+    /// Keeps the result a running real-time match has so far, replacing the one kept before:
+    /// a match that runs rounds, each with a winner (a Cat Race match runs one race after
+    /// another), keeps each round's standing as it is won, so that a crash cannot lose it.
+    /// Stats and ratings do not change until the match ends; ``endInterruptedMatches(at:reason:)``
+    /// finishes a match with what it kept. Throws ``GameStoreError/unknownMatch(_:)``,
+    /// ``GameStoreError/matchNotRunning(_:)`` or ``GameStoreError/invalidResult(_:reason:)``
+    /// (the result must name exactly the match's players).
+    func recordInterimResult(matchID: MatchID, result: MatchResultRecord) async throws
+
+    /// Ends every running real-time match, at startup after a crash: one with an interim
+    /// result (``recordInterimResult(matchID:result:)``) is finished with it, as
+    /// ``recordMatchFinished(matchID:endedAt:result:)`` would (players added after the result
+    /// was kept count as lost), the others are abandoned with `reason`. Returns them as they
+    /// are now, oldest first, so the server can tell their players; turn-based matches keep
+    /// running (``activeTurnGames()``).
+    func endInterruptedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord]
 
     /// The match with `id`, if any.
     func match(id: MatchID) async throws -> MatchRecord?

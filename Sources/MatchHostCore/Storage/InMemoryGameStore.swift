@@ -16,6 +16,8 @@ public actor InMemoryGameStore: GameStore {
     private var devices: [String: DeviceIdentityRecord] = [:]
     private var externalIdentities: [ExternalIdentity: PlayerID] = [:]
     private var matches: [MatchID: MatchRecord] = [:]
+    /// Running real-time matches' interim results, in seat order as of when each was kept.
+    private var interimResults: [MatchID: [PlayerResultRecord]] = [:]
     private var turnStates: [MatchID: TurnState] = [:]
     private var statsByGame: [String: [PlayerID: PlayerStats]] = [:]
     private var values: [PlayerID: [String: [UInt8]]] = [:]
@@ -133,7 +135,11 @@ public actor InMemoryGameStore: GameStore {
     @discardableResult
     public func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) throws -> [PlayerStats] {
         let match = try self.runningMatch(matchID)
-        let lines = try result.lines(forMatch: matchID, players: match.players)
+        return self.finish(match, lines: try result.lines(forMatch: matchID, players: match.players), endedAt: endedAt)
+    }
+
+    /// Ends `match` with `lines` (one per player, in seat order), counting them in stats and ratings.
+    private func finish(_ match: MatchRecord, lines: [PlayerResultRecord], endedAt: UnixMillis) -> [PlayerStats] {
         var gameStats = self.statsByGame[match.game, default: [:]]
         let before = match.players.map { gameStats[$0] ?? .initial(game: match.game, playerID: $0) }
         let ratings = EloRating.updatedRatings(before.map(\.rating), outcomes: lines.map(\.outcome))
@@ -142,28 +148,46 @@ public actor InMemoryGameStore: GameStore {
             gameStats[stats.playerID] = stats
         }
         self.statsByGame[match.game] = gameStats
-        self.matches[matchID]?.endedAt = endedAt
-        self.matches[matchID]?.state = .finished(MatchResultRecord(players: lines))
+        self.interimResults[match.id] = nil
+        self.matches[match.id]?.endedAt = endedAt
+        self.matches[match.id]?.state = .finished(MatchResultRecord(players: lines))
         return after
+    }
+
+    /// See ``GameStore/recordInterimResult(matchID:result:)``.
+    public func recordInterimResult(matchID: MatchID, result: MatchResultRecord) throws {
+        let match = try self.runningMatch(matchID)
+        guard match.kind == .realTime else {
+            throw GameStoreError.invalidMatch(matchID, reason: "a turn-based match keeps no interim result")
+        }
+        self.interimResults[matchID] = try result.lines(forMatch: matchID, players: match.players)
     }
 
     /// See ``GameStore/recordMatchAbandoned(matchID:endedAt:reason:)``.
     public func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) throws {
         _ = try self.runningMatch(matchID)
+        self.interimResults[matchID] = nil
         self.matches[matchID]?.endedAt = endedAt
         self.matches[matchID]?.state = .abandoned(reason: reason)
     }
 
-    /// See ``GameStore/abandonUnfinishedMatches(at:reason:)``.
-    public func abandonUnfinishedMatches(at: UnixMillis, reason: String) -> [MatchRecord] {
+    /// See ``GameStore/endInterruptedMatches(at:reason:)``.
+    public func endInterruptedMatches(at: UnixMillis, reason: String) -> [MatchRecord] {
         let running = self.matches.values
             .filter { $0.state == .running && $0.kind == .realTime }
             .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
         for match in running {
-            self.matches[match.id]?.endedAt = at
-            self.matches[match.id]?.state = .abandoned(reason: reason)
+            if let interim = self.interimResults[match.id] {
+                let lines = match.players.map { player in
+                    interim.first { $0.playerID == player } ?? PlayerResultRecord(playerID: player, outcome: .lost)
+                }
+                _ = self.finish(match, lines: lines, endedAt: at)
+            } else {
+                self.matches[match.id]?.endedAt = at
+                self.matches[match.id]?.state = .abandoned(reason: reason)
+            }
         }
-        return running
+        return running.compactMap { self.matches[$0.id] }
     }
 
     /// See ``GameStore/match(id:)``.

@@ -76,10 +76,16 @@ public final class CatRaceGame: GameHandler {
     /// Called for every refused input, for logs and metrics.
     public var onRefusal: ((CatRaceRefusal, Int) -> Void)?
     /// Called with the winner's seat each time a race is won (a match runs a race per restart),
-    /// so that the host can keep results.
-    public var onRaceWon: ((Int) -> Void)?
+    /// so that the host can keep results. The race's GAME_OVER goes out when the host calls
+    /// `announce`: once the result is committed (or the store failed it), so that no racer is
+    /// told of a result a crash could lose. Until then the race takes no move and no restart;
+    /// a match that ends meanwhile announces nothing (its racers are told it ended). Without
+    /// this, GAME_OVER goes out at once.
+    public var onRaceWon: ((_ seat: Int, _ announce: @escaping () -> Void) -> Void)?
 
     private var racers: [Racer] = []
+    /// The last race's winner, while its GAME_OVER waits for ``onRaceWon``'s announcement.
+    private var unannouncedWinner: Int?
     private let capacityNanos: Int64
 
     /// Creates a race.
@@ -137,12 +143,19 @@ public final class CatRaceGame: GameHandler {
             match.send(.playerMoved(PlayerMoved(playerIndex: UInt8(seat), posX: x)), to: .allExcept(seat: seat))
             if x >= CatRaceTrack.finishX {
                 self.state = .gameOver
-                match.send(.gameOver(GameOver(winnerIndex: UInt8(seat))), to: .all)
                 match.logger.info("race won", metadata: ["winner": "\(match.seats[seat].player)"])
-                self.onRaceWon?(seat)
+                guard let onRaceWon = self.onRaceWon else {
+                    return match.send(.gameOver(GameOver(winnerIndex: UInt8(seat))), to: .all)
+                }
+                self.unannouncedWinner = seat
+                onRaceWon(seat) { [weak self, weak match] in
+                    guard let self, let match, let winner = self.unannouncedWinner, !match.isEnded else { return }
+                    self.unannouncedWinner = nil
+                    match.send(.gameOver(GameOver(winnerIndex: UInt8(winner))), to: .all)
+                }
             }
         case .restart:
-            guard self.state == .gameOver else {
+            guard self.state == .gameOver, self.unannouncedWinner == nil else {
                 self.onRefusal?(.raceNotOver, seat)
                 return
             }

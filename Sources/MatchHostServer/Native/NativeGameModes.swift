@@ -71,7 +71,11 @@ struct NativeGameModes {
                     clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
                 let hosted = NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite)
                 let tally = CatRaceTally()
-                match.handler.onRaceWon = { [unowned match] seat in tally.raceWon(by: match.seats[seat].player) }
+                match.handler.onRaceWon = { [unowned match, unowned hosted] seat, announce in
+                    tally.raceWon(by: match.seats[seat].player)
+                    guard let onStanding = hosted.onStanding else { return announce() }
+                    onStanding(hosted, tally.ending(.abandoned(reason: "running"), in: match), announce)
+                }
                 hosted.storageKind = .realTime
                 hosted.storeEnding = tally.ending
                 return hosted

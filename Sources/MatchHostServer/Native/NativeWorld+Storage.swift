@@ -29,18 +29,19 @@ struct WorldStartup: Sendable {
     /// The reason stored for, and told to the players of, real-time matches a restart cut short.
     static let restartReason = "server restarted"
 
-    /// Real-time matches that were running when the server stopped, now recorded as abandoned.
-    var abandoned: [MatchRecord] = []
+    /// Real-time matches that were running when the server stopped, now ended: abandoned, or
+    /// finished with the races won before the crash (``GameStore/endInterruptedMatches(at:reason:)``).
+    var interrupted: [MatchRecord] = []
     /// The largest match id ever stored.
     var largestMatchID: MatchID = 0
     /// Turn-based games still running, to continue.
     var turnGames: [TurnGameRecord] = []
 
-    /// Records interrupted real-time matches as abandoned and reads what the world continues from.
+    /// Ends interrupted real-time matches and reads what the world continues from.
     static func load(from store: any GameStore) async throws -> WorldStartup {
-        let abandoned = try await store.abandonUnfinishedMatches(at: UnixMillis.now(), reason: Self.restartReason)
+        let interrupted = try await store.endInterruptedMatches(at: UnixMillis.now(), reason: Self.restartReason)
         return WorldStartup(
-            abandoned: abandoned, largestMatchID: try await store.largestMatchID(), turnGames: try await store.activeTurnGames())
+            interrupted: interrupted, largestMatchID: try await store.largestMatchID(), turnGames: try await store.activeTurnGames())
     }
 }
 
@@ -62,14 +63,22 @@ extension NativeWorld {
         for game in startup.turnGames {
             self.restore(game)
         }
-        for match in startup.abandoned {
+        // A Cat Race match finished with its races won still ended because the server did:
+        // its players hear the same MATCH_ENDED as those of a match abandoned.
+        for match in startup.interrupted {
             for player in match.players {
                 self.storedMatches.endedWhileAway[player, default: []].append((match.id, "abandoned(\(WorldStartup.restartReason))"))
             }
         }
-        if !startup.abandoned.isEmpty {
+        if !startup.interrupted.isEmpty {
+            var finished: [MatchID] = []
+            var abandoned: [MatchID] = []
+            for match in startup.interrupted {
+                if case .finished = match.state { finished.append(match.id) } else { abandoned.append(match.id) }
+            }
             self.storage.logger.notice(
-                "matches interrupted by the restart recorded as abandoned", metadata: ["matches": "\(startup.abandoned.map(\.id))"])
+                "matches interrupted by the restart ended",
+                metadata: ["abandoned": "\(abandoned)", "finished with their interim result": "\(finished)"])
         }
     }
 
@@ -218,6 +227,17 @@ extension NativeWorld {
         guard let hosted = self.matches[race.id], !hosted.isEnded, race.seats.indices.contains(seat) else { return }
         self.storedMatches.tutorialStoredIDs[race.id, default: [:]][race.seats[seat].player] = storedID
         self.recordSeat(in: hosted, player: storedID)
+    }
+
+    /// A round of `match` was won: its standing so far is kept as its interim result
+    /// (``WorldStore/recordInterimResult(_:of:players:then:)``) before `announce` tells the
+    /// players, so that a crash cannot lose a result they heard of. A match not recorded
+    /// announces at once.
+    func recordStanding(_ standing: StoredEnding, of match: any HostedMatch, then announce: @escaping () -> Void) {
+        guard let players = self.storedMatches.recordedPlayers[match.id],
+            case .finished(let result) = standing.renamingPlayers(self.storedMatches.tutorialStoredIDs[match.id] ?? [:])
+        else { return announce() }
+        self.storage.recordInterimResult(result, of: match.id, players: players, then: announce)
     }
 
     /// `match` has ended: its result (or that it was abandoned) is written after everything

@@ -311,6 +311,9 @@ final class NativeWorld {
         hosted.onChange = { [unowned self] changed in
             self.lobby.matchChanged(changed.id, mode: changed.mode)
         }
+        hosted.onStanding = { [unowned self] match, standing, announce in
+            self.recordStanding(standing, of: match, then: announce)
+        }
         self.matches[hosted.id] = hosted
         self.lobby.matchChanged(hosted.id, mode: hosted.mode)
     }

@@ -24,6 +24,20 @@ extension WorldStore {
             then: self.logFailure("match player not recorded", match: id))
     }
 
+    /// Keeps match `id`'s result so far (``GameStore/recordInterimResult(matchID:result:)``,
+    /// one line for each of `players`, as ``recordEnding(_:of:players:then:)`` writes them),
+    /// after everything written for the match before. `done` runs on the loop once the write is
+    /// over, whether it succeeded or not: a failure is logged, and the match's ending is still
+    /// written when it ends.
+    func recordInterimResult(_ result: MatchResultRecord, of id: MatchID, players: [PlayerID], then done: @escaping () -> Void) {
+        let lines = resultLines(result, for: players)
+        let logFailure: (Result<Void, any Error>) -> Void = self.logFailure("interim result not recorded", match: id)
+        self.write(for: id, { store in try await store.recordInterimResult(matchID: id, result: lines) }) { result in
+            logFailure(result)
+            done()
+        }
+    }
+
     /// Records how match `id` ended: with a result, one line for each of `players` (the match's
     /// players as recorded; see ``resultLines(_:for:)``), or abandoned.
     /// - Parameter done: called on the loop once the write is over, with whether it stored the
