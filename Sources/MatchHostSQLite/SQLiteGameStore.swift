@@ -109,6 +109,12 @@ public final class SQLiteGameStore: GameStore {
 
     static func storeError(_ error: any Error) -> any Error {
         if error is GameStoreError || error is CancellationError { return error }
+        // Damage found where it is read (a start's quick check reads every page, not every
+        // cross-reference): say what it means and what to do, not only the SQL that met it.
+        if let error = error as? DatabaseError, [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            return GameStoreError.storageFailed(
+                reason: "the database is damaged (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); restore it from a backup (matchhost restore)")
+        }
         return GameStoreError.storageFailed(reason: "\(error)")
     }
 }

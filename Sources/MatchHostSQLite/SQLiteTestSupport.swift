@@ -19,6 +19,18 @@ extension SQLiteSchema {
         return try queue.read { db in try Self.migrator.appliedIdentifiers(db).sorted() }
     }
 
+    /// The first page (1-based) of each table and index of the file at `path` whose name is
+    /// in `names`: where a lookup in it starts.
+    static func rootPages(of names: [String], atPath path: String) throws -> [Int] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try Int.fetchAll(db, sql: "SELECT rootpage FROM sqlite_master WHERE name IN (\(names.map { _ in "?" }.joined(separator: ", ")))", arguments: StatementArguments(names))
+        }
+    }
+
     /// Runs `sql` on the file at `path`, creating it if missing.
     static func execute(_ sql: String, atPath path: String) throws {
         let queue = try DatabaseQueue(path: path)

@@ -21,6 +21,11 @@ func withStoredData(_ data: String, _ body: (SQLiteGameStore) async throws -> Vo
     }
     do {
         try await body(store)
+    } catch let error as GameStoreError {
+        // A database that opened but fails a read (damage found where it is read): one line.
+        try? await store.close()
+        FileHandle.standardError.write(Data("matchhost: cannot read \(data): \(error)\n".utf8))
+        throw ExitCode(2)
     } catch {
         try? await store.close()
         throw error

@@ -64,6 +64,31 @@ import Testing
         #expect(try Data(contentsOf: database) == garbage)
     }
 
+    /// Damage the server's start would refuse (its quick check reads every page) can still meet
+    /// a read-only command, which does not read the whole file: one line that says so, not SQL.
+    @Test func aReadOnlyCommandMeetingDamageSaysSoInOneLine() async throws {
+        let data = try self.makeDataDirectory("damaged")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let database = data.appendingPathComponent(SQLiteGameStore.fileName)
+        let store = try await SQLiteGameStore.open(directory: data.path)
+        try await store.createPlayer(id: "0da3ef31aa", alias: "Abby", createdAt: 1)
+        try await store.close()  // the last connection out copies the log into the file
+        #expect(!FileManager.default.fileExists(atPath: database.path + "-wal"))
+        // The player table's and its key's first pages overwritten, as a bad block would be.
+        let handle = try #require(FileHandle(forUpdatingAtPath: database.path))
+        for page in try SQLiteSchema.rootPages(of: ["player", "sqlite_autoindex_player_1"], atPath: database.path) {
+            try handle.seek(toOffset: UInt64(page - 1) * 4096)
+            try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        }
+        try handle.close()
+
+        let run = try await runMatchHostToExit(["player", "0da3ef31aa", "--data", data.path])
+        #expect(run.status == 2)
+        #expect(
+            run.stderr
+                == "matchhost: cannot read \(data.path): storage failed: the database is damaged (database disk image is malformed); restore it from a backup (matchhost restore)\n")
+    }
+
     @Test func aDatabaseFromANewerMatchHostStopsTheServerBeforeItBinds() async throws {
         let data = try self.makeDataDirectory("newer")
         defer { try? FileManager.default.removeItem(at: data) }
