@@ -30,17 +30,29 @@ public final class DataDirectoryLock {
         self.descriptor = descriptor
     }
 
+    /// Creates `directory` and its missing parents, its owner's alone (the database in it holds
+    /// hashed device secrets). `mkdir(2)` rather than Foundation, whose error on Linux says
+    /// only "the operation could not be completed": the one that fails is named with its reason.
+    private static func makeDirectory(_ directory: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw DataDirectoryLockError(path: directory, problem: "is a file, not a directory", holder: nil)
+            }
+            return
+        }
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != directory { try Self.makeDirectory(parent) }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+            throw DataDirectoryLockError(path: directory, problem: "cannot be created: \(String(cString: strerror(errno)))", holder: nil)
+        }
+    }
+
     /// Takes the lock of `directory`, creating the directory if it is missing.
     /// - Throws: ``DataDirectoryLockError``: another process holds the lock, or the directory
     ///   or the file cannot be created or opened.
     public static func acquire(directory: String) throws -> DataDirectoryLock {
-        do {
-            // Its owner's alone: the database in it holds hashed device secrets.
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw DataDirectoryLockError(path: directory, problem: "cannot be created: \(error.localizedDescription)", holder: nil)
-        }
+        try Self.makeDirectory(directory)
         let path = (directory as NSString).appendingPathComponent(Self.fileName)
         // Close-on-exec: a child process (a shell the server runs, a test's tmux) must not keep
         // the lock alive after the server has gone.

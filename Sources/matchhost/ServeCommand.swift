@@ -256,7 +256,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             configuration.tokenSigningKey = try TokenKeyFile(directory: self.data).loadOrCreate()
         } catch {
-            logger.critical("cannot use the data directory", metadata: ["error": "\(error)"])
+            FileHandle.standardError.write(Data("matchhost: cannot use the data directory \(self.data): \(error)\n".utf8))
             throw ExitCode(2)
         }
 

@@ -58,10 +58,23 @@ import Testing
 
         let run = try await runMatchHostToExit(["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path])
         #expect(run.status == 2)
-        #expect(run.stderr.contains(key.path))
-        #expect(run.stderr.contains("does not hold a key"))
+        // One line, as every other start-up error: not a log line.
+        #expect(
+            run.stderr
+                == "matchhost: cannot use the data directory \(data.path): \(key.path) does not hold a key (64 hexadecimal digits); delete it to make a new one, which ends every issued token\n")
         // Nothing was overwritten.
         #expect(try String(contentsOf: key, encoding: .utf8) == "not a key\n")
+    }
+
+    @Test func aDataDirectoryThatCannotBeMadeIsNamedWithItsReason() async throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-notadir-\(UUID().uuidString)")
+        try Data("a file\n".utf8).write(to: parent)
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let data = parent.appendingPathComponent("data")
+
+        let run = try await runMatchHostToExit(["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path])
+        #expect(run.status == 2)
+        #expect(run.stderr == "matchhost: cannot use the data directory \(data.path): \(parent.path) is a file, not a directory\n")
     }
 
     @Test(arguments: [
