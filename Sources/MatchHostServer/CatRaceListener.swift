@@ -43,7 +43,7 @@ public final class CatRaceListener: Sendable {
     ///   - group: the event loops; one of them becomes the Cat Race world's.
     ///   - logger: the server's logger.
     /// - Throws: what the store throws when its matches interrupted by the last run cannot be
-    ///   recorded as abandoned (before anything is bound).
+    ///   ended (before anything is bound).
     public static func bind(
         configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger
     ) async throws -> CatRaceListener {

@@ -84,8 +84,10 @@ struct CatRaceWorldRecordingTests {
         #expect(log.entries.count == 3)
     }
 
-    /// GAME_OVER is the race's result told, so it waits for the recorder's announcement; the
-    /// race takes no move or restart meanwhile, and a match that ends first announces nothing.
+    /// GAME_OVER is the race's result told, so it waits for the recorder's announcement: the
+    /// race takes no move meanwhile, still looks active to a racer who comes back, makes a
+    /// restart asked for meanwhile right after the GAME_OVER, and a match that ends first
+    /// announces nothing.
     @Test func gameOverWaitsForTheRecordersAnnouncement() {
         let fixture = WorldFixture()
         let log = RecorderLog()
@@ -101,26 +103,34 @@ struct CatRaceWorldRecordingTests {
         #expect(log.racesWon == [0])
         #expect(b.take().last == .playerMoved(PlayerMoved(playerIndex: 0, posX: CatRaceTrack.finishX)))
         #expect(a.take().isEmpty)
-        fixture.world.restartMatch(on: b)
         fixture.move(b, to: 35)
-        #expect(a.take().isEmpty && b.take().isEmpty, "no restart and no move before GAME_OVER")
+        fixture.world.restartMatch(on: b)
+        #expect(a.take().isEmpty && b.take().isEmpty, "no move and no restart before GAME_OVER")
+        fixture.world.connectionClosed(b)
+        let back = self.connect(fixture, "G:2", alias: "B", stored: nil)
+        let rejoined = back.take().compactMap(\.matchStarted)
+        #expect(rejoined.map(\.state) == [.active], "the result is not told by a MATCH_STARTED first")
+        #expect(rejoined.first?.racers.map(\.posX) == [CatRaceTrack.finishX, CatRaceTrack.startX])
 
         log.heldAnnouncements.removeFirst()()
-        #expect(a.take() == [.gameOver(GameOver(winnerIndex: 0))])
-        #expect(b.take() == [.gameOver(GameOver(winnerIndex: 0))])
-        fixture.world.restartMatch(on: b)
-        #expect(a.take().first?.matchStarted != nil, "restarts once the result is out")
-        _ = b.take()
+        let started = MatchStarted(
+            state: .active,
+            racers: [
+                MatchStarted.Racer(playerID: "G:1", alias: "A", posX: CatRaceTrack.startX),
+                MatchStarted.Racer(playerID: "G:2", alias: "B", posX: CatRaceTrack.startX),
+            ])
+        #expect(a.take() == [.gameOver(GameOver(winnerIndex: 0)), .matchStarted(started)], "then the restart asked for meanwhile")
+        #expect(back.take() == [.gameOver(GameOver(winnerIndex: 0)), .matchStarted(started)])
 
         // The next race is won, then a racer quits before its result is stored.
-        fixture.race(b)
+        fixture.race(back)
         #expect(log.racesWon == [0, 1])
         _ = a.take()
         fixture.world.playerConnected(PlayerConnected(playerID: "G:1", alias: "A", continueMatch: false), on: a)
-        #expect(b.take() == [.notInMatch])
+        #expect(back.take() == [CatRaceServerMessage.notInMatch])
         log.heldAnnouncements.removeFirst()()
         #expect(a.take().allSatisfy { $0 != .gameOver(GameOver(winnerIndex: 1)) })
-        #expect(b.take().isEmpty, "the match is over: its last race is not announced after it")
+        #expect(back.take().isEmpty, "the match is over: its last race is not announced after it")
     }
 
     @Test func raceIDsComeFromTheSourceWhenOneIsSet() {

@@ -181,7 +181,7 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
 
     /// A race's GAME_OVER is its result told: it goes out only once the match's standing is
     /// stored, and until then the race takes no restart.
-    @Test func gameOverWaitsUntilTheRacesStandingIsStored() async throws {
+    @Test(.timeLimit(.minutes(1))) func gameOverWaitsUntilTheRacesStandingIsStored() async throws {
         let store = HeldInterimStore()
         let server = try await StoredServer.start(store: store)
         let abby = try await server.client("G:abby", alias: "Abby")
@@ -205,6 +205,9 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         await store.release.open()
         #expect(try await abby.next() == .gameOver(GameOver(winnerIndex: 0)))
         #expect(try await bo.next() == .gameOver(GameOver(winnerIndex: 0)))
+        // The restart Bo asked for meanwhile is made then.
+        #expect(try await abby.next().matchStarted?.racers.map(\.posX) == [CatRaceTrack.startX, CatRaceTrack.startX])
+        #expect(try await bo.next().matchStarted?.racers.map(\.posX) == [CatRaceTrack.startX, CatRaceTrack.startX])
         // What a crash now would leave: the match finished with Abby's race.
         let abbyRecord = try #require(try await store.inner.player(externalIdentity: .catRaceTutorial("G:abby")))
         let boRecord = try #require(try await store.inner.player(externalIdentity: .catRaceTutorial("G:bo")))

@@ -101,7 +101,6 @@ actor Gate {
     }
 }
 
-
 /// Holds every interim result (a Cat Race race's standing) until `release` opens, so that a
 /// test sees what the server does while one is being written; `reached` opens when the first
 /// arrives.

@@ -919,7 +919,7 @@ struct SplitMix: RandomNumberGenerator {
     }
 
     /// As on the tutorial's port: a race's GAME_OVER goes out once the match's standing is stored.
-    @Test func aRacesGameOverWaitsUntilItsStandingIsStored() async throws {
+    @Test(.timeLimit(.minutes(1))) func aRacesGameOverWaitsUntilItsStandingIsStored() async throws {
         let store = HeldInterimStore()
         let server = try await RunningNativeServer.start {
             $0.maxTapRate = 100_000

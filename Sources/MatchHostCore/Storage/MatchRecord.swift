@@ -1,6 +1,7 @@
 /// Whether a match runs in real time or turn by turn; it decides what a restart does to it.
 public enum MatchKind: String, Sendable, Hashable, CaseIterable {
-    /// Runs only while the server does: after a crash it is recorded as abandoned.
+    /// Runs only while the server does: after a crash it is recorded as abandoned, or finished
+    /// with its interim result if it kept one (``GameStore/recordInterimResult(matchID:result:)``).
     case realTime = "real_time"
     /// Its state and move log are stored (``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:)``),
     /// so it continues after a restart.

@@ -78,14 +78,18 @@ public final class CatRaceGame: GameHandler {
     /// Called with the winner's seat each time a race is won (a match runs a race per restart),
     /// so that the host can keep results. The race's GAME_OVER goes out when the host calls
     /// `announce`: once the result is committed (or the store failed it), so that no racer is
-    /// told of a result a crash could lose. Until then the race takes no move and no restart;
-    /// a match that ends meanwhile announces nothing (its racers are told it ended). Without
-    /// this, GAME_OVER goes out at once.
+    /// told of a result a crash could lose. Until then the race takes no move, a RESTART_MATCH
+    /// waits for the GAME_OVER, and MATCH_STARTED shows the race as still active; a match that
+    /// ends meanwhile announces nothing (its racers are told it ended). Without this, GAME_OVER
+    /// goes out at once.
     public var onRaceWon: ((_ seat: Int, _ announce: @escaping () -> Void) -> Void)?
 
     private var racers: [Racer] = []
     /// The last race's winner, while its GAME_OVER waits for ``onRaceWon``'s announcement.
     private var unannouncedWinner: Int?
+    /// A RESTART_MATCH that came while the GAME_OVER waited: made right after it. The
+    /// tutorial's protocol cannot refuse one, and a client that dropped it would wait forever.
+    private var restartsAfterAnnouncement = false
     private let capacityNanos: Int64
 
     /// Creates a race.
@@ -103,7 +107,9 @@ public final class CatRaceGame: GameHandler {
     /// The MATCH_STARTED snapshot of the race.
     public func snapshot(in match: Match<CatRaceGame>) -> MatchStarted {
         MatchStarted(
-            state: self.state,
+            // A race whose result is not told yet still looks active: a MATCH_STARTED must not
+            // tell the result first (a racer who joins or comes back then gets it).
+            state: self.unannouncedWinner == nil ? self.state : .active,
             racers: match.seats.indices.map { seat in
                 MatchStarted.Racer(
                     playerID: match.seats[seat].player, alias: self.racers[seat].alias, posX: self.racers[seat].x)
@@ -152,22 +158,35 @@ public final class CatRaceGame: GameHandler {
                     guard let self, let match, let winner = self.unannouncedWinner, !match.isEnded else { return }
                     self.unannouncedWinner = nil
                     match.send(.gameOver(GameOver(winnerIndex: UInt8(winner))), to: .all)
+                    if self.restartsAfterAnnouncement {
+                        self.restartsAfterAnnouncement = false
+                        self.restart(in: match)
+                    }
                 }
             }
         case .restart:
-            guard self.state == .gameOver, self.unannouncedWinner == nil else {
+            guard self.state == .gameOver else {
                 self.onRefusal?(.raceNotOver, seat)
                 return
             }
-            self.state = .active
-            let now = match.clock.now
-            for index in self.racers.indices {
-                self.racers[index].x = CatRaceTrack.startX
-                self.racers[index].tokens = self.capacityNanos
-                self.racers[index].refilledAt = now
+            guard self.unannouncedWinner == nil else {
+                self.restartsAfterAnnouncement = true
+                return
             }
-            match.send(.matchStarted(self.snapshot(in: match)), to: .all)
+            self.restart(in: match)
         }
+    }
+
+    /// Every racer back at the start with a full bucket, and MATCH_STARTED to all.
+    private func restart(in match: Match<CatRaceGame>) {
+        self.state = .active
+        let now = match.clock.now
+        for index in self.racers.indices {
+            self.racers[index].x = CatRaceTrack.startX
+            self.racers[index].tokens = self.capacityNanos
+            self.racers[index].refilledAt = now
+        }
+        match.send(.matchStarted(self.snapshot(in: match)), to: .all)
     }
 
     /// Ends the match: NOT_IN_MATCH to every connected racer, then the match is over.

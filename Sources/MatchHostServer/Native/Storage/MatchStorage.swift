@@ -5,7 +5,8 @@ enum MatchStorageKind {
     /// Not stored: a relay has no result the server understands.
     case notStored
     /// Recorded when its first player takes a seat, each later player added as it joins, and
-    /// its result (or "abandoned") when it ends; after a crash it is recorded as abandoned.
+    /// its result (or "abandoned") when it ends; after a crash it is recorded as abandoned
+    /// (a Cat Race match with a race won: finished with its races won so far).
     case realTime
     /// Recorded with its state once play starts, each move committed before it is
     /// acknowledged (``StoreTurnJournal``); after a restart it continues.

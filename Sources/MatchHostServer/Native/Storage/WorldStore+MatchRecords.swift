@@ -161,7 +161,7 @@ extension WorldStore {
 
     /// At shutdown, once no write is in flight: the endings still waiting for the database are
     /// lost with the process, and the log says which. The next start records the real-time
-    /// ones as abandoned; a turn-based game comes back over if its end was stored before
+    /// ones as abandoned (a Cat Race match as finished with the races won it had stored); a turn-based game comes back over if its end was stored before
     /// GAME_OVER, in play otherwise.
     func reportUnstoredEndingsAtShutdown() {
         guard !self.unstoredEndings.isEmpty || self.endingsGivenUp > 0 else { return }
