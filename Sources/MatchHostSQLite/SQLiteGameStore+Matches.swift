@@ -142,7 +142,25 @@ extension SQLiteGameStore {
     /// See ``GameStore/largestMatchID()``.
     public func largestMatchID() async throws -> MatchID {
         try await self.read { db in
-            MatchID(try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM game_match") ?? 0)
+            MatchID(
+                try Int64.fetchOne(
+                    db, sql: "SELECT MAX(COALESCE((SELECT MAX(id) FROM game_match), 0), COALESCE((SELECT reserved_through FROM match_id_reservation), 0))"
+                ) ?? 0)
+        }
+    }
+
+    /// See ``GameStore/reserveMatchIDs(through:)``.
+    public func reserveMatchIDs(through: MatchID) async throws {
+        guard let stored = Int64(exactly: through) else {
+            throw GameStoreError.invalidMatch(through, reason: "match ids are stored as 63-bit numbers")
+        }
+        try await self.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO match_id_reservation (singleton, reserved_through) VALUES (1, ?)
+                    ON CONFLICT (singleton) DO UPDATE SET reserved_through = MAX(reserved_through, excluded.reserved_through)
+                    """,
+                arguments: [stored])
         }
     }
 

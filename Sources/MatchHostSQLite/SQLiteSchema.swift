@@ -9,6 +9,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v1", migrate: createPlayersMatchesTurns)
         migrator.registerMigration("v2", migrate: createPlayerValues)
         migrator.registerMigration("v3", migrate: createExternalIdentities)
+        migrator.registerMigration("v4", migrate: createMatchIDReservation)
         return migrator
     }()
 
@@ -104,6 +105,17 @@ enum SQLiteSchema {
                 PRIMARY KEY (kind, external_id)
             ) WITHOUT ROWID;
             CREATE INDEX external_identity_by_player ON external_identity(player_id);
+            """)
+    }
+
+    /// The match ids a server has reserved for matches it does not store (one row), so that
+    /// a crash cannot make them repeat; added after external identities.
+    private static func createMatchIDReservation(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE match_id_reservation (
+                singleton INTEGER PRIMARY KEY NOT NULL CHECK (singleton = 1),
+                reserved_through INTEGER NOT NULL
+            );
             """)
     }
 }

@@ -179,8 +179,11 @@ struct PlayFourInARowTerminalTests {
         }
         let store = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(readOnly: true))
         #expect(try await store.moveLog(matchID: matchID).count == 3)
-        #expect(try await store.match(id: matchID)?.state == .running)
-        #expect(try await store.largestMatchID() == matchID, "no second match was created")
+        let saved = try #require(try await store.match(id: matchID))
+        #expect(saved.state == .running)
+        for player in saved.players {
+            #expect(try await store.matchHistory(playerID: player, limit: 10).map(\.id) == [matchID], "no second match was created")
+        }
         try await store.close()
     }
 

@@ -42,6 +42,9 @@ struct FailingGameStore: GameStore {
         if self.failsAtStartup { throw self.failure }
         return 0
     }
+    func reserveMatchIDs(through: MatchID) async throws {
+        if self.failsAtStartup { throw self.failure }
+    }
     func stats(game: String, playerID: PlayerID) async throws -> PlayerStats? { throw self.failure }
     func leaderboard(game: String, limit: Int) async throws -> [LeaderboardEntry] { throw self.failure }
     func leaderboard(game: String, around playerID: PlayerID, count: Int) async throws -> [LeaderboardEntry] { throw self.failure }

@@ -53,6 +53,7 @@ extension ForwardingGameStore {
         try await self.inner.matchHistory(playerID: playerID, limit: limit)
     }
     func largestMatchID() async throws -> MatchID { try await self.inner.largestMatchID() }
+    func reserveMatchIDs(through: MatchID) async throws { try await self.inner.reserveMatchIDs(through: through) }
     func stats(game: String, playerID: PlayerID) async throws -> PlayerStats? { try await self.inner.stats(game: game, playerID: playerID) }
     func leaderboard(game: String, limit: Int) async throws -> [LeaderboardEntry] { try await self.inner.leaderboard(game: game, limit: limit) }
     func leaderboard(game: String, around playerID: PlayerID, count: Int) async throws -> [LeaderboardEntry] {

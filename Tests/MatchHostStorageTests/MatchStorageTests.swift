@@ -319,4 +319,18 @@ struct MatchStorageTests {
             #expect(try await store.largestMatchID() == 9)
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func reservedMatchIDsCountAsUsedAndNeverShrink(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.reserveMatchIDs(through: 1_000)
+            #expect(try await store.largestMatchID() == 1_000)
+            try await store.reserveMatchIDs(through: 10)
+            #expect(try await store.largestMatchID() == 1_000)
+            try await store.recordMatchStarted(id: 1_500, game: "race", mode: "", players: ["a"], startedAt: 1)
+            #expect(try await store.largestMatchID() == 1_500, "a stored match beyond the reservation")
+            try await store.reserveMatchIDs(through: 2_000)
+            #expect(try await store.largestMatchID() == 2_000)
+        }
+    }
 }

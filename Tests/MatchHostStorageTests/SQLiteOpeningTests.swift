@@ -28,7 +28,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.synchronousSetting() == 2, "FULL by default")
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4"])
         let normal = try await SQLiteGameStore.open(path: path, options: SQLiteStoreOptions(durability: .normal))
         #expect(try await normal.synchronousSetting() == 1)
         try await normal.close()
@@ -45,7 +45,7 @@ struct SQLiteOpeningTests {
         try await store.writeValue(playerID: "p1", key: "k", value: [1])
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4"])
     }
 
     @Test func aFileFromThePreviousSchemaIsMigratedAndKeepsItsData() async throws {
@@ -63,7 +63,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.readValue(playerID: "p1", key: "k") == [5])
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4"])
     }
 
     @Test func aFileFromBeforeExternalIdentitiesIsMigratedAndKeepsItsData() async throws {
@@ -89,7 +89,28 @@ struct SQLiteOpeningTests {
         #expect(try await store.player(externalIdentity: tutorial)?.id == "p2")
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4"])
+    }
+
+    @Test func aFileFromBeforeMatchIDReservationsIsMigratedAndKeepsItsMatches() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v3")
+        try SQLiteSchema.execute(
+            "INSERT INTO game_match (id, game, mode, kind, started_at, state) VALUES (7, 'disks', '', 'real_time', 10, 'running')",
+            atPath: path)
+
+        var store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.largestMatchID() == 7)
+        try await store.reserveMatchIDs(through: 1_007)
+        try await store.reserveMatchIDs(through: 500)  // never lowers it
+        try await store.close()
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4"])
+
+        store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.largestMatchID() == 1_007)
+        try await store.close()
     }
 
     @Test func aFileFromANewerSchemaIsRefusedUntouched() async throws {

@@ -117,9 +117,15 @@ public protocol GameStore: Sendable {
     /// The player's matches, newest start first (equal starts: larger id first), at most `limit`.
     func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord]
 
-    /// The largest match id ever recorded, 0 if none: new ids continue after it, so they
-    /// never repeat across restarts.
+    /// The largest match id ever recorded or reserved (``reserveMatchIDs(through:)``), 0 if
+    /// none: new ids continue after it, so they never repeat across restarts.
     func largestMatchID() async throws -> MatchID
+
+    /// Records that ids up to `through` may be in use by matches that are never stored (a
+    /// relay, a game still waiting for its second player), so that ``largestMatchID()`` is
+    /// never less and a crash cannot make their ids repeat. A server reserves ids in blocks,
+    /// ahead of giving them; a value below one reserved before changes nothing.
+    func reserveMatchIDs(through: MatchID) async throws
 
     // MARK: Stats and leaderboards
 

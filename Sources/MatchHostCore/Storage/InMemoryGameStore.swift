@@ -18,6 +18,7 @@ public actor InMemoryGameStore: GameStore {
     private var matches: [MatchID: MatchRecord] = [:]
     /// Running real-time matches' interim results, in seat order as of when each was kept.
     private var interimResults: [MatchID: [PlayerResultRecord]] = [:]
+    private var matchIDsReservedThrough: MatchID = 0
     private var turnStates: [MatchID: TurnState] = [:]
     private var statsByGame: [String: [PlayerID: PlayerStats]] = [:]
     private var values: [PlayerID: [String: [UInt8]]] = [:]
@@ -205,7 +206,12 @@ public actor InMemoryGameStore: GameStore {
 
     /// See ``GameStore/largestMatchID()``.
     public func largestMatchID() -> MatchID {
-        self.matches.keys.max() ?? 0
+        max(self.matches.keys.max() ?? 0, self.matchIDsReservedThrough)
+    }
+
+    /// See ``GameStore/reserveMatchIDs(through:)``.
+    public func reserveMatchIDs(through: MatchID) {
+        self.matchIDsReservedThrough = max(self.matchIDsReservedThrough, through)
     }
 
     // MARK: Stats and leaderboards

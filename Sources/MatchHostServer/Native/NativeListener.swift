@@ -105,10 +105,7 @@ public final class NativeListener: Sendable {
                 if port.recorder != nil {
                     // Both worlds record matches in one store: one sequence of ids, so none repeats.
                     world.nextMatchID = max(world.nextMatchID, port.nextMatchID)
-                    port.matchIDSource = { [unowned world] in
-                        defer { world.nextMatchID += 1 }
-                        return world.nextMatchID
-                    }
+                    port.matchIDSource = { [unowned world] in world.takeMatchID() }
                 }
             }.get()
         }

@@ -21,6 +21,10 @@ struct StoredMatchesState {
     var isShuttingDown = false
     /// Ended matches whose players are told how they ended once their result is stored.
     var endsBeingStored: [MatchID: any HostedMatch] = [:]
+    /// Match ids reserved in the store up to here (``GameStore/reserveMatchIDs(through:)``).
+    var matchIDsReservedThrough: MatchID = 0
+    /// Whether a reservation of more ids is being written.
+    var isReservingMatchIDs = false
 }
 
 /// What a native world starts from, read from the store before its listener binds (so no
@@ -32,16 +36,28 @@ struct WorldStartup: Sendable {
     /// Real-time matches that were running when the server stopped, now ended: abandoned, or
     /// finished with the races won before the crash (``GameStore/endInterruptedMatches(at:reason:)``).
     var interrupted: [MatchRecord] = []
-    /// The largest match id ever stored.
+    /// How many match ids a server reserves at a time, ahead of giving them
+    /// (``GameStore/reserveMatchIDs(through:)``): ids of matches never stored (relays, a game
+    /// waiting for its second player) cannot repeat after a crash. Ids skip what a run reserved
+    /// and did not use.
+    static let matchIDBlock: MatchID = 1_000
+
+    /// The largest match id ever stored or reserved.
     var largestMatchID: MatchID = 0
+    /// Ids reserved through here, the first block of this run's.
+    var matchIDsReservedThrough: MatchID = 0
     /// Turn-based games still running, to continue.
     var turnGames: [TurnGameRecord] = []
 
     /// Ends interrupted real-time matches and reads what the world continues from.
     static func load(from store: any GameStore) async throws -> WorldStartup {
         let interrupted = try await store.endInterruptedMatches(at: UnixMillis.now(), reason: Self.restartReason)
+        let largest = try await store.largestMatchID()
+        let reserved = largest + Self.matchIDBlock
+        try await store.reserveMatchIDs(through: reserved)
         return WorldStartup(
-            interrupted: interrupted, largestMatchID: try await store.largestMatchID(), turnGames: try await store.activeTurnGames())
+            interrupted: interrupted, largestMatchID: largest, matchIDsReservedThrough: reserved,
+            turnGames: try await store.activeTurnGames())
     }
 }
 
@@ -60,6 +76,7 @@ extension NativeWorld {
     /// matches the restart abandoned are told so when they come back.
     func start(from startup: WorldStartup) {
         self.nextMatchID = max(self.nextMatchID, startup.largestMatchID + 1)
+        self.storedMatches.matchIDsReservedThrough = startup.matchIDsReservedThrough
         for game in startup.turnGames {
             self.restore(game)
         }
@@ -227,6 +244,33 @@ extension NativeWorld {
         guard let hosted = self.matches[race.id], !hosted.isEnded, race.seats.indices.contains(seat) else { return }
         self.storedMatches.tutorialStoredIDs[race.id, default: [:]][race.seats[seat].player] = storedID
         self.recordSeat(in: hosted, player: storedID)
+    }
+
+    /// The id for a new match (of this world, or of the Cat Race port's sharing its sequence).
+    /// Keeps half a block or more of reserved ids ahead: a new block is written when fewer are
+    /// left, long before they run out.
+    func takeMatchID() -> MatchID {
+        let id = self.nextMatchID
+        self.nextMatchID += 1
+        self.reserveMatchIDsAhead()
+        return id
+    }
+
+    private func reserveMatchIDsAhead() {
+        let block = WorldStartup.matchIDBlock
+        guard !self.storedMatches.isReservingMatchIDs, self.nextMatchID + block / 2 > self.storedMatches.matchIDsReservedThrough else {
+            return
+        }
+        let through = max(self.storedMatches.matchIDsReservedThrough, self.nextMatchID) + block
+        self.storedMatches.isReservingMatchIDs = true
+        let logFailure: (Result<Void, any Error>) -> Void = self.storage.logFailure("match ids not reserved")
+        self.storage.write({ store in try await store.reserveMatchIDs(through: through) }) { [weak self] result in
+            guard let self else { return }
+            self.storedMatches.isReservingMatchIDs = false
+            // A failure is tried again with the next match's id.
+            guard case .success = result else { return logFailure(result) }
+            self.storedMatches.matchIDsReservedThrough = max(self.storedMatches.matchIDsReservedThrough, through)
+        }
     }
 
     /// A round of `match` was won: its standing so far is kept as its interim result

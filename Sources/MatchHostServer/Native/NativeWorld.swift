@@ -276,8 +276,7 @@ final class NativeWorld {
         if let session, self.matchesHeld(by: session.playerID) >= self.options.maxMatchesPerPlayer {
             return .failure(self.tooManyMatches)
         }
-        let id = self.nextMatchID
-        self.nextMatchID += 1
+        let id = self.takeMatchID()
         let hosted = gameMode.make(
             MatchSetup(
                 id: id, capacity: capacity, label: label, clock: self.clock, seatGrace: self.options.seatGrace, logger: self.logger,
