@@ -18,6 +18,8 @@ extension CrashRestartTests {
         let (first, port, game) = (setup.server, setup.server.nativePort, setup.game)
         let (alice, bob, aliceAuth, bobAuth) = (setup.alice, setup.bob, setup.aliceAuth, setup.bobAuth)
         let (aliceEvents, bobEvents, bobStates) = (setup.aliceEvents, setup.bobEvents, setup.bobStates)
+        // Alice also waits for an opponent in a second game: not stored until one joins.
+        let waiting = try await alice.createMatch(mode: "fourinarow").matchID
 
         await first.stop(with: SIGKILL)
         _ = try await bobStates.next("bob reconnecting") { if case .reconnecting = $0 { true } else { false } }
@@ -54,6 +56,9 @@ extension CrashRestartTests {
 
         // Alice's client too, with nothing of hers lost.
         try await expectRestartedWithNothingLost(aliceEvents, "alice", player: aliceAuth.playerID, game: game)
+        // The waiting game is gone with the crash: her client says so (the saved one goes on).
+        let ended = try await aliceEvents.next("the waiting game's end") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended == .matchEnded(matchID: waiting, reason: "abandoned(session lost)"))
 
         // The same client objects play on: Bob's move 4 (column 1 this time), Alice's move 5.
         try await play(4, column: 1, by: bob, events: bobEvents, in: game)

@@ -50,6 +50,9 @@ struct NativeSessionRestartTests {
             Issue.record("the waiting request is not handed back: \(restart.unacknowledged)")
         }
         await #expect(throws: MatchHostClientError.sessionLost(restart.cause)) { _ = try await waiting.value }
+        // The match Bob was in goes on for Alice, without him: his client reports it over.
+        let ended = try await bobEvents.next("the lost seat") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended == .matchEnded(matchID: match.matchID, reason: "abandoned(session lost)"))
         // resuming, refused, then a new session on a new connection.
         #expect(try await bobStates.next("bob's state before the drop") == .connected)
         var states: [MatchHostClient.ConnectionState] = []

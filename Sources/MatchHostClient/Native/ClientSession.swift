@@ -29,6 +29,15 @@ final class ClientSession {
     private(set) var authenticated: NativeAuthenticated?
     /// The matches the server seated the current session in again as it began (MATCH_RESUMED).
     private(set) var resumedMatches: [NativeMatchInfo] = []
+    /// The matches this session is seated in, by what the server said: joined (a response or
+    /// MATCHMAKER_MATCHED) or resumed, and not left or ended since.
+    private var seatedMatches: Set<MatchIdentifier> = []
+    /// After a session restart: the lost session's matches that have come back neither as
+    /// MATCH_RESUMED nor as MATCH_ENDED. Once a ping's answer shows that the server has said
+    /// all it will for the new session (it sends those right after AUTHENTICATED), each left
+    /// is reported ended (``lostMatchReason``): the server no longer has it (a relay, or a
+    /// game still waiting for its second player, after a crash) or no longer seats the player.
+    private var matchesToSettle: Set<MatchIdentifier>?
     /// The device secret the server issued on first contact: the configured one was empty.
     private var issuedDeviceSecret: String?
     /// Set from a `SESSION_NOT_FOUND` until the next `AUTHENTICATED`: connections then
@@ -499,6 +508,10 @@ final class ClientSession {
         let promise = self.pendingConnect
         self.pendingConnect = nil
         promise?.succeed(authenticated)
+        if reauthentication != nil {
+            self.matchesToSettle = (self.matchesToSettle ?? []).union(self.seatedMatches)
+            self.seatedMatches = []
+        }
         if let reauthentication {
             // Before anything the new session brings (MATCH_RESUMED comes right after AUTHENTICATED).
             self.logger.debug("new session after the old one was lost", metadata: ["session": "\(authenticated.sessionID)"])
@@ -509,6 +522,29 @@ final class ClientSession {
                         unacknowledged: reauthentication.unacknowledged)))
             // What was sent while authenticating again belongs to the new session.
             self.writeUnwritten(on: connection, respectingWritability: true)
+            self.settleLostMatches()
+        }
+    }
+
+    /// What ``MatchHostClient/Event/matchEnded(matchID:reason:)`` says for a match of a lost
+    /// session that the new one did not get back.
+    static let lostMatchReason = "abandoned(session lost)"
+
+    /// Reports the lost session's matches that did not come back as ended, once the server has
+    /// answered a ping sent after them; a ping that fails (the connection dropped) is sent again
+    /// after the next resume or authentication.
+    private func settleLostMatches() {
+        guard let waiting = self.matchesToSettle, !waiting.isEmpty else {
+            self.matchesToSettle = nil
+            return
+        }
+        self.ping(timeout: self.configuration.requestTimeout).assumeIsolated().whenSuccess { _ in
+            guard let lost = self.matchesToSettle else { return }
+            self.matchesToSettle = nil
+            for matchID in lost.sorted() {
+                self.logger.debug("match not kept by the new session", metadata: ["match": "\(matchID)"])
+                self.events.yield(.matchEnded(matchID: matchID, reason: Self.lostMatchReason))
+            }
         }
     }
 
@@ -531,6 +567,7 @@ final class ClientSession {
         self.reconnectAttempt = 0
         self.setState(.connected)
         self.writeUnwritten(on: connection, respectingWritability: true)
+        if self.matchesToSettle != nil { self.settleLostMatches() }
     }
 
     /// Applies an acknowledgement from the server; false (and the client closed) if it is impossible.
@@ -554,6 +591,11 @@ final class ClientSession {
         }
         switch decoded {
         case .response(let id, let response):
+            switch response {
+            case .matchJoined(let match): self.seatedMatches.insert(match.matchID)
+            case .matchLeft(let matchID): self.seatedMatches.remove(matchID)
+            default: break
+            }
             guard let pending = self.pendingRequests.removeValue(forKey: id) else {
                 self.logger.debug("response to a request no longer waited for", metadata: ["request": "\(id)"])
                 return
@@ -572,18 +614,23 @@ final class ClientSession {
         case .matchData(let matchID, let sender, let payload):
             self.events.yield(.matchData(matchID: matchID, sender: sender, payload: payload, reliable: reliable))
         case .matchEnded(let matchID, let reason):
+            self.seatedMatches.remove(matchID)
+            self.matchesToSettle?.remove(matchID)
             self.events.yield(.matchEnded(matchID: matchID, reason: reason))
         case .matchEvent(let matchID, let event):
             self.events.yield(.matchEvent(matchID: matchID, event: event, reliable: reliable))
         case .lobbyUpdate(let mode, let changes):
             self.events.yield(.lobbyUpdate(mode: mode, changes: changes))
         case .matchmakerMatched(let ticketID, let match):
+            self.seatedMatches.insert(match.matchID)
             self.events.yield(.matched(ticketID: ticketID, match: match))
         case .partyUpdate(let party):
             self.events.yield(.partyUpdate(party))
         case .ticketCancelled(let ticketID, let reason):
             self.events.yield(.ticketCancelled(ticketID: ticketID, reason: reason))
         case .matchResumed(let match):
+            self.seatedMatches.insert(match.matchID)
+            self.matchesToSettle?.remove(match.matchID)
             self.resumedMatches.append(match)
             self.events.yield(.matchResumed(match))
         }

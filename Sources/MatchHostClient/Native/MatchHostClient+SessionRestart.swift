@@ -8,7 +8,8 @@ extension MatchHostClient {
     /// Nothing of the old session carries over but the player: its numbering of reliable
     /// messages starts again, and what the server kept is what it stored (a turn-based game
     /// comes back as ``Event/matchResumed(_:)`` followed by the game's state; anything else the
-    /// player was in is gone, or ends with ``Event/matchEnded(matchID:reason:)``).
+    /// player was in ends with ``Event/matchEnded(matchID:reason:)``, the server's or, for a
+    /// match the server no longer has, the client's "abandoned(session lost)").
     public struct SessionRestart: Hashable, Sendable {
         /// Why the old session could not be resumed (`SESSION_NOT_FOUND`).
         public var cause: NativeError

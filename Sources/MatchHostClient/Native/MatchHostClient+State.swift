@@ -112,7 +112,11 @@ extension MatchHostClient {
         /// follows belongs to a new session. The old session's unacknowledged reliable messages
         /// were not resent (see ``SessionRestart/unacknowledged``) and its waiting requests
         /// failed with ``MatchHostClientError/sessionLost(_:)``; matches the server kept come
-        /// back next as ``matchResumed(_:)``. Only with ``Configuration/reauthenticatesAfterSessionLoss``.
+        /// back next as ``matchResumed(_:)``, and every other match the old session was seated
+        /// in ends: with the server's MATCH_ENDED, or, once a ping shows the server has nothing
+        /// more to say of it, with ``matchEnded(matchID:reason:)`` "abandoned(session lost)"
+        /// from the client (a relay or a game still waiting for its second player after a
+        /// crash, a seat given up when the session expired). Only with ``Configuration/reauthenticatesAfterSessionLoss``.
         case sessionRestarted(SessionRestart)
         /// The server said it is stopping (ERROR `SHUTTING_DOWN`, the error given): a deploy or
         /// a restart, most likely. Its real-time matches ended just before
