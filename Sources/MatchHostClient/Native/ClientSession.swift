@@ -38,6 +38,10 @@ final class ClientSession {
     /// is reported ended (``lostMatchReason``): the server no longer has it (a relay, or a
     /// game still waiting for its second player, after a crash) or no longer seats the player.
     private var matchesToSettle: Set<MatchIdentifier>?
+    /// The matches reported ended so: a MATCH_ENDED the server sends later for one (a seat
+    /// handed over while the match's result was being stored) is not reported a second time.
+    /// Emptied at each session restart.
+    private var reportedLost: Set<MatchIdentifier> = []
     /// The device secret the server issued on first contact: the configured one was empty.
     private var issuedDeviceSecret: String?
     /// Set from a `SESSION_NOT_FOUND` until the next `AUTHENTICATED`: connections then
@@ -511,6 +515,7 @@ final class ClientSession {
         if reauthentication != nil {
             self.matchesToSettle = (self.matchesToSettle ?? []).union(self.seatedMatches)
             self.seatedMatches = []
+            self.reportedLost = []
         }
         if let reauthentication {
             // Before anything the new session brings (MATCH_RESUMED comes right after AUTHENTICATED).
@@ -531,18 +536,26 @@ final class ClientSession {
     static let lostMatchReason = "abandoned(session lost)"
 
     /// Reports the lost session's matches that did not come back as ended, once the server has
-    /// answered a ping sent after them; a ping that fails (the connection dropped) is sent again
-    /// after the next resume or authentication.
+    /// answered a ping sent after them. A ping that got no answer in time is sent again on the
+    /// same connection; one whose connection dropped, after the next resume or authentication.
     private func settleLostMatches() {
         guard let waiting = self.matchesToSettle, !waiting.isEmpty else {
             self.matchesToSettle = nil
             return
         }
-        self.ping(timeout: self.configuration.requestTimeout).assumeIsolated().whenSuccess { _ in
+        let connection = self.connection
+        self.ping(timeout: self.configuration.requestTimeout).assumeIsolated().whenComplete { result in
+            guard case .success = result else {
+                if let connection, connection === self.connection, connection.phase == .active, !self.state.isClosed {
+                    self.settleLostMatches()
+                }
+                return
+            }
             guard let lost = self.matchesToSettle else { return }
             self.matchesToSettle = nil
             for matchID in lost.sorted() {
                 self.logger.debug("match not kept by the new session", metadata: ["match": "\(matchID)"])
+                self.reportedLost.insert(matchID)
                 self.events.yield(.matchEnded(matchID: matchID, reason: Self.lostMatchReason))
             }
         }
@@ -616,6 +629,7 @@ final class ClientSession {
         case .matchEnded(let matchID, let reason):
             self.seatedMatches.remove(matchID)
             self.matchesToSettle?.remove(matchID)
+            guard self.reportedLost.remove(matchID) == nil else { return }
             self.events.yield(.matchEnded(matchID: matchID, reason: reason))
         case .matchEvent(let matchID, let event):
             self.events.yield(.matchEvent(matchID: matchID, event: event, reliable: reliable))
