@@ -2,56 +2,102 @@ import Logging
 import Metrics
 import NIOCore
 
+/// Why a connection was refused before it was admitted.
+enum ConnectionRefusal: Equatable {
+    /// The port holds `--max-connections`.
+    case portFull(maximum: Int)
+    /// The connection's network holds `--max-connections-per-address` on this port.
+    case addressFull(source: String, maximum: Int)
+}
+
 /// The open connections of one port, from the moment each is admitted until it closes
-/// (closed by shutdown), bounded by `--max-connections`. When the port is full it says so once
-/// in the log (not once per refused connection: a flood would drown it) and counts every
-/// refusal in `matchhost_connections_refused_total`. Loop-confined (the world's loop, where
-/// every connection of the port is set up).
+/// (closed by shutdown), bounded by `--max-connections`, and per source network (an IPv4
+/// address, an IPv6 /64: ``RegistrationLimiter/source(of:)``) by
+/// `--max-connections-per-address`, so that one machine cannot take every place. When the port
+/// or a network is full it says so once in the log (not once per refused connection: a flood
+/// would drown it) and counts every refusal in `matchhost_connections_refused_total` (by
+/// `reason`: `port_full`, `address_full`). Loop-confined (the world's loop, where every
+/// connection of the port is set up).
 final class ConnectionRegistry {
     let maximum: Int
+    let maximumPerAddress: Int
     private var channels: [ObjectIdentifier: any Channel] = [:]
+    /// Open connections per source network; a network with none has no entry.
+    private var perSource: [String: Int] = [:]
+    /// Networks refused since they last had room: each is logged once while it stays full.
+    /// At most `maximum / maximumPerAddress` of them.
+    private var fullSources: Set<String> = []
     private let port: String
     private let logger: Logger
-    private let refused: Counter
+    private let refusedPortFull: Counter
+    private let refusedAddressFull: Counter
     private var isRefusing = false
 
     /// - Parameter port: the port's name in the log and the metric (`catrace`, `native`).
-    init(maximum: Int, port: String, logger: Logger) {
+    init(maximum: Int, maximumPerAddress: Int, port: String, logger: Logger) {
         self.maximum = maximum
+        self.maximumPerAddress = maximumPerAddress
         self.port = port
         self.logger = logger
-        self.refused = Counter(label: "matchhost_connections_refused_total", dimensions: [("port", port)])
+        self.refusedPortFull = Counter(label: "matchhost_connections_refused_total", dimensions: [("port", port), ("reason", "port_full")])
+        self.refusedAddressFull = Counter(
+            label: "matchhost_connections_refused_total", dimensions: [("port", port), ("reason", "address_full")])
     }
 
     var count: Int { self.channels.count }
     var all: [any Channel] { Array(self.channels.values) }
 
-    /// Admits `channel` as it is set up, if the port has room: it counts from then until it
-    /// closes. Counted here, not at channelActive: connections accepted in one burst are all
-    /// set up before any becomes active, and each must see the others.
-    func admit(_ channel: any Channel) -> Bool {
-        guard self.channels.count >= self.maximum else {
-            if self.isRefusing {
-                self.isRefusing = false
-                self.logger.notice("accepting connections again", metadata: ["port": "\(self.port)", "open": "\(self.channels.count)"])
+    /// Open connections from `source` (for tests).
+    func count(from source: String) -> Int { self.perSource[source] ?? 0 }
+
+    /// Admits `channel` as it is set up, if the port and its network have room: it counts from
+    /// then until it closes; returns nil then, and why not otherwise. Counted here, not at
+    /// channelActive: connections accepted in one burst are all set up before any becomes
+    /// active, and each must see the others.
+    func admit(_ channel: any Channel) -> ConnectionRefusal? {
+        guard self.channels.count < self.maximum else {
+            self.refusedPortFull.increment()
+            if !self.isRefusing {
+                self.isRefusing = true
+                self.logger.warning(
+                    "connection limit reached: new connections are refused until some close (--max-connections)",
+                    metadata: ["port": "\(self.port)", "open": "\(self.channels.count)", "maximum": "\(self.maximum)"])
             }
-            self.channels[ObjectIdentifier(channel)] = channel
-            let registry = NIOLoopBound(self, eventLoop: channel.eventLoop)
-            channel.closeFuture.whenComplete { _ in registry.value.channels[ObjectIdentifier(channel)] = nil }
-            return true
+            return .portFull(maximum: self.maximum)
         }
-        self.refused.increment()
-        if !self.isRefusing {
-            self.isRefusing = true
-            self.logger.warning(
-                "connection limit reached: new connections are refused until some close (--max-connections)",
-                metadata: ["port": "\(self.port)", "open": "\(self.channels.count)", "maximum": "\(self.maximum)"])
+        let source = RegistrationLimiter.source(of: channel.remoteAddress)
+        let fromSource = self.perSource[source] ?? 0
+        guard fromSource < self.maximumPerAddress else {
+            self.refusedAddressFull.increment()
+            if self.fullSources.insert(source).inserted {
+                self.logger.warning(
+                    "connection limit of a network reached: its new connections are refused until some close (--max-connections-per-address)",
+                    metadata: ["port": "\(self.port)", "source": "\(source)", "maximum": "\(self.maximumPerAddress)"])
+            }
+            return .addressFull(source: source, maximum: self.maximumPerAddress)
         }
-        return false
+        if self.isRefusing {
+            self.isRefusing = false
+            self.logger.notice("accepting connections again", metadata: ["port": "\(self.port)", "open": "\(self.channels.count)"])
+        }
+        self.channels[ObjectIdentifier(channel)] = channel
+        self.perSource[source] = fromSource + 1
+        let registry = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        channel.closeFuture.whenComplete { _ in registry.value.closed(channel, from: source) }
+        return nil
+    }
+
+    private func closed(_ channel: any Channel, from source: String) {
+        self.channels[ObjectIdentifier(channel)] = nil
+        let left = (self.perSource[source] ?? 1) - 1
+        self.perSource[source] = left > 0 ? left : nil
+        // Logged again only once it has emptied by half: a network at its limit that closes
+        // and opens over and over gets no line each time.
+        if left <= self.maximumPerAddress / 2 { self.fullSources.remove(source) }
     }
 }
 
-/// A connection over `--max-connections`: it is told why, if its protocol can say it
+/// A connection refused (``ConnectionRefusal``): it is told why, if its protocol can say it
 /// (`farewell`, one whole frame), and closed, reading nothing it sent.
 final class RefusedConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer

@@ -24,13 +24,14 @@ struct GameListener<World> {
     ///     both worlds can reach each other's matches without a hop, and share its timers.
     ///     Default: a new one on the group's next loop.
     ///   - portName: the port's name in the log and metrics (`catrace`, `native`).
-    ///   - farewell: the frame a connection over `--max-connections` gets before it is closed;
-    ///     nil for a protocol that has no way to say it.
+    ///   - farewell: the frame a refused connection (over `--max-connections` or
+    ///     `--max-connections-per-address`) gets before it is closed; nil for a protocol that has
+    ///     no way to say it.
     ///   - makeWorld: builds the world, on its loop, with the loop's match clock.
     ///   - makeHandler: builds one connection's handler, on the world's loop.
     static func bind(
         configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, worldLoop: WorldLoop? = nil,
-        portName: String, logger: Logger, farewell: ByteBuffer?,
+        portName: String, logger: Logger, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?,
         makeWorld: @escaping @Sendable (EventLoopClock) -> World,
         makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
     ) async throws -> GameListener<World> {
@@ -45,7 +46,9 @@ struct GameListener<World> {
         let clock = worldLoop.clock
         let state = try await loop.submit {
             worldLoop.retain()
-            let connections = ConnectionRegistry(maximum: configuration.maxConnections, port: portName, logger: logger)
+            let connections = ConnectionRegistry(
+                maximum: configuration.maxConnections, maximumPerAddress: configuration.maxConnectionsPerAddress, port: portName,
+                logger: logger)
             return State((world: makeWorld(clock.value), connections: connections), eventLoop: loop)
         }.get()
         let flusher = try await loop.submit { NIOLoopBound(FlushCoalescer(eventLoop: loop), eventLoop: loop) }.get()
@@ -61,8 +64,8 @@ struct GameListener<World> {
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65536))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    guard state.value.connections.admit(channel) else {
-                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell))
+                    if let refusal = state.value.connections.admit(channel) {
+                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell?(refusal)))
                         return
                     }
                     let handler = makeHandler(state.value.world, flusher.value)

@@ -32,6 +32,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The most connections open at once on each port (`--max-connections`, default 20,000);
     /// one more is closed as it arrives (on the native port after ERROR `SERVER_FULL`).
     public var maxConnections: Int = 20_000
+    /// The most connections open at once on each port from one network: an IPv4 address, or
+    /// an IPv6 /64 (`--max-connections-per-address`, default 1,000); one more is refused as
+    /// over ``maxConnections`` is. Many players behind one NAT share an address, hence a
+    /// generous default: the limit is there so that one machine cannot take every place.
+    public var maxConnectionsPerAddress: Int = 1_000
 
     /// The native protocol's port (`--port`, default 7355; 0 picks a free port).
     public var port: Int = 7355

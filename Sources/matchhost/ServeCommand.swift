@@ -58,6 +58,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Most connections open at once on each port; one more is closed as it arrives (native: ERROR SERVER_FULL).")
     var maxConnections = 20_000
 
+    @Option(
+        name: .customLong("max-connections-per-address"),
+        help: "Most connections open at once on each port from one network (an IPv4 address, an IPv6 /64); one more is closed as it arrives (native: ERROR SERVER_FULL).")
+    var maxConnectionsPerAddress = 1_000
+
     @Option(help: "Port of the native protocol; 0 picks a free port.")
     var port = 7355
 
@@ -160,6 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (2...16).contains(self.maxRacers) else { throw ValidationError("--max-racers must be 2-16") }
         guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }
         guard self.maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard self.maxConnectionsPerAddress >= 1 else { throw ValidationError("--max-connections-per-address must be at least 1") }
         guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard !self.gameIDs.isEmpty, self.gameIDs.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
             throw ValidationError("--game-id must be 1 to 255 bytes")
@@ -214,6 +220,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxTapRate = self.maxTapRate
         configuration.maxMessageRate = self.maxMessageRate
         configuration.maxConnections = self.maxConnections
+        configuration.maxConnectionsPerAddress = self.maxConnectionsPerAddress
         configuration.maxOutboundBytes = self.maxOutbound
         configuration.slowConsumerGrace = .nanoseconds(Int64(self.slowConsumerGrace * 1e9))
         configuration.maxRacers = self.maxRacers

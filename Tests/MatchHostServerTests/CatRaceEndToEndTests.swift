@@ -190,6 +190,18 @@ extension CatRaceServerMessage {
         try await server.stop()
     }
 
+    @Test func overItsNetworksLimitANewClientIsClosedWithNothingSent() async throws {
+        let server = try await RunningServer.start { $0.maxConnectionsPerAddress = 1 }
+        let racer = try await server.client("G:Inside")
+        #expect(try await racer.next() == .notInMatch)
+        let refused = try await server.client()
+        #expect(try await refused.nextEvent() == .closed)
+        #expect(try await racer.expectNothingPending().isEmpty)
+        #expect(try await server.listener.counts().connections == 1)
+        await racer.close()
+        try await server.stop()
+    }
+
     @Test func aClientThatDoesNotReadIsDisconnected() async throws {
         // With the default grace of 10 s it is the hard bound (twice --max-outbound) that closes it.
         let server = try await RunningServer.start { $0.maxOutboundBytes = 4096 }

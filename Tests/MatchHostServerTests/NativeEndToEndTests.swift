@@ -31,8 +31,8 @@ struct RunningNativeServer {
         try await TestNativeConnection.login(port: self.port, group: self.group, device: device, secret: secret)
     }
 
-    func connect() async throws -> TestNativeConnection {
-        try await TestNativeConnection.connect(port: self.port, group: self.group)
+    func connect(from local: String? = nil) async throws -> TestNativeConnection {
+        try await TestNativeConnection.connect(port: self.port, group: self.group, from: local)
     }
 
     func handshake(gameID: String = "matchhost") async throws -> TestNativeConnection {
@@ -786,6 +786,37 @@ extension NativeServerMessage {
         #expect(limitLines.count == 1, "said once, not per refused connection")
         #expect(limitLines.first?.hasPrefix("warning") == true && limitLines.first?.contains("port=native") == true)
         #expect(log.all.contains { $0.hasPrefix("notice accepting connections again") })
+        try await server.stop()
+    }
+
+    @Test func oneNetworkGetsAtMostItsShareOfConnectionsAndOthersStillGetIn() async throws {
+        let log = LogLines()
+        let server = try await RunningNativeServer.start(logger: log.logger) { $0.maxConnectionsPerAddress = 2 }
+        let (first, _) = try await server.login("net-1")
+        let second = try await server.handshake()
+        for _ in 0..<3 {
+            let refused = try await server.connect()
+            let error = try await refused.closingError()
+            #expect(error.code == .serverFull)
+            #expect(error.message == "127.0.0.1 has the most connections one network may open (2, --max-connections-per-address); close one or try again later")
+        }
+        // Another address is another network (Linux answers for all of 127/8 on loopback).
+        let elsewhere = try await server.connect(from: "127.0.0.2")
+        try await elsewhere.send(.hello(version: 1, gameID: "matchhost"))
+        guard case .welcome = try await elsewhere.next() else { throw TestClientError.unexpected("no WELCOME from 127.0.0.2") }
+        #expect(try await server.listener.counts().connections == 3)
+        // A place that frees up on 127.0.0.1 is taken.
+        await second.close()
+        let deadline = NIODeadline.now() + .seconds(10)
+        while try await server.listener.counts().connections > 2, NIODeadline.now() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let (admitted, _) = try await server.login("net-3")
+        #expect(try await admitted.response(to: try await admitted.request(.leaveMatch(1))).failure?.code == .notInMatch)
+        #expect(try await first.response(to: try await first.request(.leaveMatch(1))).failure?.code == .notInMatch)
+        let lines = log.all.filter { $0.contains("connection limit of a network reached") }
+        #expect(lines.count == 1, "said once, not per refused connection")
+        #expect(lines.first?.contains("source=127.0.0.1") == true)
         try await server.stop()
     }
 

@@ -15,11 +15,14 @@ final class TestNativeConnection: Sendable {
         self.inbox = inbox
     }
 
-    static func connect(port: Int, group: any EventLoopGroup) async throws -> TestNativeConnection {
+    /// - Parameter from: the local address to connect from (another 127.x address is another
+    ///   network to the server); any by default.
+    static func connect(port: Int, group: any EventLoopGroup, from local: String? = nil) async throws -> TestNativeConnection {
+        var bootstrap = ClientBootstrap(group: group).channelOption(.socketOption(.tcp_nodelay), value: 1)
+        if let local { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: local, port: 0)) }
         // The inbox is kept from the initializer, not looked up afterwards: a server that closes
         // at once (a handshake timeout on a loaded machine) takes it out of the pipeline.
-        let (channel, inbox) = try await ClientBootstrap(group: group)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        let (channel, inbox) = try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let inbox = Inbox { try NativeFrame(frameBody: $0) }

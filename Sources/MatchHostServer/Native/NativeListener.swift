@@ -73,9 +73,20 @@ public final class NativeListener: Sendable {
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             portName: "native", logger: logger,
-            farewell: NativeFrame.error(
-                NativeError(.serverFull, "the server holds its most connections (\(configuration.maxConnections)); try again later")
-            ).encodedFrame(),
+            farewell: { refusal in
+                switch refusal {
+                case .portFull(let maximum):
+                    NativeFrame.error(NativeError(.serverFull, "the server holds its most connections (\(maximum)); try again later"))
+                        .encodedFrame()
+                case .addressFull(let source, let maximum):
+                    NativeFrame.error(
+                        NativeError(
+                            .serverFull,
+                            "\(source) has the most connections one network may open (\(maximum), --max-connections-per-address); close one or try again later"
+                        )
+                    ).encodedFrame()
+                }
+            },
             makeWorld: { clock in
                 let loop = clock.eventLoop
                 let world = NativeWorld(
