@@ -39,6 +39,15 @@ struct RunningNativeServer {
         try await TestNativeConnection.handshake(port: self.port, group: self.group, gameID: gameID)
     }
 
+    /// Waits until the server counts at most `count` open connections (a close reaches it
+    /// after the client's returns).
+    func waitForConnections(atMost count: Int) async throws {
+        let deadline = NIODeadline.now() + .seconds(10)
+        while try await self.listener.counts().connections > count, NIODeadline.now() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     func stop() async throws {
         await self.listener.close()
         try await self.group.shutdownGracefully()
@@ -776,10 +785,7 @@ extension NativeServerMessage {
         // The refused did not disturb the others, and a place that frees up is taken.
         #expect(try await first.response(to: try await first.request(.leaveMatch(1))).failure?.code == .notInMatch)
         await second.close()
-        let deadline = NIODeadline.now() + .seconds(10)
-        while try await server.listener.counts().connections > 1, NIODeadline.now() < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await server.waitForConnections(atMost: 1)
         let (admitted, _) = try await server.login("full-2")
         #expect(try await admitted.response(to: try await admitted.request(.leaveMatch(1))).failure?.code == .notInMatch)
         let limitLines = log.all.filter { $0.contains("connection limit reached") }
@@ -807,10 +813,7 @@ extension NativeServerMessage {
         #expect(try await server.listener.counts().connections == 3)
         // A place that frees up on 127.0.0.1 is taken.
         await second.close()
-        let deadline = NIODeadline.now() + .seconds(10)
-        while try await server.listener.counts().connections > 2, NIODeadline.now() < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await server.waitForConnections(atMost: 2)
         let (admitted, _) = try await server.login("net-3")
         #expect(try await admitted.response(to: try await admitted.request(.leaveMatch(1))).failure?.code == .notInMatch)
         #expect(try await first.response(to: try await first.request(.leaveMatch(1))).failure?.code == .notInMatch)
