@@ -62,6 +62,7 @@ public final class CatRaceListener: Sendable {
         let listenerLogger = logger
         let registrations = RegistrationLimiter(perMinute: configuration.maxNewPlayersPerMinute)
         let maximumUnstoredEndings = configuration.maxUnstoredResults
+        let maximumBacklog = configuration.maxStoreBacklog
         let store = configuration.store
         // Before binding: races the last run left unfinished are abandoned before new ones start.
         let startup: WorldStartup? = if let store { try await WorldStartup.load(from: store) } else { nil }
@@ -75,7 +76,7 @@ public final class CatRaceListener: Sendable {
                     world.recorder = CatRaceStorage(
                         storage: WorldStore(
                             store: store, eventLoop: clock.eventLoop, clock: clock, logger: listenerLogger, outages: storageOutages,
-                            maximumUnstoredEndings: maximumUnstoredEndings),
+                            maximumUnstoredEndings: maximumUnstoredEndings, maximumBacklog: maximumBacklog),
                         registrations: registrations)
                     world.continueMatchIDs(after: startup.largestMatchID)
                 }

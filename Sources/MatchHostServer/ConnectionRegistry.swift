@@ -24,8 +24,8 @@ final class ConnectionRegistry {
     private var channels: [ObjectIdentifier: any Channel] = [:]
     /// Open connections per source network; a network with none has no entry.
     private var perSource: [String: Int] = [:]
-    /// Networks refused since they last had room: each is logged once while it stays full.
-    /// At most `maximum / maximumPerAddress` of them.
+    /// Networks refused since they last had room: each is logged once while it stays full
+    /// (until half its connections have closed). At most `maximum / (maximumPerAddress / 2 + 1)`.
     private var fullSources: Set<String> = []
     private let port: String
     private let logger: Logger
@@ -46,9 +46,6 @@ final class ConnectionRegistry {
 
     var count: Int { self.channels.count }
     var all: [any Channel] { Array(self.channels.values) }
-
-    /// Open connections from `source` (for tests).
-    func count(from source: String) -> Int { self.perSource[source] ?? 0 }
 
     /// Admits `channel` as it is set up, if the port and its network have room: it counts from
     /// then until it closes; returns nil then, and why not otherwise. Counted here, not at
@@ -71,7 +68,7 @@ final class ConnectionRegistry {
             self.refusedAddressFull.increment()
             if self.fullSources.insert(source).inserted {
                 self.logger.warning(
-                    "connection limit of a network reached: its new connections are refused until some close (--max-connections-per-address)",
+                    "connection limit of a network reached: its new connections are refused until some close (--max-connections-per-address; behind a proxy every client has its address: raise it)",
                     metadata: ["port": "\(self.port)", "source": "\(source)", "maximum": "\(self.maximumPerAddress)"])
             }
             return .addressFull(source: source, maximum: self.maximumPerAddress)

@@ -43,8 +43,10 @@ public final class DataDirectoryLock {
         }
         let parent = (directory as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != directory { try Self.makeDirectory(parent) }
-        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-            throw DataDirectoryLockError(path: directory, problem: "cannot be created: \(String(cString: strerror(errno)))", holder: nil)
+        guard mkdir(directory, 0o700) != 0 else { return }
+        let failure = errno
+        guard failure == EEXIST else {
+            throw DataDirectoryLockError(path: directory, problem: "cannot be created: \(String(cString: strerror(failure)))", holder: nil)
         }
     }
 

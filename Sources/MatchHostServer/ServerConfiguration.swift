@@ -82,6 +82,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// listener, to be written again once it takes writes (`--max-unstored-results`, default
     /// 10,000); past it the oldest is given up.
     public var maxUnstoredResults: Int = 10_000
+    /// The most store calls (a login, a move, a result, a value read) waiting for the database
+    /// at once, per listener (`--max-store-backlog`, default 50,000). One more fails at once
+    /// as a failure of the database would (ERROR `STORAGE_FAILED`, MOVE_REFUSED reason 7, a
+    /// result kept to be written again): a database that falls behind then costs bounded memory.
+    public var maxStoreBacklog: Int = 50_000
     /// How long a session token stays valid (`--token-ttl`, default 7 days).
     public var tokenLifetime: TimeAmount = .hours(24 * 7)
     /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;

@@ -323,6 +323,11 @@ final class NativeBenchPeer: BenchPeriodicSender {
                 self.authenticated = nil
                 authenticated.fail(
                     BenchError("the server refused new players (\(error.message)): start it with --max-new-players-per-minute 1000000 to bench"))
+            } else if error.code == .serverFull, let authenticated = self.authenticated {
+                // All the load comes from one address: the per-network limit is far below it.
+                self.authenticated = nil
+                authenticated.fail(
+                    BenchError("the server refused a connection (\(error.message)): start it with --max-connections-per-address 100000 to bench"))
             }
         case .pong:
             break

@@ -129,6 +129,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Most match results the database failed to store (a full disk) that wait to be written again once it can; past it the oldest is given up.")
     var maxUnstoredResults = 10_000
 
+    @Option(
+        name: .customLong("max-store-backlog"),
+        help: "Most database calls waiting at once on each port; one more fails at once as a database failure would (a stalled disk then costs bounded memory).")
+    var maxStoreBacklog = 50_000
+
     @OptionGroup(title: "Game rules")
     var gameRules: ServeGameRules
 
@@ -192,6 +197,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxTicketsPerPlayer >= 1 else { throw ValidationError("--max-tickets-per-player must be at least 1") }
         guard self.maxTickets >= 1 else { throw ValidationError("--max-tickets must be at least 1") }
         guard self.maxUnstoredResults >= 1 else { throw ValidationError("--max-unstored-results must be at least 1") }
+        guard self.maxStoreBacklog >= 1 else { throw ValidationError("--max-store-backlog must be at least 1") }
         guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
     }
 
@@ -246,6 +252,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxTicketsPerPlayer = self.maxTicketsPerPlayer
         configuration.maxTickets = self.maxTickets
         configuration.maxUnstoredResults = self.maxUnstoredResults
+        configuration.maxStoreBacklog = self.maxStoreBacklog
         self.gameRules.apply(to: &configuration)
         // What the server creates in --data (the database holds hashed device secrets) is its
         // user's alone.

@@ -86,6 +86,7 @@ import Testing
         (["--heartbeat", "20"], "--heartbeat must not be longer than --idle-timeout"),
         (["--slow-consumer-grace", "3601"], "--slow-consumer-grace must be 0.0 to 3600.0 seconds"),
         (["--max-connections-per-address", "0"], "--max-connections-per-address must be at least 1"),
+        (["--max-store-backlog", "0"], "--max-store-backlog must be at least 1"),
     ])
     func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) async throws {
         let run = try await runMatchHostToExit(["serve", "--catrace-port", "0", "--port", "0"] + flags)

@@ -129,4 +129,43 @@ struct StorageOutageTests {
         await #expect(throws: GameStoreError.playerExists("p1")) { try await call(.write, create("p1")).get() }
         #expect(log.all.count == 3)
     }
+
+    /// Holds every value write until `release` opens: a database that stalls.
+    struct StalledValuesStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let release = Gate()
+        func writeValue(playerID: PlayerID, key: String, value: [UInt8]) async throws {
+            await self.release.wait()
+            try await self.inner.writeValue(playerID: playerID, key: key, value: value)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func pastTheBacklogLimitACallFailsAtOnceAsTheDatabaseFailingWould() async throws {
+        let log = LogLines()
+        let store = StalledValuesStore()
+        let server = try await RunningNativeServer.start(logger: log.logger) {
+            $0.store = store
+            $0.maxStoreBacklog = 3
+        }
+        let (player, issued) = try await server.login("backlogged")
+        var requests: [UInt32] = []
+        for number in 1...5 {
+            requests.append(try await player.request(.writeValue(key: "k\(number)", value: ByteBuffer(bytes: [UInt8(number)]))))
+        }
+        // The stalled database holds three; the fourth and fifth are refused at once.
+        for refused in requests[3...] {
+            let answer = try await player.nextMessage()
+            guard case .requestError(refused, let error) = answer else { throw TestClientError.unexpected("\(answer)") }
+            #expect(error.code == .storageUnavailable)
+        }
+        #expect(log.all.contains { $0.contains("storage failing") && $0.contains("--max-store-backlog 3") })
+
+        await store.release.open()
+        for admitted in requests[..<3] {
+            #expect(try await player.nextMessage() == .response(id: admitted, .done))
+        }
+        #expect(try await store.inner.readValue(playerID: issued.playerID, key: "k3") == [3])
+        #expect(try await store.inner.readValue(playerID: issued.playerID, key: "k4") == nil)
+        try await server.stop()
+    }
 }

@@ -70,14 +70,17 @@ public final class NativeListener: Sendable {
         // Before binding: no player may arrive before the world knows what the last run left.
         let startup: WorldStartup =
             if let shared = catRace?.startup { shared } else { try await WorldStartup.load(from: store) }
+        // Encoded once: a flood of connections to a full port gets it again and again.
+        let portFull = NativeFrame.error(
+            NativeError(.serverFull, "the server holds its most connections (\(configuration.maxConnections)); try again later")
+        ).encodedFrame()
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             portName: "native", logger: logger,
             farewell: { refusal in
                 switch refusal {
-                case .portFull(let maximum):
-                    NativeFrame.error(NativeError(.serverFull, "the server holds its most connections (\(maximum)); try again later"))
-                        .encodedFrame()
+                case .portFull:
+                    portFull
                 case .addressFull(let source, let maximum):
                     NativeFrame.error(
                         NativeError(
@@ -93,7 +96,7 @@ public final class NativeListener: Sendable {
                     options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
                     clock: clock, storage: WorldStore(
                         store: store, eventLoop: loop, clock: clock, logger: listenerLogger, outages: storageOutages,
-                        maximumUnstoredEndings: configuration.maxUnstoredResults),
+                        maximumUnstoredEndings: configuration.maxUnstoredResults, maximumBacklog: configuration.maxStoreBacklog),
                     registrations: registrations, logger: listenerLogger)
                 world.start(from: startup)
                 return world

@@ -42,6 +42,8 @@ final class WorldStore {
     let clock: any MatchClock
     /// How many match endings may wait to be written again (``retryUnstoredEndings()``).
     let maximumUnstoredEndings: Int
+    /// How many calls may be waiting for the database at once (``ServerConfiguration/maxStoreBacklog``).
+    let maximumBacklog: Int
     /// The wait before the first retry of endings the database failed.
     static let firstEndingRetryDelay: TimeAmount = .seconds(1)
     /// The longest wait between two retries, while the database keeps failing them.
@@ -69,11 +71,13 @@ final class WorldStore {
     ///   - outages: the store's monitor, shared by every world writing to it; by default one of
     ///     this world's own.
     ///   - maximumUnstoredEndings: see ``ServerConfiguration/maxUnstoredResults``.
+    ///   - maximumBacklog: see ``ServerConfiguration/maxStoreBacklog``.
     init(
         store: any GameStore, eventLoop: any EventLoop, clock: any MatchClock, logger: Logger, outages: StorageOutageMonitor? = nil,
-        maximumUnstoredEndings: Int = 10_000, now: @escaping () -> UnixMillis = UnixMillis.now
+        maximumUnstoredEndings: Int = 10_000, maximumBacklog: Int = 50_000, now: @escaping () -> UnixMillis = UnixMillis.now
     ) {
         self.maximumUnstoredEndings = maximumUnstoredEndings
+        self.maximumBacklog = maximumBacklog
         self.store = store
         self.clock = clock
         self.eventLoop = eventLoop
@@ -194,12 +198,31 @@ final class WorldStore {
     private func enqueue<Value: Sendable>(
         in queue: Queue, _ call: Call<Value>, _ kind: Kind, then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
+        // Refused before it joins the queue, whose next call then waits for the one before.
+        guard !self.refusesOverBacklog(completion) else { return }
         let previous = self.queues[queue]
         let done = self.start(after: previous.map { [$0.tail] } ?? [], call, kind, then: completion) { store in
             guard let entry = store.queues[queue] else { return }
             store.queues[queue] = entry.count > 1 ? (entry.tail, entry.count - 1) : nil
         }
         self.queues[queue] = (done, (previous?.count ?? 0) + 1)
+    }
+
+    /// A database that falls behind (a stalled disk) must not make the server hold a call, a
+    /// task and a completion for every request that keeps coming: past ``maximumBacklog``
+    /// calls waiting, a new one fails at once, as a failure of the database does (the caller
+    /// refuses or keeps it as it would then, and the outage is reported). Returns whether it
+    /// refused; `completion` then gets the failure on a later turn of the loop, as it would
+    /// from the store.
+    private func refusesOverBacklog<Value>(_ completion: @escaping (Result<Value, any Error>) -> Void) -> Bool {
+        guard self.running.count >= self.maximumBacklog else { return false }
+        let error = GameStoreError.storageFailed(
+            reason: "\(self.running.count) calls are waiting for the database (--max-store-backlog \(self.maximumBacklog))")
+        self.eventLoop.assumeIsolated().execute {
+            self.outages.failed(error)
+            completion(.failure(error))
+        }
+        return true
     }
 
     /// Makes `call` once every future of `previous` has completed; `finished`, then
@@ -213,6 +236,7 @@ final class WorldStore {
         finished: @escaping (WorldStore) -> Void
     ) -> EventLoopFuture<Void> {
         self.eventLoop.preconditionInEventLoop()
+        if self.refusesOverBacklog(completion) { return self.eventLoop.makeSucceededVoidFuture() }
         let number = self.nextCallNumber
         self.nextCallNumber += 1
         let done = self.eventLoop.makePromise(of: Void.self)
