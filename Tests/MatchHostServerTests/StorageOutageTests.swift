@@ -168,4 +168,37 @@ struct StorageOutageTests {
         #expect(try await store.inner.readValue(playerID: issued.playerID, key: "k4") == nil)
         try await server.stop()
     }
+
+    /// A race's GAME_OVER waits for its standing to be stored, but not for ever: a stalled
+    /// database tells it after ``WorldStore/longestStandingWait``, and only once.
+    @Test func aRacesResultIsToldAfterTheLongestWaitIfTheDatabaseStalls() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let store = HeldInterimStore()
+        try await store.memory.recordMatchStarted(id: 9, game: "catrace", mode: "", players: ["a", "b"], startedAt: 1)
+        let told = NIOLockedValueBox(0)
+        let (world, clock) = try await loop.submit {
+            let clock = ManualClock()
+            let world = WorldStore(store: store, eventLoop: loop, clock: clock, logger: Logger(label: "test"))
+            return (NIOLoopBound(world, eventLoop: loop), NIOLoopBound(clock, eventLoop: loop))
+        }.get()
+        let standing = MatchResultRecord(players: [
+            PlayerResultRecord(playerID: "a", outcome: .won, score: 1), PlayerResultRecord(playerID: "b", outcome: .lost, score: 0),
+        ])
+        try await loop.submit {
+            world.value.recordInterimResult(standing, of: 9, players: ["a", "b"]) { told.withLockedValue { $0 += 1 } }
+        }.get()
+        await store.reached.wait()
+        try await loop.submit { clock.value.advance(by: WorldStore.longestStandingWait - .milliseconds(1)) }.get()
+        #expect(told.withLockedValue { $0 } == 0, "still waiting for the database")
+        try await loop.submit { clock.value.advance(by: .milliseconds(1)) }.get()
+        #expect(told.withLockedValue { $0 } == 1, "told without it")
+
+        // The write goes on, and its end tells nobody a second time.
+        await store.release.open()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.execute { world.value.read(in: .match(9), { _ in }) { _ in continuation.resume() } }
+        }
+        #expect(told.withLockedValue { $0 } == 1)
+        #expect(await store.memory.endInterruptedMatches(at: 2, reason: "crash").first?.state == .finished(standing))
+    }
 }

@@ -1,4 +1,5 @@
 import MatchHostCore
+import NIOCore
 
 /// How both worlds (native matches and the Cat Race port's races) write a real-time match's
 /// record: each write in the match's queue, so the start comes before its players, and they
@@ -26,17 +27,28 @@ extension WorldStore {
 
     /// Keeps match `id`'s result so far (``GameStore/recordInterimResult(matchID:result:)``,
     /// one line for each of `players`, as ``recordEnding(_:of:players:then:)`` writes them),
-    /// after everything written for the match before. `done` runs on the loop once the write is
-    /// over, whether it succeeded or not: a failure is logged, and the match's ending is still
-    /// written when it ends.
+    /// after everything written for the match before. `done` runs on the loop, once: when the
+    /// write is over, whether it succeeded or not (a failure is logged, and the match's ending
+    /// is still written when it ends), or after ``longestStandingWait`` if the database has not
+    /// answered by then (the write goes on).
     func recordInterimResult(_ result: MatchResultRecord, of id: MatchID, players: [PlayerID], then done: @escaping () -> Void) {
         let lines = resultLines(result, for: players)
         let logFailure: (Result<Void, any Error>) -> Void = self.logFailure("interim result not recorded", match: id)
+        // A stalled disk must not hold a race for ever: its players are told, stored or not.
+        let once = OnceOnLoop(done)
+        let timeout = self.clock.schedule(after: Self.longestStandingWait) { [logger = self.logger] in
+            logger.debug("race result told before it was stored: the database is slow", metadata: ["match": "\(id)"])
+            once.run()
+        }
         self.write(for: id, { store in try await store.recordInterimResult(matchID: id, result: lines) }) { result in
+            timeout.cancel()
             logFailure(result)
-            done()
+            once.run()
         }
     }
+
+    /// How long a race's GAME_OVER waits at most for its standing to be stored.
+    static let longestStandingWait: TimeAmount = .seconds(5)
 
     /// Records how match `id` ended: with a result, one line for each of `players` (the match's
     /// players as recorded; see ``resultLines(_:for:)``), or abandoned.
@@ -199,4 +211,19 @@ struct UnstoredEnding {
     var what: String
     /// The write.
     var write: @Sendable (any GameStore) async throws -> Void
+}
+
+/// Runs its body the first time ``run()`` is called, never again. Loop-confined.
+private final class OnceOnLoop {
+    private var body: (() -> Void)?
+
+    init(_ body: @escaping () -> Void) {
+        self.body = body
+    }
+
+    func run() {
+        guard let body = self.body else { return }
+        self.body = nil
+        body()
+    }
 }
