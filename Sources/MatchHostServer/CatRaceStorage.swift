@@ -156,10 +156,10 @@ final class CatRaceStorage: CatRaceRecorder {
     /// match ends cannot lose them; `announce` (the race's GAME_OVER) runs once that is
     /// written, or at once when the match has no stored racer.
     private func keepStanding(of match: Match<CatRaceGame>, then announce: @escaping () -> Void) {
-        guard let race = self.races[match.id], !race.players.isEmpty,
-            case .finished(let standing) = race.tally.ending(.abandoned(reason: "running"), in: match).renamingPlayers(race.storedIDs)
-        else { return announce() }
-        self.storage.recordInterimResult(standing, of: match.id, players: race.players, then: announce)
+        guard let race = self.races[match.id], !race.players.isEmpty, let standing = race.tally.standing(in: match) else {
+            return announce()
+        }
+        self.storage.recordInterimResult(standing.renamingPlayers(race.storedIDs), of: match.id, players: race.players, then: announce)
     }
 
     func raceEnded(_ match: Match<CatRaceGame>, outcome: MatchOutcome<Int>) {

@@ -5,7 +5,7 @@ import NIOCore
 /// Why a connection was refused before it was admitted.
 enum ConnectionRefusal: Equatable {
     /// The port holds `--max-connections`.
-    case portFull(maximum: Int)
+    case portFull
     /// The connection's network holds `--max-connections-per-address` on this port.
     case addressFull(source: String, maximum: Int)
 }
@@ -60,7 +60,7 @@ final class ConnectionRegistry {
                     "connection limit reached: new connections are refused until some close (--max-connections)",
                     metadata: ["port": "\(self.port)", "open": "\(self.channels.count)", "maximum": "\(self.maximum)"])
             }
-            return .portFull(maximum: self.maximum)
+            return .portFull
         }
         let source = RegistrationLimiter.source(of: channel.remoteAddress)
         let fromSource = self.perSource[source] ?? 0

@@ -79,7 +79,7 @@ protocol HostedMatch: AnyObject {
     /// Called when a round of the match is won (a Cat Race race), with the match's standing
     /// so far as storage keeps it, and `announce`, which tells the players: the owner calls it
     /// once the standing is stored, so that nobody hears of a result a crash could lose.
-    var onStanding: ((_ match: any HostedMatch, _ standing: StoredEnding, _ announce: @escaping () -> Void) -> Void)? { get set }
+    var onStanding: ((_ match: any HostedMatch, _ standing: MatchResultRecord, _ announce: @escaping () -> Void) -> Void)? { get set }
     /// The sessions seated in the match and not gone.
     var seatedSessions: [Session] { get }
     /// The links of the seats not left (a native player's; a tutorial racer's is no session's).
@@ -138,7 +138,7 @@ final class NativeMatch<Handler: GameHandler>: HostedMatch {
     var isListed = true
     var onEnd: ((any HostedMatch) -> Void)?
     var onChange: ((any HostedMatch) -> Void)?
-    var onStanding: ((_ match: any HostedMatch, _ standing: StoredEnding, _ announce: @escaping () -> Void) -> Void)?
+    var onStanding: ((_ match: any HostedMatch, _ standing: MatchResultRecord, _ announce: @escaping () -> Void) -> Void)?
     /// Called after each joining player's MATCH_JOINED response and the events held for it
     /// (Cat Race shows everyone the new line-up).
     var afterJoin: ((Match<Handler>, Int) -> Void)?

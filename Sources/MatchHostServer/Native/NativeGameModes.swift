@@ -73,8 +73,8 @@ struct NativeGameModes {
                 let tally = CatRaceTally()
                 match.handler.onRaceWon = { [unowned match, unowned hosted] seat, announce in
                     tally.raceWon(by: match.seats[seat].player)
-                    guard let onStanding = hosted.onStanding else { return announce() }
-                    onStanding(hosted, tally.ending(.abandoned(reason: "running"), in: match), announce)
+                    guard let onStanding = hosted.onStanding, let standing = tally.standing(in: match) else { return announce() }
+                    onStanding(hosted, standing, announce)
                 }
                 hosted.storageKind = .realTime
                 hosted.storeEnding = tally.ending

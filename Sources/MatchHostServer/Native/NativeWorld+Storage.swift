@@ -277,11 +277,10 @@ extension NativeWorld {
     /// (``WorldStore/recordInterimResult(_:of:players:then:)``) before `announce` tells the
     /// players, so that a crash cannot lose a result they heard of. A match not recorded
     /// announces at once.
-    func recordStanding(_ standing: StoredEnding, of match: any HostedMatch, then announce: @escaping () -> Void) {
-        guard let players = self.storedMatches.recordedPlayers[match.id],
-            case .finished(let result) = standing.renamingPlayers(self.storedMatches.tutorialStoredIDs[match.id] ?? [:])
-        else { return announce() }
-        self.storage.recordInterimResult(result, of: match.id, players: players, then: announce)
+    func recordStanding(_ standing: MatchResultRecord, of match: any HostedMatch, then announce: @escaping () -> Void) {
+        guard let players = self.storedMatches.recordedPlayers[match.id] else { return announce() }
+        let renamed = standing.renamingPlayers(self.storedMatches.tutorialStoredIDs[match.id] ?? [:])
+        self.storage.recordInterimResult(renamed, of: match.id, players: players, then: announce)
     }
 
     /// `match` has ended: its result (or that it was abandoned) is written after everything

@@ -23,11 +23,20 @@ enum StoredEnding: Equatable {
     /// The same ending with each seat's player id replaced by its stored id where `storedIDs`
     /// has one (tutorial clients race under the id they sent, but are stored under their own).
     func renamingPlayers(_ storedIDs: [PlayerID: PlayerID]) -> StoredEnding {
-        guard case .finished(var result) = self, !storedIDs.isEmpty else { return self }
+        guard case .finished(let result) = self else { return self }
+        return .finished(result.renamingPlayers(storedIDs))
+    }
+}
+
+extension MatchResultRecord {
+    /// The result with each player in `storedIDs` under its stored id (see
+    /// ``StoredEnding/renamingPlayers(_:)``).
+    func renamingPlayers(_ storedIDs: [PlayerID: PlayerID]) -> MatchResultRecord {
+        var result = self
         for index in result.players.indices {
             if let stored = storedIDs[result.players[index].playerID] { result.players[index].playerID = stored }
         }
-        return .finished(result)
+        return result
     }
 }
 

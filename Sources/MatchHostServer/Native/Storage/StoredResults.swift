@@ -54,17 +54,20 @@ final class CatRaceTally {
 
     /// The stored form of the match's end.
     func ending(_ outcome: MatchOutcome<Int>, in match: Match<CatRaceGame>) -> StoredEnding {
-        guard let best = self.wins.values.max() else {
-            if case .abandoned(let reason) = outcome { return .abandoned(reason: reason) }
-            return .abandoned(reason: "no race was won")
-        }
-        return .finished(
-            MatchResultRecord(
-                players: match.seats.map { seat in
-                    let wins = self.wins[seat.player] ?? 0
-                    return PlayerResultRecord(
-                        playerID: seat.player, outcome: wins == best ? .won : .lost, score: Int64(wins),
-                        summary: wins == 1 ? "won 1 race" : "won \(wins) races")
-                }))
+        if let standing = self.standing(in: match) { return .finished(standing) }
+        if case .abandoned(let reason) = outcome { return .abandoned(reason: reason) }
+        return .abandoned(reason: "no race was won")
+    }
+
+    /// The result the match has so far (its interim result while it runs); nil before a race is won.
+    func standing(in match: Match<CatRaceGame>) -> MatchResultRecord? {
+        guard let best = self.wins.values.max() else { return nil }
+        return MatchResultRecord(
+            players: match.seats.map { seat in
+                let wins = self.wins[seat.player] ?? 0
+                return PlayerResultRecord(
+                    playerID: seat.player, outcome: wins == best ? .won : .lost, score: Int64(wins),
+                    summary: wins == 1 ? "won 1 race" : "won \(wins) races")
+            })
     }
 }
