@@ -4,6 +4,7 @@ import Logging
 import MatchHostCore
 import MatchHostSQLite
 import MatchHostServer
+import MatchHostWire
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -134,6 +135,19 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Most database calls waiting at once on each port; one more fails at once as a database failure would (a stalled disk then costs bounded memory).")
     var maxStoreBacklog = 50_000
 
+    @Option(
+        name: .customLong("max-key-bytes"),
+        help: "Longest key of the per-player key-value store, in UTF-8 bytes (1-255: the wire carries no longer).")
+    var maxKeyBytes = StorageLimits().maximumKeyBytes
+
+    @Option(
+        name: .customLong("max-value-bytes"),
+        help: "Largest value of the per-player key-value store, in bytes (default 16384); a WRITE_VALUE carrying it must fit in --max-frame.")
+    var maxValueBytes: Int?
+
+    @Option(name: .customLong("max-keys-per-player"), help: "Most keys one player may hold in the key-value store (1-1000000).")
+    var maxKeysPerPlayer = StorageLimits().maximumKeysPerPlayer
+
     @OptionGroup(title: "Game rules")
     var gameRules: ServeGameRules
 
@@ -199,6 +213,26 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxUnstoredResults >= 1 else { throw ValidationError("--max-unstored-results must be at least 1") }
         guard self.maxStoreBacklog >= 1 else { throw ValidationError("--max-store-backlog must be at least 1") }
         guard !self.data.isEmpty else { throw ValidationError("--data must name a directory") }
+        guard (1...255).contains(self.maxKeyBytes) else { throw ValidationError("--max-key-bytes must be 1-255") }
+        guard (1...1_000_000).contains(self.maxKeysPerPlayer) else {
+            throw ValidationError("--max-keys-per-player must be 1-1000000")
+        }
+        if let maxValueBytes = self.maxValueBytes {
+            // A limit no client could reach would promise what the frame limit takes back.
+            let largestValue = self.maxFrame - NativeRequest.writeValueFrameOverhead - self.maxKeyBytes
+            guard maxValueBytes >= 0, maxValueBytes <= largestValue else {
+                throw ValidationError(
+                    "--max-value-bytes must be 0 to \(max(0, largestValue)): a WRITE_VALUE frame carries \(NativeRequest.writeValueFrameOverhead) bytes besides its key (up to --max-key-bytes \(self.maxKeyBytes)) and value, and must fit in --max-frame \(self.maxFrame); raise --max-frame for larger values"
+                )
+            }
+        }
+    }
+
+    /// The key-value store's limits the flags set.
+    private var storageLimits: StorageLimits {
+        StorageLimits(
+            maximumKeyBytes: self.maxKeyBytes, maximumValueBytes: self.maxValueBytes ?? StorageLimits().maximumValueBytes,
+            maximumKeysPerPlayer: self.maxKeysPerPlayer)
     }
 
     private static func check(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, unit: String = "seconds") throws {
@@ -280,7 +314,7 @@ struct ServeCommand: AsyncParsableCommand {
         switch self.store {
         case .sqlite:
             do {
-                store = try await SQLiteGameStore.open(directory: self.data, logger: logger)
+                store = try await SQLiteGameStore.open(directory: self.data, limits: self.storageLimits, logger: logger)
             } catch {
                 FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
                 throw ExitCode(2)
@@ -288,7 +322,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.store = store
         case .memory:
             store = nil
-            configuration.store = InMemoryGameStore(outlivesServer: false)
+            configuration.store = InMemoryGameStore(limits: self.storageLimits, outlivesServer: false)
             logger.warning("--store memory: players, matches and moves are kept in memory only and are lost when the server stops")
         }
 

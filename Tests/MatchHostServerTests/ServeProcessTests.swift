@@ -49,6 +49,33 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// The key-value limits as flags, with both stores: each limit lets its last byte or key
+    /// through and refuses the next with its own error.
+    @Test(arguments: ["sqlite", "memory"])
+    func keyValueLimitsAreTheFlags(store: String) async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-kv-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let serve = try await ServeProcess.start(
+            data: data, ["--store", store, "--max-key-bytes", "8", "--max-value-bytes", "100", "--max-keys-per-player", "2"])
+        defer { serve.stop() }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (player, _) = try await TestNativeConnection.login(port: serve.nativePort, group: group, device: "kv-device")
+        let write = { (key: String, count: Int) in
+            try await player.ask(.writeValue(key: key, value: ByteBuffer(repeating: 7, count: count)))
+        }
+        #expect(try await write("12345678", 100) == .success(.done))
+        #expect(try await write("123456789", 1).failure?.code == .invalidKey)
+        let tooLarge = try await write("second", 101).failure
+        #expect(tooLarge?.code == .valueTooLarge)
+        #expect(tooLarge?.message == "the value is 101 bytes; the limit is 100", "the client learns the limit")
+        #expect(try await write("second", 0) == .success(.done))
+        #expect(try await write("third", 1).failure?.code == .tooManyKeys)
+        #expect(try await write("12345678", 1) == .success(.done), "a held key is rewritten at the limit")
+        #expect(try await player.ask(.readValue(key: "12345678")) == .success(.value(key: "12345678", value: ByteBuffer(bytes: [7]))))
+        await player.close()
+        try await group.shutdownGracefully()
+    }
+
     @Test func aCorruptTokenKeyFileStopsTheServerWithAClearError() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-badkey-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -87,6 +114,11 @@ import Testing
         (["--slow-consumer-grace", "3601"], "--slow-consumer-grace must be 0.0 to 3600.0 seconds"),
         (["--max-connections-per-address", "0"], "--max-connections-per-address must be at least 1"),
         (["--max-store-backlog", "0"], "--max-store-backlog must be at least 1"),
+        (["--max-key-bytes", "256"], "--max-key-bytes must be 1-255"),
+        (["--max-keys-per-player", "0"], "--max-keys-per-player must be 1-1000000"),
+        // 65,536 - 29 - 128: the largest value a WRITE_VALUE under the longest key carries.
+        (["--max-value-bytes", "65380"], "--max-value-bytes must be 0 to 65379"),
+        (["--max-frame", "1024", "--max-key-bytes", "10", "--max-value-bytes", "986"], "--max-value-bytes must be 0 to 985"),
     ])
     func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) async throws {
         let run = try await runMatchHostToExit(["serve", "--catrace-port", "0", "--port", "0"] + flags)
@@ -94,3 +126,36 @@ import Testing
         #expect(run.stderr.contains(message))
     }
 }
+
+/// A `matchhost serve` process on free ports of 127.0.0.1, with its bound ports read from what it
+/// prints.
+struct ServeProcess {
+    let process: Process
+    let catRacePort: Int
+    let nativePort: Int
+
+    /// Starts `serve` on `data` with `flags` added, and waits until both listeners are bound.
+    static func start(data: URL, _ flags: [String] = []) async throws -> ServeProcess {
+        let process = Process()
+        process.executableURL = MatchHostBinary.url
+        process.arguments =
+            ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "warning"]
+            + flags
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = String(decoding: await readLines(2, from: output), as: UTF8.self)
+        let ports = printed.split(separator: "\n").map { Int($0.split(separator: ":").last ?? "") ?? 0 }
+        guard ports.count == 2, ports.allSatisfy({ $0 > 0 }) else {
+            process.terminate()
+            throw TestClientError.unexpected("serve printed \(printed)")
+        }
+        return ServeProcess(process: process, catRacePort: ports[0], nativePort: ports[1])
+    }
+
+    /// Ends the process if it still runs.
+    func stop() {
+        if self.process.isRunning { self.process.terminate() }
+    }
+}
+

@@ -1190,6 +1190,16 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         #expect(Array(NativeClientMessage.request(id: 1, .createMatch(mode: "relay", maxPlayers: 0, label: label)).encoded().readableBytesView) == bytes)
     }
 
+    @Test func aWriteValueFrameIsItsOverheadItsKeyAndItsValue() {
+        for (key, count) in [("", 0), ("settings", 3), (String(repeating: "k", count: 255), 70_000)] {
+            let message = NativeClientMessage.request(
+                id: .max, .writeValue(key: key, value: ByteBuffer(repeating: 1, count: count))
+            ).encoded()
+            let frame = NativeFrame.reliable(sequence: .max, ack: .max, message: message).encodedFrame()
+            #expect(frame.readableBytes - 4 == NativeRequest.writeValueFrameOverhead + key.utf8.count + count)
+        }
+    }
+
     @Test func unknownAuthenticationMethodsRequestKindsAndResponseKinds() throws {
         for method: UInt8 in [0, 3, 0xFF] {
             #expect(throws: NativeWireError.unknownAuthenticationMethod(method)) { try self.frame([0x03, method] + self.str("x")) }

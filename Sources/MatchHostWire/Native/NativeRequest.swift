@@ -42,6 +42,12 @@ public enum NativeRequest: Hashable, Sendable {
     /// Kind 18: removes the asking player's `key` (nothing happens if it is not there).
     case deleteValue(key: String)
 
+    /// The bytes of a WRITE_VALUE frame's body besides its key's and its value's own: RELIABLE's
+    /// kind, sequence and ack, REQUEST's kind and request id, the request kind, and the two
+    /// lengths. A server's value limit is reachable only if a value that size fits in its
+    /// largest frame with them.
+    public static let writeValueFrameOverhead = NativeFrame.reliableHeaderSize - 4 + 1 + 4 + 1 + 2 + 4
+
     /// The request kind byte.
     public var kind: UInt8 {
         switch self {
