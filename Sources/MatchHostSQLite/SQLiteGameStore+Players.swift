@@ -106,8 +106,9 @@ extension SQLiteGameStore {
             try claims.map { claim in
                 if let known = try Self.player(db, externalIdentity: claim.identity) {
                     try db.execute(
-                        sql: "UPDATE player SET last_seen_at = MAX(last_seen_at, ?) WHERE id = ?", arguments: [at.milliseconds, known.id])
-                    return PlayerRecord(id: known.id, alias: known.alias, createdAt: known.createdAt, lastSeenAt: max(known.lastSeenAt, at))
+                        sql: "UPDATE player SET last_seen_at = MAX(last_seen_at, ?), alias = ? WHERE id = ?",
+                        arguments: [at.milliseconds, claim.alias, known.id])
+                    return PlayerRecord(id: known.id, alias: claim.alias, createdAt: known.createdAt, lastSeenAt: max(known.lastSeenAt, at))
                 }
                 try Self.insertPlayer(db, id: claim.newPlayerID, alias: claim.alias, createdAt: at)
                 try db.execute(

@@ -135,7 +135,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         try self.messageRate.spend()
         switch try CatRaceClientMessage(frameBody: frameBody) {
         case .playerConnected(let message):
-            guard let storage = self.world.storage, self.world.isNewPlayer(message.playerID) else {
+            guard let storage = self.world.storage, self.world.waitsForStore(message) else {
                 return self.world.playerConnected(message, on: self)
             }
             self.isAwaitingIdentity = true
@@ -160,6 +160,14 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
             // At debug: a flood of invented ids is what the limit is for, and it is counted.
             self.close(reason: "the player \(message.playerID) was not created: \(error)", level: .debug)
         case .failure(let error):
+            if let known = self.world.storedIdentity(of: message.playerID) {
+                // A known player's new alias could not be stored: it plays on under the stored
+                // one rather than being shut out while the database fails.
+                self.logger.log(
+                    level: GameStoreError.logLevel(for: error), "new alias not stored; the player keeps its stored alias",
+                    metadata: self.logMetadata.merging(["player": "\(message.playerID)", "error": "\(error)"]) { $1 })
+                return self.identityAnswered(.success(known), for: message)
+            }
             // At debug when the database failed: a full disk would refuse every newcomer, and
             // the outage report says that once for all.
             self.close(

@@ -52,8 +52,8 @@ final class CatRaceStorage: CatRaceRecorder {
 
     /// Finds the stored player behind the tutorial client `playerID`, creating it (with
     /// `alias`) and its identity if there is none (``GameStore/findOrCreatePlayers(_:at:)``);
-    /// `completion` runs on the loop once that is committed. A known player keeps its stored
-    /// alias and is marked seen.
+    /// `completion` runs on the loop once that is committed. A known player takes `alias` (a
+    /// tutorial client that comes back under a new alias is stored under it) and is marked seen.
     ///
     /// Only a player created counts against `source`'s new players (``RegistrationLimiter``):
     /// the id is looked up first, and an unknown one takes a registration (given back if the

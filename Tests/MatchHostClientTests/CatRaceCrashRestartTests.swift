@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import MatchHostClient
 import MatchHostCore
 import MatchHostSQLite
@@ -31,7 +32,8 @@ import Glibc
         await abby.close()
         await bo.close()
 
-        // The next run records the race as abandoned before it takes players; Abby is still Abby.
+        // The next run records the race as abandoned before it takes players; Abby, back as
+        // Zed, is the same player under her new alias.
         let second = try await ServeProcess.start(data: data)
         let zed = try await CatRaceClient.connect(
             host: "127.0.0.1", port: second.catRacePort, playerID: "G:abby", alias: "Zed", continueMatch: true)
@@ -43,7 +45,7 @@ import Glibc
         let store = try await SQLiteGameStore.open(directory: data.path)
         let abbyRecord = try #require(try await store.player(externalIdentity: .catRaceTutorial("G:abby")))
         let boRecord = try #require(try await store.player(externalIdentity: .catRaceTutorial("G:bo")))
-        #expect(abbyRecord.alias == "Abby")
+        #expect(abbyRecord.alias == "Zed")
         let history = try await store.matchHistory(playerID: abbyRecord.id, limit: 10)
         #expect(history.map(\.players) == [[abbyRecord.id, boRecord.id]])
         #expect(history.first?.state == .abandoned(reason: "server restarted"))

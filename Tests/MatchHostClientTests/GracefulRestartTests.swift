@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import MatchHostClient
 import MatchHostCore
 import MatchHostSQLite

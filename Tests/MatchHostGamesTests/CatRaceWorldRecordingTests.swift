@@ -47,6 +47,7 @@ struct CatRaceWorldRecordingTests {
     }
 
     @Test func aNewPlayerTakesItsStoredIdentityAndAKnownOneKeepsIt() {
+        #expect(WorldFixture().world.waitsForStore(PlayerConnected(playerID: "G:1", alias: "Zed", continueMatch: true)))
         let fixture = WorldFixture()
         #expect(fixture.world.isNewPlayer("G:1"))
         let a = self.connect(fixture, "G:1", alias: "Zed", stored: CatRaceStoredIdentity(playerID: "s1", alias: "Abby"))
@@ -55,10 +56,14 @@ struct CatRaceWorldRecordingTests {
         #expect(fixture.world.player("G:1")?.alias == "Abby", "the stored alias, not the message's")
         #expect(!fixture.world.isNewPlayer("G:1"))
 
-        // A second connection for a player the world holds needs no lookup and changes nothing.
-        _ = self.connect(fixture, "G:1", alias: "Other", stored: nil)
-        #expect(fixture.world.player("G:1")?.alias == "Abby")
-        #expect(fixture.world.player("G:1")?.storedID == "s1")
+        // A second connection for a player the world holds waits for the store only to store a
+        // new alias.
+        #expect(!fixture.world.waitsForStore(PlayerConnected(playerID: "G:1", alias: "Abby", continueMatch: true)))
+        #expect(fixture.world.waitsForStore(PlayerConnected(playerID: "G:1", alias: "Other", continueMatch: true)))
+        _ = self.connect(fixture, "G:1", alias: "Abby", stored: nil)
+        #expect(fixture.world.storedIdentity(of: "G:1") == CatRaceStoredIdentity(playerID: "s1", alias: "Abby"))
+        _ = self.connect(fixture, "G:1", alias: "Other", stored: CatRaceStoredIdentity(playerID: "s1", alias: "Other"))
+        #expect(fixture.world.storedIdentity(of: "G:1") == CatRaceStoredIdentity(playerID: "s1", alias: "Other"))
     }
 
     @Test func racesReportTheirIdentifiedRacersLateArrivalsAndTheirEnd() {

@@ -117,8 +117,8 @@ import Testing
         // Only the returning racer gets the race as it stands.
         let snapshot = b2.take()
         #expect(snapshot.first?.matchStarted?.racers.map(\.posX) == [35, 25])
-        // A known player keeps the alias it first connected with, as in the tutorial.
-        #expect(snapshot.first?.matchStarted?.racers[1].alias == "alias-G:2")
+        // A player back under a new alias is shown under it (the tutorial's quirk Q8 fixed).
+        #expect(snapshot.first?.matchStarted?.racers[1].alias == "Bobby")
         #expect(a.take().isEmpty)
         // The original shut the match down 30-40 s after the drop even so (Q2).
         fixture.clock.advance(by: .seconds(60))

@@ -85,7 +85,7 @@ extension CatRaceServerMessage {
         let b2 = try await server.client("G:B", alias: "Bee")
         let snapshot = try await b2.next().matchStarted
         #expect(snapshot?.racers.map(\.posX) == [25, 35])
-        #expect(snapshot?.racers.map(\.alias) == ["alias-G:A", "alias-G:B"], "a known player keeps its alias")
+        #expect(snapshot?.racers.map(\.alias) == ["alias-G:A", "Bee"], "a player back under a new alias is shown under it (Q8)")
         #expect(try await a.expectNothingPending().isEmpty)
 
         // B drops again and comes back with continueMatch 0: the match is over for everyone.

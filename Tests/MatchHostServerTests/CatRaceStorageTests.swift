@@ -88,10 +88,10 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
     #expect(try await mover.next() == .gameOver(GameOver(winnerIndex: seat)))
 }
 
-/// The Cat Race port with a store: tutorial players keep their alias and their results across
-/// restarts of the server on the same database.
+/// The Cat Race port with a store: tutorial players keep their alias (the latest they connected
+/// with) and their results across restarts of the server on the same database.
 @Suite(.serialized) struct CatRaceStorageTests {
-    @Test func aTutorialPlayerKeepsItsAliasAndItsWinAcrossARestart() async throws {
+    @Test func aTutorialPlayerKeepsItsWinAndItsNewAliasAcrossARestart() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-catrace-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
 
@@ -122,7 +122,7 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         try await bo2.send(.startMatch(StartMatch(playerIDs: ["G:2", "G:1036727375"])))
         let lineUp = try await bo2.next().matchStarted
         #expect(lineUp?.racers.map(\.playerID) == ["G:2", "G:1036727375"], "the wire still carries the tutorial ids")
-        #expect(lineUp?.racers.map(\.alias) == ["Bo", "Abby"], "a known player keeps its stored alias")
+        #expect(lineUp?.racers.map(\.alias) == ["Bo", "Zed"], "a player back under a new alias is shown under it (Q8)")
         #expect(try await zed.next().matchStarted == lineUp)
         try await server.stop()
         try await store.close()
@@ -131,7 +131,7 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         store = try await SQLiteGameStore.open(directory: data.path)
         let abbyRecord = try #require(try await store.player(externalIdentity: .catRaceTutorial("G:1036727375")))
         let boRecord = try #require(try await store.player(externalIdentity: .catRaceTutorial("G:2")))
-        #expect(abbyRecord.alias == "Abby")
+        #expect(abbyRecord.alias == "Zed", "and stored under it")
         #expect(abbyRecord.id != "G:1036727375", "stored under an id of the server's, not the claimed one")
         #expect(try await store.deviceIdentity(deviceID: "G:1036727375") == nil)
         let abbyStats = try #require(try await store.stats(game: "catrace", playerID: abbyRecord.id))
@@ -141,7 +141,7 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         #expect(abbyStats.rating > boStats.rating)
         let top = try await store.leaderboard(game: "catrace", limit: 10)
         #expect(top.map(\.playerID) == [abbyRecord.id, boRecord.id])
-        #expect(top.map(\.alias) == ["Abby", "Bo"])
+        #expect(top.map(\.alias) == ["Zed", "Bo"])
         let history = try await store.matchHistory(playerID: abbyRecord.id, limit: 10)
         #expect(history.count == 2)
         let first = try #require(history.last)
@@ -162,7 +162,7 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         // And what `matchhost player` and `matchhost leaderboard` print from it.
         let player = try await runMatchHostToExit(["player", abbyRecord.id, "--data", data.path])
         #expect(player.status == 0)
-        #expect(player.stdout.contains("alias      Abby"))
+        #expect(player.stdout.contains("alias      Zed"))
         #expect(player.stdout.contains("catrace    played 1, won 1, lost 0"))
         #expect(player.stdout.contains("won (won 1 race)"))
         // The tutorial's playerId finds the same player.
@@ -175,7 +175,7 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         let board = try await runMatchHostToExit(["leaderboard", "catrace", "--data", data.path])
         #expect(board.status == 0)
         let rows = board.stdout.split(separator: "\n").dropFirst()
-        #expect(rows.first?.contains(abbyRecord.id) == true && rows.first?.hasSuffix("Abby") == true)
+        #expect(rows.first?.contains(abbyRecord.id) == true && rows.first?.hasSuffix("Zed") == true)
         #expect(rows.dropFirst().first?.contains(boRecord.id) == true)
     }
 
@@ -295,6 +295,33 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         try await server.stop()
     }
 
+    /// A player the port holds, back under a new alias: the alias is stored before it is
+    /// answered; while the database fails, the player races under its stored alias.
+    @Test func aNewAliasIsStoredBeforeItIsShownAndAFailingDatabaseKeepsTheOld() async throws {
+        let store = NewcomersFailingStore()
+        store.failing.withLockedValue { $0 = false }
+        let server = try await StoredServer.start(store: store)
+        let ann = try await server.client("G:ann", alias: "Ann")
+        #expect(try await ann.next() == .notInMatch)
+        let bo = try await server.client("G:bo", alias: "Bo")
+        #expect(try await bo.next() == .notInMatch)
+
+        // Ann again on a new connection, as Anna: stored before the answer.
+        let anna = try await server.client("G:ann", alias: "Anna")
+        #expect(try await anna.next() == .notInMatch)
+        #expect(try await store.inner.player(externalIdentity: .catRaceTutorial("G:ann"))?.alias == "Anna")
+
+        // As Annie while the database fails: answered, not closed, and still Anna.
+        store.failing.withLockedValue { $0 = true }
+        let annie = try await server.client("G:ann", alias: "Annie")
+        #expect(try await annie.next() == .notInMatch)
+        try await annie.send(.startMatch(StartMatch(playerIDs: ["G:ann", "G:bo"])))
+        #expect(try await annie.next().matchStarted?.racers.map(\.alias) == ["Anna", "Bo"])
+        #expect(try await bo.next().matchStarted?.racers.map(\.alias) == ["Anna", "Bo"])
+        #expect(try await store.inner.player(externalIdentity: .catRaceTutorial("G:ann"))?.alias == "Anna")
+        try await server.stop()
+    }
+
     @Test func framesSentBehindAPlayerConnectedWaitForItsLookup() async throws {
         let server = try await StoredServer.start(store: InMemoryGameStore())
         let ann = try await server.client("G:ann", alias: "Ann")
@@ -324,11 +351,11 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         let third = try await server.client("G:three", alias: "Three")
         #expect(try await third.nextEvent() == .closed)
         #expect(await store.player(externalIdentity: .catRaceTutorial("G:three")) == nil)
-        // A stored player is no new player: it comes back, with its stored alias.
+        // A stored player is no new player: it comes back (under the alias it sends now).
         let returning = try await server.client("G:old", alias: "Renamed")
         #expect(try await returning.next() == .notInMatch)
         try await returning.send(.startMatch(StartMatch(playerIDs: ["G:old", "G:one"])))
-        #expect(try await returning.next().matchStarted?.racers.map(\.alias) == ["Old", "One"])
+        #expect(try await returning.next().matchStarted?.racers.map(\.alias) == ["Renamed", "One"])
         #expect(await store.player(externalIdentity: .catRaceTutorial("G:old"))?.id == "0ld")
         // One budget for both ports: the native port has none left for this network either.
         let device = try await TestNativeConnection.handshake(port: server.native.localAddress.port!, group: server.group)

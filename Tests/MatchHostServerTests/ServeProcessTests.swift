@@ -56,8 +56,7 @@ import Testing
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-kv-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         let serve = try await ServeProcess.start(
-            data: data, ["--store", store, "--max-key-bytes", "8", "--max-value-bytes", "100", "--max-keys-per-player", "2"])
-        defer { serve.stop() }
+            data: data, arguments: ["--store", store, "--max-key-bytes", "8", "--max-value-bytes", "100", "--max-keys-per-player", "2"])
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let (player, _) = try await TestNativeConnection.login(port: serve.nativePort, group: group, device: "kv-device")
         let write = { (key: String, count: Int) in
@@ -73,6 +72,8 @@ import Testing
         #expect(try await write("12345678", 1) == .success(.done), "a held key is rewritten at the limit")
         #expect(try await player.ask(.readValue(key: "12345678")) == .success(.value(key: "12345678", value: ByteBuffer(bytes: [7]))))
         await player.close()
+        await serve.stop(with: SIGTERM)
+        #expect(serve.process.terminationStatus == 0)
         try await group.shutdownGracefully()
     }
 
@@ -124,38 +125,6 @@ import Testing
         let run = try await runMatchHostToExit(["serve", "--catrace-port", "0", "--port", "0"] + flags)
         #expect(run.status != 0)
         #expect(run.stderr.contains(message))
-    }
-}
-
-/// A `matchhost serve` process on free ports of 127.0.0.1, with its bound ports read from what it
-/// prints.
-struct ServeProcess {
-    let process: Process
-    let catRacePort: Int
-    let nativePort: Int
-
-    /// Starts `serve` on `data` with `flags` added, and waits until both listeners are bound.
-    static func start(data: URL, _ flags: [String] = []) async throws -> ServeProcess {
-        let process = Process()
-        process.executableURL = MatchHostBinary.url
-        process.arguments =
-            ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "warning"]
-            + flags
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let printed = String(decoding: await readLines(2, from: output), as: UTF8.self)
-        let ports = printed.split(separator: "\n").map { Int($0.split(separator: ":").last ?? "") ?? 0 }
-        guard ports.count == 2, ports.allSatisfy({ $0 > 0 }) else {
-            process.terminate()
-            throw TestClientError.unexpected("serve printed \(printed)")
-        }
-        return ServeProcess(process: process, catRacePort: ports[0], nativePort: ports[1])
-    }
-
-    /// Ends the process if it still runs.
-    func stop() {
-        if self.process.isRunning { self.process.terminate() }
     }
 }
 

@@ -63,8 +63,9 @@ public protocol GameStore: Sendable {
 
     /// The player each claim's identity signs in as, in claim order, all in one transaction (a
     /// burst of first contacts costs one commit): a stored identity's player is marked seen at
-    /// `at` and keeps its alias; an identity not stored yet gets a new player (the claim's id
-    /// and alias, created at `at`) and the identity. An identity claimed twice gets one player.
+    /// `at` and takes the claim's alias; an identity not stored yet gets a new player (the
+    /// claim's id and alias, created at `at`) and the identity. An identity claimed twice gets
+    /// one player, with the alias of its last claim.
     /// Throws ``GameStoreError/playerExists(_:)`` when a new player's id is taken.
     func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord]
 

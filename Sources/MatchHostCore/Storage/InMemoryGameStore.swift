@@ -105,9 +105,11 @@ public actor InMemoryGameStore: GameStore {
             created[claim.identity] = claim.newPlayerID
         }
         return claims.map { claim in
-            if let id = self.externalIdentities[claim.identity], let player = self.players[id] {
-                self.players[id]?.lastSeenAt = max(player.lastSeenAt, at)
-                return self.players[id]!
+            if let id = self.externalIdentities[claim.identity], var player = self.players[id] {
+                player.lastSeenAt = max(player.lastSeenAt, at)
+                player.alias = claim.alias
+                self.players[id] = player
+                return player
             }
             let player = PlayerRecord(id: claim.newPlayerID, alias: claim.alias, createdAt: at, lastSeenAt: at)
             self.players[player.id] = player

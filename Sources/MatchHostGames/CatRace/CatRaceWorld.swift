@@ -164,6 +164,21 @@ public final class CatRaceWorld {
         !(self.players[playerID]?.isIdentified ?? false)
     }
 
+    /// Whether `message` must wait for the store before it is answered: its player is new to
+    /// the world (``isNewPlayer(_:)``), or comes back under another alias, which is stored
+    /// first so that the alias it is answered under is the one a restart keeps.
+    public func waitsForStore(_ message: PlayerConnected) -> Bool {
+        guard let player = self.players[message.playerID], player.isIdentified else { return true }
+        return player.alias != message.alias
+    }
+
+    /// The stored identity the world holds for `playerID`, if the player has been identified
+    /// with the store: what it races under when its new alias cannot be stored.
+    public func storedIdentity(of playerID: PlayerID) -> CatRaceStoredIdentity? {
+        guard let player = self.players[playerID], player.isIdentified, let storedID = player.storedID else { return nil }
+        return CatRaceStoredIdentity(playerID: storedID, alias: player.alias)
+    }
+
     /// Continues race ids after `largest` (the largest match id stored), so they never repeat
     /// across restarts.
     public func continueMatchIDs(after largest: MatchID) {
@@ -173,9 +188,11 @@ public final class CatRaceWorld {
     // MARK: - Messages
 
     /// PLAYER_CONNECTED: bind the player to this connection, then tell it where it stands.
-    /// - Parameter identity: the player's stored identity, looked up when ``isNewPlayer(_:)``
-    ///   (nil without a store). A new player takes its alias from it (or from the message); a
-    ///   known one keeps its alias, as in the tutorial.
+    /// - Parameter identity: the player's stored identity, looked up when
+    ///   ``waitsForStore(_:)`` (nil without a store, or when the player and its alias are
+    ///   known). The player takes its alias from it, else from the message: unlike the
+    ///   tutorial's server (its quirk Q8), a player who comes back under a new alias is shown
+    ///   under it.
     public func playerConnected(_ message: PlayerConnected, identity: CatRaceStoredIdentity? = nil, on link: any CatRaceLink) {
         if let previous = link.catRacePlayer, previous.id != message.playerID {
             // The same connection now speaks for someone else: the old player lost its connection.
@@ -187,9 +204,9 @@ public final class CatRaceWorld {
             return new
         }()
         let arrived = !player.isIdentified
+        player.alias = identity?.alias ?? message.alias
         if arrived {
             player.isIdentified = true
-            player.alias = identity?.alias ?? message.alias
             player.storedID = identity?.playerID
         }
         if let older = player.link, older !== link {

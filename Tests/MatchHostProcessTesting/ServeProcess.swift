@@ -1,5 +1,4 @@
 import Foundation
-import MatchHostProcessTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -7,12 +6,13 @@ import Glibc
 
 /// A real `matchhost serve` process on 127.0.0.1 with free ports and a data directory of the
 /// test's choosing: for what only a whole process shows (a crash, a restart on the same data).
-final class ServeProcess: @unchecked Sendable {
-    let process: Process
+public final class ServeProcess: @unchecked Sendable {
+    /// The running process.
+    public let process: Process
     /// The native port it bound.
-    let nativePort: Int
+    public let nativePort: Int
     /// The Cat Race port it bound.
-    let catRacePort: Int
+    public let catRacePort: Int
     /// Everything it writes to stderr, once it has ended; `nil` unless the log was captured.
     private let log: Task<String, Never>?
 
@@ -28,14 +28,14 @@ final class ServeProcess: @unchecked Sendable {
     ///   - nativePort: the native port to bind; 0 (the default) picks a free one. A restart
     ///     passes the port of the process before it, so that clients find it again.
     ///   - capturingLog: keep its stderr (through a pipe, read as it comes) for ``loggedLines()``.
-    static func start(data: URL, nativePort: Int = 0, arguments: [String] = [], capturingLog: Bool = false) async throws -> ServeProcess {
+    public static func start(data: URL, nativePort: Int = 0, arguments: [String] = [], capturingLog: Bool = false) async throws -> ServeProcess {
         try await onOwnThread {
             Result { try Self.startBlocking(data: data, nativePort: nativePort, arguments: arguments, capturingLog: capturingLog) }
         }.get()
     }
 
     /// The lines the server logged, once it has ended (stop it first); empty unless captured.
-    func loggedLines() async -> [String] {
+    public func loggedLines() async -> [String] {
         guard let log = self.log else { return [] }
         return await log.value.split(separator: "\n").map(String.init)
     }
@@ -70,19 +70,19 @@ final class ServeProcess: @unchecked Sendable {
         }
         guard let native = port(of: "native"), let catRace = port(of: "catrace") else {
             process.terminate()
-            throw TimedOut(what: "the server's bound addresses (it printed \(lines))")
+            throw ServeProcessDidNotStart(printed: lines.map(String.init))
         }
         return ServeProcess(process: process, nativePort: native, catRacePort: catRace, log: log)
     }
 
     /// Sends `signal` and waits for the process to end.
-    func stop(with signal: Int32) async {
+    public func stop(with signal: Int32) async {
         kill(self.process.processIdentifier, signal)
         await onOwnThread { self.process.waitUntilExit() }
     }
 
     /// ``stop(with:)`` for `defer` and `deinit`, which cannot wait without blocking their thread.
-    func stopBlocking(with signal: Int32) {
+    public func stopBlocking(with signal: Int32) {
         kill(self.process.processIdentifier, signal)
         self.process.waitUntilExit()
     }
@@ -91,4 +91,12 @@ final class ServeProcess: @unchecked Sendable {
     deinit {
         if self.process.isRunning { self.stopBlocking(with: SIGKILL) }
     }
+}
+
+/// `matchhost serve` ended, or stopped printing, before it named both bound addresses.
+public struct ServeProcessDidNotStart: Error, CustomStringConvertible {
+    /// The lines it printed on standard output.
+    public var printed: [String]
+    /// What went wrong, for the test's failure.
+    public var description: String { "the server did not print its bound addresses (it printed \(self.printed))" }
 }
