@@ -11,6 +11,10 @@ struct ConnectionLimits {
     var slowConsumerGrace: TimeAmount
     /// `--max-outbound`, the mark the channel turns unwritable at.
     var maxOutboundBytes: Int
+    /// The most bytes that may wait in a connection's channel: past them it is closed at once,
+    /// whatever its grace. Set where no client that reads could reach it, so that it bounds
+    /// only what a client that does not read costs in the grace.
+    var outboundHardLimit: Int
 }
 
 /// A connection's message-rate allowance: a bucket of one second's worth of messages,
@@ -82,7 +86,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
         self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace)
-        self.outboundHardLimit = 2 * limits.maxOutboundBytes
+        self.outboundHardLimit = limits.outboundHardLimit
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -213,7 +217,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         if !context.channel.isWritable,
             let waiting = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), waiting + frame.readableBytes > self.outboundHardLimit
         {
-            return self.close(reason: "\(ConnectionLimitError.outboundBuffer)")
+            return self.close(reason: "\(ConnectionLimitError.outboundHardLimit(self.outboundHardLimit))")
         }
         context.write(Self.wrapOutboundOut(frame), promise: nil)
         if !self.flushPending {
@@ -232,11 +236,15 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 enum ConnectionLimitError: Error, CustomStringConvertible {
     case messageRate(limit: Double)
     case outboundBuffer
+    /// Past ``ConnectionLimits/outboundHardLimit``, with its value.
+    case outboundHardLimit(Int)
 
     var description: String {
         switch self {
         case .messageRate(let limit): return "sent more than \(limit) messages per second (--max-message-rate)"
         case .outboundBuffer: return "not reading: outbound buffer over its limit (--max-outbound) for longer than --slow-consumer-grace"
+        case .outboundHardLimit(let limit):
+            return "not reading: more than \(limit) bytes waiting to be sent, the most a connection may hold at once (natively --max-backlog + 2 x --max-outbound, on the Cat Race port 2 x --max-outbound)"
         }
     }
 }

@@ -58,7 +58,9 @@ public final class CatRaceListener: Sendable {
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(
             maxMessageRate: configuration.maxMessageRate, slowConsumerGrace: configuration.slowConsumerGrace,
-            maxOutboundBytes: configuration.maxOutboundBytes)
+            maxOutboundBytes: configuration.maxOutboundBytes,
+            // Unreliable: what one pass hands a tutorial client is a few frames.
+            outboundHardLimit: 2 * configuration.maxOutboundBytes)
         let listenerLogger = logger
         let registrations = RegistrationLimiter(perMinute: configuration.maxNewPlayersPerMinute)
         let maximumUnstoredEndings = configuration.maxUnstoredResults

@@ -611,6 +611,34 @@ extension Result {
         try await server.stop()
     }
 
+    /// Slowloris: a frame sent a byte at a time holds the connection only as long as silence
+    /// would. Before authentication the handshake is timed from the connect; after it, silence
+    /// is counted from the last whole frame.
+    @Test(arguments: [false, true])
+    func aFrameTrickledAByteAtATimeIsNoActivity(authenticated: Bool) async throws {
+        let server = try await RunningNativeServer.start {
+            $0.heartbeatInterval = .milliseconds(100)
+            $0.idleTimeout = .milliseconds(1_500)
+        }
+        let connection = authenticated ? try await server.login("trickler").0 : try await server.connect()
+        try await connection.sendRaw([0, 0, 1, 0])  // a frame of 256 bytes begins
+        let trickle = Task { () -> Int in
+            var sent = 0
+            while sent < 60 {
+                do {
+                    try await Task.sleep(for: .milliseconds(100))
+                    try await connection.sendRaw([0])
+                } catch { break }
+                sent += 1
+            }
+            return sent
+        }
+        #expect(try await connection.closingError().code == (authenticated ? .idleTimeout : .handshakeTimeout))
+        trickle.cancel()
+        #expect(await trickle.value < 60, "closed while the client was still trickling")
+        try await server.stop()
+    }
+
     @Test func answeringPingsKeepsAQuietConnectionOpen() async throws {
         let server = try await RunningNativeServer.start {
             $0.heartbeatInterval = .milliseconds(100)
@@ -739,6 +767,42 @@ extension NativeServerMessage {
         #expect(log.all.contains { $0.hasPrefix("warning closing connection") && $0.contains("reason=\(NativeErrorCode.slowConsumer)") })
         // The sender was not held up, and saw the victim go away (not leave).
         #expect(try await sender.drain() == [.presence(matchID: matchID, playerID: pv.playerID, change: .disconnected, reason: .none)])
+        await victim.close()
+        try await server.stop()
+    }
+
+    /// A client that stops reading but acknowledges the frames it never read (their numbers are
+    /// easy to guess) keeps its backlog empty: without a hard bound it would grow the server's
+    /// memory for the whole of its grace.
+    @Test func aClientAcknowledgingWhatItNeverReadIsClosedAtTheHardBound() async throws {
+        let log = LogLines()
+        let server = try await RunningNativeServer.start(logger: log.logger) {
+            $0.maxOutboundBytes = 4096
+            $0.maxBacklogBytes = 64 * 1024
+            $0.slowConsumerGrace = .seconds(3600)
+        }
+        let (victim, _) = try await server.login("acking-victim")
+        let (sender, ps) = try await server.login("acking-sender")
+        let matchID = try await relayPair(victim, sender, bPlayer: ps.playerID)
+        _ = try await victim.drain()
+        try await victim.channel.setOption(.autoRead, value: false).get()
+        let payload = ByteBuffer(repeating: 0x55, count: 16_000)
+        var sent: UInt64 = 0
+        var closed = false
+        // A frame at a time, each acknowledged before the backlog could fill (even with the
+        // acknowledgement a step late); the kernel's socket buffers take megabytes before the
+        // server's own buffer grows.
+        for _ in 0..<4000 where !closed {
+            try await sender.sendReliable(.sendData(matchID: matchID, targets: [], payload: payload))
+            sent += 1
+            // Answered after the sends before it: each has its sequence number for the victim.
+            #expect(try await sender.ask(.leaveMatch(0)).failure?.code == .notInMatch)
+            try? await victim.send(.ack(victim.lastReceived + sent))
+            closed = try await server.listener.counts().connections == 1
+        }
+        #expect(closed, "the server buffered \(sent) frames for a client that reads nothing")
+        #expect(try await server.listener.counts().sessions == 2, "only the connection went: the session waits for a resume")
+        #expect(log.all.contains { $0.hasPrefix("warning closing connection") && $0.contains("more than 73728 bytes waiting to be sent") })
         await victim.close()
         try await server.stop()
     }

@@ -38,9 +38,15 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     /// ACK, PING and PONG have their own allowance: a client acknowledging each read batch of
     /// a busy match must not use up what it may send itself.
     private var controlRate: MessageRateLimiter
+    /// When the last whole frame arrived: silence is counted in frames, not bytes, so that a
+    /// client trickling one frame a byte at a time is as idle as one that sends nothing.
     private var lastReceivedAt = NIODeadline.now()
+    /// The handshake (HELLO, then AUTHENTICATE or RESUME) must be done within the idle timeout
+    /// of this, whatever arrives meanwhile.
+    private var connectedAt = NIODeadline.now()
     private var heartbeat: RepeatedTask?
     private let slowConsumer: SlowConsumerWatch
+    private let outboundHardLimit: Int
 
     init(
         world: NativeWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
@@ -52,6 +58,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
         self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace)
+        self.outboundHardLimit = limits.outboundHardLimit
         self.controlRate = MessageRateLimiter(rate: limits.maxMessageRate)
     }
 
@@ -73,7 +80,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        self.lastReceivedAt = .now()
+        self.connectedAt = .now()
+        self.lastReceivedAt = self.connectedAt
         let interval = TimeAmount.milliseconds(Int64(self.world.options.welcome.heartbeatMilliseconds))
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         self.heartbeat = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
@@ -101,7 +109,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !self.isClosing else { return }
-        self.lastReceivedAt = .now()
         var incoming = Self.unwrapInboundIn(data)
         self.frames.append(&incoming)
         self.handleBufferedFrames()
@@ -114,8 +121,11 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
 
     /// Handles every whole frame received, up to one that starts an authentication.
     private func handleBufferedFrames() {
+        var received = false
+        defer { if received { self.lastReceivedAt = .now() } }
         do {
             while !self.isClosing, !self.isAuthenticating, let body = try self.frames.nextFrame() {
+                received = true
                 let frame = try NativeFrame(frameBody: body)
                 switch frame {
                 case .ack, .ping, .pong: try self.controlRate.spend()
@@ -274,15 +284,16 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         guard !self.isClosing else { return }
         let now = NIODeadline.now()
         let idleLimit = TimeAmount.milliseconds(Int64(self.world.options.welcome.idleTimeoutMilliseconds))
-        // While AUTHENTICATE waits for the store, the client is waiting on the server, not idle
-        // (its clock restarts when the answer comes).
-        if now - self.lastReceivedAt >= idleLimit, !self.isAuthenticating {
-            if case .established = self.state {
-                self.close(with: NativeError(.idleTimeout, "nothing received for \(idleLimit.nanoseconds / 1_000_000) ms"))
-            } else {
-                self.close(with: NativeError(.handshakeTimeout, "handshake not finished within \(idleLimit.nanoseconds / 1_000_000) ms"))
+        if case .established = self.state {
+            if now - self.lastReceivedAt >= idleLimit {
+                return self.close(
+                    with: NativeError(.idleTimeout, "no whole frame received for \(idleLimit.nanoseconds / 1_000_000) ms"))
             }
-            return
+        } else if now - self.connectedAt >= idleLimit, !self.isAuthenticating {
+            // While AUTHENTICATE waits for the store, the client is waiting on the server (its
+            // idle clock starts when the answer comes).
+            return self.close(
+                with: NativeError(.handshakeTimeout, "handshake not finished within \(idleLimit.nanoseconds / 1_000_000) ms of connecting"))
         }
         if case .established = self.state {
             self.writeControl(.ping(now.uptimeNanoseconds))
@@ -332,6 +343,13 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.flushPending = false
         guard let context = self.context, let outbound = self.outbound else { return }
         self.outbound = nil
+        if !self.isClosing, !context.channel.isWritable,
+            let waiting = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+            waiting + outbound.readableBytes > self.outboundHardLimit
+        {
+            // Not written: the session keeps its unacknowledged data for a resume.
+            return self.close(with: NativeError(.slowConsumer, "\(ConnectionLimitError.outboundHardLimit(self.outboundHardLimit))"))
+        }
         context.writeAndFlush(Self.wrapOutboundOut(outbound), promise: nil)
     }
 
@@ -341,8 +359,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         var metadata = self.logMetadata
         metadata["reason"] = "\(error)"
         self.logger.log(level: Self.logLevel(closingWith: error), "closing connection", metadata: metadata)
-        self.flushCoalesced()
+        // Closing first: the farewell is written whatever waits before it.
         self.isClosing = true
+        self.flushCoalesced()
         self.context?.close(promise: nil)
     }
 
@@ -365,8 +384,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             metadata["reason"] = "\(reason)"
             self.logger.info("closing connection", metadata: metadata)
         }
-        self.flushCoalesced()
         self.isClosing = true
+        self.flushCoalesced()
         self.context?.close(promise: nil)
     }
 }

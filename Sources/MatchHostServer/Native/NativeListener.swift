@@ -62,7 +62,12 @@ public final class NativeListener: Sendable {
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(
             maxMessageRate: configuration.maxMessageRate, slowConsumerGrace: configuration.slowConsumerGrace,
-            maxOutboundBytes: configuration.maxOutboundBytes)
+            maxOutboundBytes: configuration.maxOutboundBytes,
+            // A client that reads has at most its session's unacknowledged data waiting (no
+            // more than --max-backlog) and unreliable data written while under --max-outbound.
+            // One that stops reading but acknowledges what it never read (the sequence numbers
+            // are easy to guess) would slip past --max-backlog: this holds it.
+            outboundHardLimit: configuration.maxBacklogBytes + 2 * configuration.maxOutboundBytes)
         let listenerLogger = logger
         // With a Cat Race port that records, both worlds share its store, and what it read at
         // startup (reading again would find nothing left to abandon).
