@@ -4,6 +4,10 @@ import Glibc
 import Darwin
 #endif
 
+/// About how many descriptors the server holds besides its connections: the database and its
+/// log, the lock and key files, the listeners, each event loop's epoll and wake-up descriptors.
+let serverOwnFileDescriptors = 64
+
 /// Lifts the soft open-file limit to the hard one, so thousands of connections fit.
 /// Returns the soft limit in force afterwards.
 @discardableResult

@@ -56,8 +56,16 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-connections"),
-        help: "Most connections open at once on each port; one more is closed as it arrives (native: ERROR SERVER_FULL).")
-    var maxConnections = 20_000
+        help: "Most connections open at once on each port; one more is closed as it arrives (native: ERROR SERVER_FULL). Default: 20000, or what the open-file limit holds on both ports.")
+    var maxConnections: Int?
+
+    /// `--max-connections` when it is not given: 20,000, or fewer if the open-file limit (once
+    /// raised) cannot hold that many on both ports, so that connections past it are refused
+    /// (SERVER_FULL) rather than left waiting for a descriptor.
+    static func defaultMaxConnections(openFileLimit: UInt64) -> Int {
+        let spare = openFileLimit > UInt64(serverOwnFileDescriptors) ? openFileLimit - UInt64(serverOwnFileDescriptors) : 0
+        return Int(max(1, min(20_000, spare / 2)))
+    }
 
     @Option(
         name: .customLong("max-connections-per-address"),
@@ -183,7 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxOutbound >= 1024 else { throw ValidationError("--max-outbound must be at least 1024") }
         guard (2...16).contains(self.maxRacers) else { throw ValidationError("--max-racers must be 2-16") }
         guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }
-        guard self.maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard (self.maxConnections ?? 1) >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard self.maxConnectionsPerAddress >= 1 else { throw ValidationError("--max-connections-per-address must be at least 1") }
         guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard !self.gameIDs.isEmpty, self.gameIDs.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
@@ -250,7 +258,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "matchhost")
         // Thousands of players need thousands of descriptors.
-        logger.debug("open file limit", metadata: ["limit": "\(raiseOpenFileLimit())"])
+        let openFiles = raiseOpenFileLimit()
+        logger.debug("open file limit", metadata: ["limit": "\(openFiles)"])
+        let maxConnections = self.maxConnections ?? Self.defaultMaxConnections(openFileLimit: openFiles)
+        let wantedFiles = UInt64(2 * maxConnections + serverOwnFileDescriptors)
+        if openFiles < wantedFiles {
+            // Out of descriptors, the server cannot even refuse: new connections wait unanswered.
+            let usable = openFiles > UInt64(serverOwnFileDescriptors) ? openFiles - UInt64(serverOwnFileDescriptors) : 0
+            logger.warning(
+                "the open-file limit is below what --max-connections allows on both ports: past about \(usable) connections in all, new ones wait unanswered in the listen queue; raise the limit (ulimit -n, LimitNOFILE in a systemd unit) or lower --max-connections",
+                metadata: ["limit": "\(openFiles)", "wanted": "\(wantedFiles)"])
+        }
 
         var configuration = ServerConfiguration()
         configuration.host = self.host
@@ -259,7 +277,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxFrameBytes = self.maxFrame
         configuration.maxTapRate = self.maxTapRate
         configuration.maxMessageRate = self.maxMessageRate
-        configuration.maxConnections = self.maxConnections
+        configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerAddress = self.maxConnectionsPerAddress
         configuration.maxOutboundBytes = self.maxOutbound
         configuration.slowConsumerGrace = .nanoseconds(Int64(self.slowConsumerGrace * 1e9))

@@ -77,6 +77,42 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// Out of descriptors a server cannot even refuse a connection: it says so at start.
+    @Test func anOpenFileLimitBelowTheConnectionLimitIsWarnedOfAtStart() async throws {
+        // 2 x 100 connections and the server's own 64 need 264; 2 x 96 and 64 fit in 256.
+        let short = try await self.serveLog(openFileLimit: 256, maxConnections: 100)
+        #expect(short.contains("the open-file limit is below what --max-connections allows on both ports: past about 192 connections"))
+        #expect(short.contains("limit=256") && short.contains("wanted=264"))
+        for fitting in [96, nil] {
+            // Without the flag, the default is what fits: 96 under this limit.
+            let enough = try await self.serveLog(openFileLimit: 256, maxConnections: fitting)
+            #expect(enough.contains("stopped"), "the log was read: \(enough)")
+            #expect(!enough.contains("open-file limit"))
+        }
+    }
+
+    /// What `serve` logs (at info) from its start to its stop, under `ulimit -n openFileLimit`.
+    private func serveLog(openFileLimit: Int, maxConnections: Int?) async throws -> String {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-nofile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", MatchHostBinary.url.path, "serve", "--host", "127.0.0.1",
+            "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "info",
+        ] + (maxConnections.map { ["--max-connections", "\($0)"] } ?? [])
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let log = Task { await onOwnThread { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } }
+        #expect(String(decoding: await readLines(2, from: output), as: UTF8.self).contains("native listening on"))
+        process.terminate()
+        return await log.value
+    }
+
     @Test func aCorruptTokenKeyFileStopsTheServerWithAClearError() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-badkey-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
