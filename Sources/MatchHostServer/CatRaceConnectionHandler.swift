@@ -75,12 +75,22 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     /// Past this many bytes waiting, a connection is closed at once, whatever its grace: the
     /// tutorial's messages have no backlog bound of their own (see ``SlowConsumerWatch``).
     private let outboundHardLimit: Int
+    /// `--idle-timeout`: the tutorial client never pings, so a silent connection is no sign of a
+    /// dead one once it has said who it is; but its first PLAYER_CONNECTED must come within this
+    /// of the connect, and a frame it has begun must be whole within this, so that a client
+    /// sending nothing, or a byte at a time, holds no connection (nor a frame's buffer) for ever.
+    private let frameTimeout: TimeAmount
+    private var hasSentPlayerConnected = false
+    /// Frames handled so far: a check finding none handled since it was set finds a stalled frame.
+    private var framesHandled = 0
+    private var stallCheck: Scheduled<Void>?
 
     init(
-        world: CatRaceWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
-        logger: Logger
+        world: CatRaceWorld, maximumFrameBody: Int, frameTimeout: TimeAmount, limits: ConnectionLimits,
+        flusher: FlushCoalescer, logger: Logger
     ) {
         self.world = world
+        self.frameTimeout = frameTimeout
         self.frames = FrameAccumulator(maximumBodySize: maximumFrameBody)
         self.flusher = flusher
         self.logger = logger
@@ -105,13 +115,41 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 
     func channelActive(context: ChannelHandlerContext) {
         self.logger.debug("connection opened", metadata: self.logMetadata)
+        self.scheduleStallCheck(on: context.eventLoop)
         context.fireChannelActive()
+    }
+
+    /// One check at a time, at most one per `frameTimeout` for a connection with a frame
+    /// under way (a tutorial client's frames come whole, so it rarely has one).
+    private func scheduleStallCheck(on eventLoop: any EventLoop) {
+        guard self.stallCheck == nil else { return }
+        let handledBefore = self.framesHandled
+        let handler = NIOLoopBound(self, eventLoop: eventLoop)
+        self.stallCheck = eventLoop.scheduleTask(in: self.frameTimeout) {
+            handler.value.checkStall(handledBefore: handledBefore)
+        }
+    }
+
+    private func checkStall(handledBefore: Int) {
+        self.stallCheck = nil
+        guard !self.isClosing, let context = self.context else { return }
+        let limit = "\(self.frameTimeout.nanoseconds / 1_000_000) ms (--idle-timeout)"
+        if !self.hasSentPlayerConnected {
+            return self.close(reason: "no PLAYER_CONNECTED within \(limit) of connecting", level: .info)
+        }
+        guard self.frames.bufferedBytes > 0, !self.isAwaitingIdentity else { return }
+        if self.framesHandled == handledBefore {
+            return self.close(reason: "a frame begun more than \(limit) ago is not whole yet")
+        }
+        self.scheduleStallCheck(on: context.eventLoop)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         self.isClosing = true
         self.frames.reset()
         self.slowConsumer.stop()
+        self.stallCheck?.cancel()
+        self.stallCheck = nil
         self.logger.debug("connection closed", metadata: self.logMetadata)
         self.world.connectionClosed(self)
         context.fireChannelInactive()
@@ -122,12 +160,14 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         var incoming = Self.unwrapInboundIn(data)
         self.frames.append(&incoming)
         self.handleBufferedFrames()
+        if self.frames.bufferedBytes > 0, !self.isClosing { self.scheduleStallCheck(on: context.eventLoop) }
     }
 
     /// Handles every whole frame received, up to a PLAYER_CONNECTED that waits for the store.
     private func handleBufferedFrames() {
         do {
             while !self.isClosing, !self.isAwaitingIdentity, let body = try self.frames.nextFrame() {
+                self.framesHandled += 1
                 try self.handle(frameBody: body)
             }
         } catch {
@@ -139,6 +179,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         try self.messageRate.spend()
         switch try CatRaceClientMessage(frameBody: frameBody) {
         case .playerConnected(let message):
+            self.hasSentPlayerConnected = true
             guard let storage = self.world.storage, self.world.waitsForStore(message) else {
                 return self.world.playerConnected(message, on: self)
             }

@@ -56,6 +56,7 @@ public final class CatRaceListener: Sendable {
             maxRacers: configuration.maxRacers,
             race: CatRaceOptions(maxTapRate: configuration.maxTapRate))
         let maximumFrameBody = configuration.maxFrameBytes
+        let frameTimeout = configuration.idleTimeout
         let limits = ConnectionLimits(
             maxMessageRate: configuration.maxMessageRate, slowConsumerGrace: configuration.slowConsumerGrace,
             maxOutboundBytes: configuration.maxOutboundBytes,
@@ -86,8 +87,8 @@ public final class CatRaceListener: Sendable {
             },
             makeHandler: { world, flusher in
                 CatRaceConnectionHandler(
-                    world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,
-                    logger: listenerLogger)
+                    world: world, maximumFrameBody: maximumFrameBody, frameTimeout: frameTimeout, limits: limits,
+                    flusher: flusher, logger: listenerLogger)
             })
         return CatRaceListener(
             listener: listener, store: store, startup: startup, storageOutages: storageOutages, registrations: registrations)

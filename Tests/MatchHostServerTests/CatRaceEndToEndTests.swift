@@ -164,6 +164,39 @@ extension CatRaceServerMessage {
         try await server.stop()
     }
 
+    /// The tutorial client says who it is at once and then may stay quiet for as long as it
+    /// likes; a connection that never says who it is, or sends a frame a byte at a time, holds
+    /// nothing past --idle-timeout.
+    @Test func silenceBeforePlayerConnectedAndATrickledFrameAreClosedButAQuietRacerIsNot() async throws {
+        let server = try await RunningServer.start { $0.idleTimeout = .milliseconds(1_000) }
+        let quiet = try await server.client("G:Quiet")
+        #expect(try await quiet.next() == .notInMatch)
+        let mute = try await server.client()
+        let trickler = try await server.client("G:Trickle")
+        #expect(try await trickler.next() == .notInMatch)
+        try await trickler.sendRaw([0, 0, 0, 100])  // a frame of 96 bytes begins
+        let trickle = Task { () -> Int in
+            var sent = 0
+            while sent < 60 {
+                do {
+                    try await Task.sleep(for: .milliseconds(100))
+                    try await trickler.sendRaw([0])
+                } catch { break }
+                sent += 1
+            }
+            return sent
+        }
+        try await mute.waitUntilClosed()
+        try await trickler.waitUntilClosed()
+        trickle.cancel()
+        #expect(await trickle.value < 60, "closed while the client was still trickling")
+        // Well past the timeout, the quiet racer is still served.
+        try await quiet.send(.playerConnected(PlayerConnected(playerID: "G:Quiet", alias: "Quiet", continueMatch: true)))
+        #expect(try await quiet.next() == .notInMatch)
+        #expect(try await server.listener.counts().connections == 1)
+        try await server.stop()
+    }
+
     @Test func aConnectionOverTheMessageRateIsClosed() async throws {
         let server = try await RunningServer.start { $0.maxMessageRate = 50 }
         let polite = try await server.client("G:Polite")
