@@ -602,6 +602,33 @@ private func fourInARowPair(
         try await server.group.shutdownGracefully()
     }
 
+    /// A restored game that ends before one of its players is back (the other came back and
+    /// left) still tells that player, when it comes back, how the game ended.
+    @Test func aPlayerWhoNeverCameBackToARestoredGameHearsHowItEndedWhenItDoes() async throws {
+        let store = InMemoryGameStore()
+        let before = try await RunningNativeServer.start { $0.store = store }
+        let pair = try await fourInARowPair(before, "gone-a", "gone-b")
+        try await pair.first.playFourInARow(1, column: 0, in: pair.match)
+        try await before.stop()
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        let (first, _) = try await after.login("gone-a", secret: pair.secrets[0])
+        guard case .matchResumed = try await first.nextMessage() else {
+            Issue.record("expected MATCH_RESUMED")
+            return
+        }
+        #expect(try await first.ask(.leaveMatch(pair.match)) == .success(.matchLeft(pair.match)))
+        let (second, _) = try await after.login("gone-b", secret: pair.secrets[1])
+        let ended = try await second.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        guard case .matchEnded(pair.match, let reason) = ended else {
+            Issue.record("expected MATCH_ENDED for the restored game, got \(ended)")
+            return
+        }
+        #expect(reason == "abandoned(both players are gone)", "its seat was still waiting: nobody was left to win")
+        #expect(try await second.drain().allSatisfy { if case .matchEnded = $0 { false } else { true } }, "told once")
+        try await after.stop()
+    }
+
     @Test func aGameStoredAsOverEndsWithItsResultWhenRestoredAndItsPlayersAreToldWhenTheyAreBack() async throws {
         let store = InMemoryGameStore()
         let before = try await RunningNativeServer.start { $0.store = store }

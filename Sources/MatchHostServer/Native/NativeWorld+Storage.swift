@@ -17,6 +17,9 @@ struct StoredMatchesState {
     var endedWhileAway: [PlayerID: [(match: MatchID, reason: String)]] = [:]
     /// Restored turn-based matches holding a seat for the player, by player.
     var waitingSeats: [PlayerID: [MatchID]] = [:]
+    /// The players an ended restored match still held a seat for (they never came back), until
+    /// its end is announced: they hear of it then, or when they come back.
+    var awayAtEnd: [MatchID: [PlayerID]] = [:]
     /// Set when the server stops: turn-based games are then left running in storage.
     var isShuttingDown = false
     /// Ended matches whose players are told how they ended once their result is stored.
@@ -293,15 +296,46 @@ extension NativeWorld {
         let tutorialStoredIDs = self.storedMatches.tutorialStoredIDs.removeValue(forKey: id) ?? [:]
         guard let players = self.storedMatches.recordedPlayers.removeValue(forKey: id),
             !(match.storageKind == .turnBased && self.storedMatches.isShuttingDown)
-        else { return match.announceEnd() }
+        else { return self.announceEnd(of: match) }
         let ending = (match.storedEnding ?? .abandoned(reason: "ended")).renamingPlayers(tutorialStoredIDs)
         guard case .finished = ending else {
             self.storage.recordEnding(ending, of: id, players: players)
-            return match.announceEnd()
+            return self.announceEnd(of: match)
         }
         self.storedMatches.endsBeingStored[id] = match
         self.storage.recordEnding(ending, of: id, players: players) { [weak self] _ in
-            self?.storedMatches.endsBeingStored.removeValue(forKey: id)?.announceEnd()
+            guard let self, let match = self.storedMatches.endsBeingStored.removeValue(forKey: id) else { return }
+            self.announceEnd(of: match)
+        }
+    }
+
+    /// `match` has ended: the seats it still held for restored players who never came back are
+    /// let go, and those players are told how it ended with the others (``announceEnd(of:)``).
+    func releaseWaitingSeats(of match: any HostedMatch) {
+        var away: [PlayerID] = []
+        for player in match.seatPlayers {
+            guard let index = self.storedMatches.waitingSeats[player]?.firstIndex(of: match.id) else { continue }
+            self.storedMatches.waitingSeats[player]?.remove(at: index)
+            if self.storedMatches.waitingSeats[player]?.isEmpty == true { self.storedMatches.waitingSeats[player] = nil }
+            away.append(player)
+        }
+        if !away.isEmpty { self.storedMatches.awayAtEnd[match.id] = away }
+    }
+
+    /// Tells `match`'s players how it ended (``HostedMatch/announceEnd()``), and those it held a
+    /// seat for who never came back: on their session if they have signed in since, else when
+    /// they do. A game suspended by a graceful stop tells nobody: it goes on after the restart.
+    func announceEnd(of match: any HostedMatch) {
+        match.announceEnd()
+        guard let away = self.storedMatches.awayAtEnd.removeValue(forKey: match.id), !self.storedMatches.isShuttingDown,
+            let reason = match.endReason
+        else { return }
+        for player in away {
+            if let session = self.sessions.session(of: player) {
+                session.sendReliable(NativeServerMessage.matchEnded(matchID: match.id, reason: reason).encoded(allocator: self.allocator))
+            } else {
+                self.storedMatches.endedWhileAway[player, default: []].append((match.id, reason))
+            }
         }
     }
 
@@ -310,6 +344,6 @@ extension NativeWorld {
     func announceEndsBeingStored() {
         let waiting = self.storedMatches.endsBeingStored
         self.storedMatches.endsBeingStored.removeAll()
-        for match in waiting.values { match.announceEnd() }
+        for match in waiting.values { self.announceEnd(of: match) }
     }
 }

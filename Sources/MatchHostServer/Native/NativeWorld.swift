@@ -298,6 +298,7 @@ final class NativeWorld {
     /// Makes `hosted` one of the world's matches: listed, reachable by id, cleaned up when it ends.
     func register(_ hosted: any HostedMatch) {
         hosted.onEnd = { [unowned self] ended in
+            self.releaseWaitingSeats(of: ended)
             self.recordEnd(of: ended)
             self.matches[ended.id] = nil
             if let race = ended as? NativeMatch<CatRaceGame> { self.catRaceWorld?.invitedMatchEnded(race.match) }
