@@ -185,11 +185,12 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
             }
             self.isAwaitingIdentity = true
             self.setReading(false)
-            let source = RegistrationLimiter.source(of: self.context?.channel.remoteAddress)
+            let source = NetworkBudget.source(of: self.context?.channel.remoteAddress)
             storage.identify(message.playerID, alias: message.alias, from: source) { result in
                 self.identityAnswered(result, for: message)
             }
-        case .startMatch(let message): self.world.startMatch(message, on: self)
+        case .startMatch(let message):
+            self.world.startMatch(message, on: self, from: NetworkBudget.source(of: self.context?.channel.remoteAddress))
         case .movedSelf(let message): self.world.movedSelf(message, on: self)
         case .restartMatch: self.world.restartMatch(on: self)
         case .notifyReady(let message): self.world.notifyReady(message, on: self)

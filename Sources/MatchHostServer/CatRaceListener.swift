@@ -21,17 +21,20 @@ public final class CatRaceListener: Sendable {
     /// The store's outages, which a native listener sharing the store reports through too.
     let storageOutages: StorageOutageMonitor?
     /// New players per source network, a budget a native listener shares.
-    let registrations: RegistrationLimiter
+    let registrations: NetworkBudget
+    /// New matches per source network, a budget a native listener shares.
+    let matchCreations: NetworkBudget
 
     /// The address the listener actually bound (with the real port when 0 was asked for).
     public var localAddress: SocketAddress { self.listener.localAddress }
 
     private init(
         listener: GameListener<CatRaceWorld>, store: (any GameStore)?, startup: WorldStartup?, storageOutages: StorageOutageMonitor?,
-        registrations: RegistrationLimiter
+        registrations: NetworkBudget, matchCreations: NetworkBudget
     ) {
         self.listener = listener
         self.registrations = registrations
+        self.matchCreations = matchCreations
         self.store = store
         self.startup = startup
         self.storageOutages = storageOutages
@@ -63,7 +66,8 @@ public final class CatRaceListener: Sendable {
             // Unreliable: what one pass hands a tutorial client is a few frames.
             outboundHardLimit: 2 * configuration.maxOutboundBytes)
         let listenerLogger = logger
-        let registrations = RegistrationLimiter(perMinute: configuration.maxNewPlayersPerMinute)
+        let registrations = NetworkBudget.newPlayers(perMinute: configuration.maxNewPlayersPerMinute)
+        let matchCreations = NetworkBudget.newMatches(perMinute: configuration.maxNewMatchesPerMinute)
         let maximumUnstoredEndings = configuration.maxUnstoredResults
         let maximumBacklog = configuration.maxStoreBacklog
         let store = configuration.store
@@ -75,6 +79,7 @@ public final class CatRaceListener: Sendable {
             portName: "catrace", logger: logger, farewell: nil,
             makeWorld: { clock in
                 let world = CatRaceWorld(options: worldOptions, clock: clock, logger: listenerLogger)
+                world.admitsNewRace = { network in matchCreations.admit(network, now: clock.now) }
                 if let store, let startup {
                     world.recorder = CatRaceStorage(
                         storage: WorldStore(
@@ -91,7 +96,8 @@ public final class CatRaceListener: Sendable {
                     flusher: flusher, logger: listenerLogger)
             })
         return CatRaceListener(
-            listener: listener, store: store, startup: startup, storageOutages: storageOutages, registrations: registrations)
+            listener: listener, store: store, startup: startup, storageOutages: storageOutages, registrations: registrations,
+            matchCreations: matchCreations)
     }
 
     /// How many connections are open and how many races run (for tests and the admin page).

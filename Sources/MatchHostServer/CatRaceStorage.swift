@@ -26,7 +26,7 @@ final class CatRaceStorage: CatRaceRecorder {
     let storage: WorldStore
     /// New players per source network (`--max-new-players-per-minute`), shared with the
     /// native port.
-    let registrations: RegistrationLimiter
+    let registrations: NetworkBudget
     /// Lookups not answered yet, by tutorial id: a second connection claiming the same id
     /// waits for the first answer rather than racing it to create the player.
     private var lookups: [PlayerID: [(Result<CatRaceStoredIdentity, any Error>) -> Void]] = [:]
@@ -43,7 +43,7 @@ final class CatRaceStorage: CatRaceRecorder {
         var registeredFrom: String?
     }
 
-    init(storage: WorldStore, registrations: RegistrationLimiter) {
+    init(storage: WorldStore, registrations: NetworkBudget) {
         self.storage = storage
         self.registrations = registrations
     }
@@ -55,7 +55,7 @@ final class CatRaceStorage: CatRaceRecorder {
     /// `completion` runs on the loop once that is committed. A known player takes `alias` (a
     /// tutorial client that comes back under a new alias is stored under it) and is marked seen.
     ///
-    /// Only a player created counts against `source`'s new players (``RegistrationLimiter``):
+    /// Only a player created counts against `source`'s new players (``NetworkBudget``):
     /// the id is looked up first, and an unknown one takes a registration (given back if the
     /// database fails to create it). An unknown id from a network out of registrations fails
     /// with ``CatRaceRegistrationRefused``; its stored players still come back.
@@ -173,7 +173,7 @@ final class CatRaceStorage: CatRaceRecorder {
 /// `--max-new-players-per-minute` already. The tutorial's protocol has no error message; the
 /// connection closes.
 struct CatRaceRegistrationRefused: Error, CustomStringConvertible {
-    /// The network, as ``RegistrationLimiter/source(of:)`` names it.
+    /// The network, as ``NetworkBudget/source(of:)`` names it.
     var source: String
     var description: String { "too many new players from \(self.source) (--max-new-players-per-minute)" }
 }

@@ -12,7 +12,7 @@ enum ConnectionRefusal: Equatable {
 
 /// The open connections of one port, from the moment each is admitted until it closes
 /// (closed by shutdown), bounded by `--max-connections`, and per source network (an IPv4
-/// address, an IPv6 /64: ``RegistrationLimiter/source(of:)``) by
+/// address, an IPv6 /64: ``NetworkBudget/source(of:)``) by
 /// `--max-connections-per-address`, so that one machine cannot take every place. When the port
 /// or a network is full it says so once in the log (not once per refused connection: a flood
 /// would drown it) and counts every refusal in `matchhost_connections_refused_total` (by
@@ -62,7 +62,7 @@ final class ConnectionRegistry {
             }
             return .portFull
         }
-        let source = RegistrationLimiter.source(of: channel.remoteAddress)
+        let source = NetworkBudget.source(of: channel.remoteAddress)
         let fromSource = self.perSource[source] ?? 0
         guard fromSource < self.maximumPerAddress else {
             self.refusedAddressFull.increment()

@@ -64,6 +64,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// (`RATE_LIMITED` on the native port, the close on the Cat Race port). Keeps a client
     /// inventing ids from filling the database.
     public var maxNewPlayersPerMinute: Int = 120
+    /// `--max-new-matches-per-minute`: matches one network may create a minute, both ports
+    /// together (native CREATE_MATCH, Cat Race START_MATCH), so that creating and leaving
+    /// matches cannot fill the database.
+    public var maxNewMatchesPerMinute: Int = 600
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
     public var lobbyInterval: TimeAmount = .milliseconds(50)
     /// How often the matchmaker forms groups (`--matchmaker-interval`, default 1 s).

@@ -106,6 +106,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "New players one network (IPv4 address, IPv6 /64) may register a minute, both ports together: unknown devices, and Cat Race playerIds not stored yet.")
     var maxNewPlayersPerMinute = 120
 
+    @Option(
+        name: .customLong("max-new-matches-per-minute"),
+        help: "Matches one network (IPv4 address, IPv6 /64) may create a minute, both ports together: native CREATE_MATCH, Cat Race START_MATCH.")
+    var maxNewMatchesPerMinute = 600
+
     // Retired: device identities now live in the database, not in memory. Still accepted so
     // that scripts written for earlier versions start; a warning says it does nothing.
     @Option(name: .customLong("max-devices"), help: .hidden)
@@ -211,6 +216,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxMatchesPerPlayer >= 1 else { throw ValidationError("--max-matches-per-player must be at least 1") }
         guard self.maxPendingRequests >= 1 else { throw ValidationError("--max-pending-requests must be at least 1") }
         guard self.maxNewPlayersPerMinute >= 1 else { throw ValidationError("--max-new-players-per-minute must be at least 1") }
+        guard self.maxNewMatchesPerMinute >= 1 else { throw ValidationError("--max-new-matches-per-minute must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
@@ -293,6 +299,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxMatchesPerPlayer = self.maxMatchesPerPlayer
         configuration.maxPendingRequests = self.maxPendingRequests
         configuration.maxNewPlayersPerMinute = self.maxNewPlayersPerMinute
+        configuration.maxNewMatchesPerMinute = self.maxNewMatchesPerMinute
         if self.maxDevices != nil {
             logger.warning("--max-devices has no effect any more: device identities are kept in the database (--data)")
         }

@@ -25,7 +25,7 @@ import Glibc
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-bench-smoke-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         // Every bench player is a new device from this machine (as the bench scripts, it lifts the limit).
-        let server = try await ServeProcess.start(data: data, arguments: ["--max-new-players-per-minute", "1000000"])
+        let server = try await ServeProcess.start(data: data, arguments: ["--max-new-players-per-minute", "1000000", "--max-new-matches-per-minute", "1000000"])
         let native = ["--port", "\(server.nativePort)", "--server-pid", "\(server.process.processIdentifier)"]
         let catRace = ["--port", "\(server.catRacePort)", "--server-pid", "\(server.process.processIdentifier)"]
         let runs: [(name: String, arguments: [String])] = [

@@ -339,6 +339,39 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         #expect(try await ann.next().matchStarted?.racers.map(\.alias) == ["Bo", "Ann"])
         try await server.stop()
     }
+    /// Creating matches and leaving them would fill the database: one network makes at most
+    /// --max-new-matches-per-minute, on both ports together; another network is not held up.
+    @Test func newMatchesCountAgainstOneBudgetPerNetworkForBothPorts() async throws {
+        let server = try await StoredServer.start(store: InMemoryGameStore()) { $0.maxNewMatchesPerMinute = 2 }
+        let nativePort = server.native.localAddress.port!
+        let (native, _) = try await TestNativeConnection.login(port: nativePort, group: server.group, device: "match-maker")
+        for _ in 0..<2 {
+            let created = try #require(try await native.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined)
+            #expect(try await native.ask(.leaveMatch(created.matchID)) == .success(.matchLeft(created.matchID)))
+        }
+        let refused = try await native.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).failure
+        #expect(refused?.code == .rateLimited)
+        #expect(refused?.message.contains("--max-new-matches-per-minute") == true)
+
+        // The Cat Race port draws on the same budget: its START_MATCH is refused (silently).
+        let ann = try await server.client("G:ann", alias: "Ann")
+        #expect(try await ann.next() == .notInMatch)
+        let bo = try await server.client("G:bo", alias: "Bo")
+        #expect(try await bo.next() == .notInMatch)
+        try await ann.send(.startMatch(StartMatch(playerIDs: ["G:ann", "G:bo"])))
+        #expect(try await ann.expectNothingPending().isEmpty)
+        #expect(try await server.catRace.counts().matches == 0)
+
+        // Another network still creates.
+        let elsewhere = try await TestNativeConnection.connect(port: nativePort, group: server.group, from: "127.0.0.2")
+        try await elsewhere.send(.hello(version: 1, gameID: "matchhost"))
+        guard case .welcome = try await elsewhere.next() else { throw TestClientError.unexpected("no WELCOME") }
+        try await elsewhere.send(.authenticate(.device(id: "elsewhere", secret: "")))
+        guard case .authenticated = try await elsewhere.next() else { throw TestClientError.unexpected("no AUTHENTICATED") }
+        #expect(try await elsewhere.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined != nil)
+        try await server.stop()
+    }
+
     @Test func newTutorialPlayersCountAgainstTheNetworksBudgetWhichTheNativePortShares() async throws {
         let store = InMemoryGameStore()
         let old = ExternalIdentityClaim(identity: .catRaceTutorial("G:old"), newPlayerID: "0ld", alias: "Old")

@@ -80,6 +80,9 @@ public enum CatRaceRequestRefusal: String, Sendable, Hashable, CaseIterable {
     case notInMatch = "not_in_match"
     /// NOTIFY_READY naming a player that is not connected.
     case inviterAbsent = "inviter_absent"
+    /// START_MATCH from a network that has started its most races a minute
+    /// (``CatRaceWorld/admitsNewRace``).
+    case tooManyNewRaces = "too_many_new_races"
 }
 
 /// Settings of the Cat Race world.
@@ -234,15 +237,21 @@ public final class CatRaceWorld {
         }
     }
 
+    /// Whether a START_MATCH from a network may start one more race (the server's
+    /// `--max-new-matches-per-minute`, counted when it answers yes); nil: always.
+    public var admitsNewRace: ((_ network: String) -> Bool)?
+
     /// START_MATCH: create a race with these racers, in this order. Ids the server has not
     /// seen get reserved seats.
-    public func startMatch(_ message: StartMatch, on link: any CatRaceLink) {
+    /// - Parameter network: the network it came from, for ``admitsNewRace``.
+    public func startMatch(_ message: StartMatch, on link: any CatRaceLink, from network: String = "") {
         guard let sender = link.catRacePlayer else { return self.refuse(.notIdentified, link: link) }
         let ids = message.playerIDs
         guard (2...self.options.maxRacers).contains(ids.count) else { return self.refuse(.badRacerCount, link: link) }
         guard Set(ids).count == ids.count else { return self.refuse(.duplicateRacer, link: link) }
         guard ids.contains(sender.id) else { return self.refuse(.senderNotRacing, link: link) }
         guard ids.allSatisfy({ self.players[$0]?.match == nil }) else { return self.refuse(.racerBusy, link: link) }
+        guard self.admitsNewRace?(network) ?? true else { return self.refuse(.tooManyNewRaces, link: link) }
 
         let id = self.takeMatchID()
         let match = Match(

@@ -44,6 +44,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     /// The handshake (HELLO, then AUTHENTICATE or RESUME) must be done within the idle timeout
     /// of this, whatever arrives meanwhile.
     private var connectedAt = NIODeadline.now()
+    /// The network the connection comes from, as per-network budgets count it.
+    private var network = ""
     private var heartbeat: RepeatedTask?
     private let slowConsumer: SlowConsumerWatch
     private let outboundHardLimit: Int
@@ -80,6 +82,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        self.network = NetworkBudget.source(of: context.channel.remoteAddress)
         self.connectedAt = .now()
         self.lastReceivedAt = self.connectedAt
         let interval = TimeAmount.milliseconds(Int64(self.world.options.welcome.heartbeatMilliseconds))
@@ -181,7 +184,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             case .authenticate(let credentials):
                 self.state = .authenticating
                 self.setReading(false)
-                let source = RegistrationLimiter.source(of: self.context?.channel.remoteAddress)
+                let source = NetworkBudget.source(of: self.context?.channel.remoteAddress)
                 let world = self.world
                 self.world.authenticator.authenticate(
                     credentials, storage: self.world.storage, logger: self.logger, mayRegister: { world.admitRegistration(from: source) }
@@ -206,9 +209,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             switch frame {
             case .reliable(let sequence, let ack, let message):
                 guard try session.receiveReliable(sequence: sequence, ack: ack) else { return }
-                try self.world.handle(try NativeClientMessage(message: message), from: session, reliable: true)
+                try self.world.handle(try NativeClientMessage(message: message), from: session, network: self.network, reliable: true)
             case .unreliable(let message):
-                try self.world.handle(try NativeClientMessage(message: message), from: session, reliable: false)
+                try self.world.handle(try NativeClientMessage(message: message), from: session, network: self.network, reliable: false)
             case .ack(let ack):
                 try session.receiveAcknowledgement(ack)
             case .ping(let value):

@@ -33,7 +33,8 @@ public final class NativeListener: Sendable {
     ) async throws -> NativeListener {
         let storageOutages = catRace?.storageOutages ?? StorageOutageMonitor(logger: logger)
         // One budget of new players for both ports: a network may not double it by using both.
-        let registrations = catRace?.registrations ?? RegistrationLimiter(perMinute: configuration.maxNewPlayersPerMinute)
+        let registrations = catRace?.registrations ?? NetworkBudget.newPlayers(perMinute: configuration.maxNewPlayersPerMinute)
+        let matchCreations = catRace?.matchCreations ?? NetworkBudget.newMatches(perMinute: configuration.maxNewMatchesPerMinute)
         var logger = logger
         logger[metadataKey: "listener"] = "native"
         let options = NativeWorldOptions(
@@ -102,7 +103,7 @@ public final class NativeListener: Sendable {
                     clock: clock, storage: WorldStore(
                         store: store, eventLoop: loop, clock: clock, logger: listenerLogger, outages: storageOutages,
                         maximumUnstoredEndings: configuration.maxUnstoredResults, maximumBacklog: configuration.maxStoreBacklog),
-                    registrations: registrations, logger: listenerLogger)
+                    registrations: registrations, matchCreations: matchCreations, logger: listenerLogger)
                 world.start(from: startup)
                 return world
             },

@@ -55,7 +55,9 @@ final class NativeWorld {
     var storedRequestsPending: [PlayerID: Int] = [:]
     /// New players per source network (`--max-new-players-per-minute`), shared with the Cat
     /// Race port.
-    let registrations: RegistrationLimiter
+    let registrations: NetworkBudget
+    /// `--max-new-matches-per-minute`, shared with the Cat Race port.
+    let matchCreations: NetworkBudget
     /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
     var nextMatchID: MatchID = 1
     /// Private matches by invite code.
@@ -79,7 +81,7 @@ final class NativeWorld {
 
     init(
         options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, storage: WorldStore,
-        registrations: RegistrationLimiter, logger: Logger
+        registrations: NetworkBudget, matchCreations: NetworkBudget, logger: Logger
     ) {
         self.options = options
         self.authenticator = authenticator
@@ -88,6 +90,7 @@ final class NativeWorld {
         self.logger = logger
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
         self.registrations = registrations
+        self.matchCreations = matchCreations
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
@@ -141,8 +144,14 @@ final class NativeWorld {
 
     /// Handles one message from `session`'s player.
     /// - Throws: a decoding error for game input the game cannot read.
-    func handle(_ message: NativeClientMessage, from session: Session, reliable: Bool) throws {
+    /// - Parameter network: the network the message came from (``NetworkBudget/source(of:)``).
+    func handle(_ message: NativeClientMessage, from session: Session, network: String, reliable: Bool) throws {
         switch message {
+        case .request(let id, .createMatch) where !self.matchCreations.admit(network, now: self.clock.now):
+            self.logger.debug("match refused: too many new from this network", metadata: ["source": "\(network)"])
+            let refusal = NativeError(
+                .rateLimited, "this network has created its most matches this minute (--max-new-matches-per-minute); try again later")
+            session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
         case .request(let id, .subscribeLobby(let mode)) where self.subscribe(session, to: mode, requestID: id):
             return
         case .request(let id, let request) where request.isAnsweredFromStorage:

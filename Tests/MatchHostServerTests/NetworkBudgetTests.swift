@@ -2,11 +2,11 @@
 import NIOCore
 import Testing
 
-@Suite struct RegistrationLimiterTests {
+@Suite struct NetworkBudgetTests {
     private let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
     @Test func aNetworkRegistersItsMinuteAtOnceThenAtTheRefillRate() {
-        var limiter = RegistrationBuckets(perMinute: 3)
+        var limiter = NetworkBuckets(perMinute: 3)
         func admit(_ source: String, _ now: NIODeadline) -> Bool { limiter.admit(source, now: now) }
         for _ in 0..<3 { #expect(admit("10.0.0.1", self.start)) }
         #expect(!admit("10.0.0.1", self.start))
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func sourcesThatRefilledAreForgottenSoMemoryFollowsTheRate() {
-        var limiter = RegistrationBuckets(perMinute: 1)
+        var limiter = NetworkBuckets(perMinute: 1)
         func admit(_ source: String, _ now: NIODeadline) -> Bool { limiter.admit(source, now: now) }
         for index in 0..<1024 {
             #expect(admit("10.0.\(index / 256).\(index % 256)", self.start))
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aRefundGivesBackOneRegistrationUpToAFullBucket() {
-        var limiter = RegistrationBuckets(perMinute: 2)
+        var limiter = NetworkBuckets(perMinute: 2)
         func admit(_ source: String) -> Bool { limiter.admit(source, now: self.start) }
         #expect(admit("10.0.0.1") && admit("10.0.0.1"))
         #expect(!admit("10.0.0.1"))
@@ -50,7 +50,7 @@ import Testing
 
     @Test func theServersLimiterIsTheBucketsBehindALock() {
         // One limiter, asked from two places (the native world and the Cat Race port's).
-        let limiter = RegistrationLimiter(perMinute: 2)
+        let limiter = NetworkBudget.newPlayers(perMinute: 2)
         #expect(limiter.admit("10.0.0.1", now: self.start))
         #expect(limiter.admit("10.0.0.1", now: self.start))
         #expect(!limiter.admit("10.0.0.1", now: self.start))
@@ -61,14 +61,14 @@ import Testing
 
     @Test func addressesCountByNetwork() throws {
         let v4 = try SocketAddress(ipAddress: "203.0.113.7", port: 5000)
-        #expect(RegistrationLimiter.source(of: v4) == "203.0.113.7")
+        #expect(NetworkBudget.source(of: v4) == "203.0.113.7")
         let a = try SocketAddress(ipAddress: "2001:db8:1:2:aaaa::1", port: 5000)
         let b = try SocketAddress(ipAddress: "2001:db8:1:2:bbbb::9", port: 5001)
         let c = try SocketAddress(ipAddress: "2001:db8:1:3::1", port: 5000)
-        #expect(RegistrationLimiter.source(of: a) == "2001:db8:1:2::/64")
-        #expect(RegistrationLimiter.source(of: a) == RegistrationLimiter.source(of: b))
-        #expect(RegistrationLimiter.source(of: a) != RegistrationLimiter.source(of: c))
+        #expect(NetworkBudget.source(of: a) == "2001:db8:1:2::/64")
+        #expect(NetworkBudget.source(of: a) == NetworkBudget.source(of: b))
+        #expect(NetworkBudget.source(of: a) != NetworkBudget.source(of: c))
         let mapped = try SocketAddress(ipAddress: "::ffff:203.0.113.7", port: 5000)
-        #expect(RegistrationLimiter.source(of: mapped) == "203.0.113.7", "IPv4 on a dual-stack socket counts as IPv4")
+        #expect(NetworkBudget.source(of: mapped) == "203.0.113.7", "IPv4 on a dual-stack socket counts as IPv4")
     }
 }

@@ -2,29 +2,44 @@ import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// `--max-new-players-per-minute`: how many new players one network may register, so that a
-/// client inventing device ids (native port) or tutorial player ids (Cat Race port) cannot
-/// fill the database. One budget for both ports: the server makes one limiter and both
-/// worlds ask it. Each refusal is counted in `matchhost_registrations_refused_total`.
-final class RegistrationLimiter: Sendable {
-    private let buckets: NIOLockedValueBox<RegistrationBuckets>
-    private let refused = Counter(label: "matchhost_registrations_refused_total")
+/// How many of something that fills the database one network may make a minute, so that a
+/// client cannot fill the disk by repeating it: new players (`--max-new-players-per-minute`:
+/// invented device ids on the native port, tutorial player ids on the Cat Race port) and new
+/// matches (`--max-new-matches-per-minute`: CREATE_MATCH, START_MATCH). One budget of each
+/// for both ports: the server makes one and both worlds ask it. Each refusal is counted in
+/// the budget's metric.
+final class NetworkBudget: Sendable {
+    private let buckets: NIOLockedValueBox<NetworkBuckets>
+    private let refused: Counter
 
-    /// - Parameter perMinute: new players per source network a minute, and at once.
-    init(perMinute: Int) {
-        self.buckets = NIOLockedValueBox(RegistrationBuckets(perMinute: perMinute))
+    /// - Parameters:
+    ///   - perMinute: how many per source network a minute, and at once.
+    ///   - refusals: the label of the counter of refusals.
+    init(perMinute: Int, refusals: String) {
+        self.buckets = NIOLockedValueBox(NetworkBuckets(perMinute: perMinute))
+        self.refused = Counter(label: refusals)
     }
 
-    /// Whether `source` may register one more player at `now`; if so, that registration is
-    /// counted, and if not, the refusal.
+    /// The budget of new players, `--max-new-players-per-minute`.
+    static func newPlayers(perMinute: Int) -> NetworkBudget {
+        NetworkBudget(perMinute: perMinute, refusals: "matchhost_registrations_refused_total")
+    }
+
+    /// The budget of new matches, `--max-new-matches-per-minute`.
+    static func newMatches(perMinute: Int) -> NetworkBudget {
+        NetworkBudget(perMinute: perMinute, refusals: "matchhost_match_creations_refused_total")
+    }
+
+    /// Whether `source` may make one more at `now`; if so, it is counted, and if not, the
+    /// refusal.
     func admit(_ source: String, now: NIODeadline) -> Bool {
         let admitted = self.buckets.withLockedValue { $0.admit(source, now: now) }
         if !admitted { self.refused.increment() }
         return admitted
     }
 
-    /// Gives back a registration ``admit(_:now:)`` counted for `source` that made no new player
-    /// after all (the identity turned out to be stored already).
+    /// Gives back one ``admit(_:now:)`` counted for `source` that made nothing after all (a
+    /// registration whose identity turned out to be stored already).
     func refund(_ source: String, now: NIODeadline) {
         self.buckets.withLockedValue { $0.refund(source, now: now) }
     }
@@ -54,12 +69,12 @@ final class RegistrationLimiter: Sendable {
     }
 }
 
-/// The token buckets behind ``RegistrationLimiter``: one per source network, `perMinute` at
+/// The token buckets behind ``NetworkBudget``: one per source network, `perMinute` at
 /// once, refilled at `perMinute` a minute.
 ///
 /// Only sources that registered within the last minute are kept: a bucket that has refilled
 /// is dropped at the next sweep, so memory follows the registration rate, not history.
-struct RegistrationBuckets {
+struct NetworkBuckets {
     /// New players per source network a minute, and at once.
     let perMinute: Int
     private var buckets: [String: (tokens: Double, at: NIODeadline)] = [:]
