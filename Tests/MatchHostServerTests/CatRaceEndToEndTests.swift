@@ -175,17 +175,7 @@ extension CatRaceServerMessage {
         let trickler = try await server.client("G:Trickle")
         #expect(try await trickler.next() == .notInMatch)
         try await trickler.sendRaw([0, 0, 0, 100])  // a frame of 96 bytes begins
-        let trickle = Task { () -> Int in
-            var sent = 0
-            while sent < 60 {
-                do {
-                    try await Task.sleep(for: .milliseconds(100))
-                    try await trickler.sendRaw([0])
-                } catch { break }
-                sent += 1
-            }
-            return sent
-        }
+        let trickle = trickleBytes(through: trickler.sendRaw)
         try await mute.waitUntilClosed()
         try await trickler.waitUntilClosed()
         trickle.cancel()

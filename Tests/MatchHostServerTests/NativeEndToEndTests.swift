@@ -622,17 +622,7 @@ extension Result {
         }
         let connection = authenticated ? try await server.login("trickler").0 : try await server.connect()
         try await connection.sendRaw([0, 0, 1, 0])  // a frame of 256 bytes begins
-        let trickle = Task { () -> Int in
-            var sent = 0
-            while sent < 60 {
-                do {
-                    try await Task.sleep(for: .milliseconds(100))
-                    try await connection.sendRaw([0])
-                } catch { break }
-                sent += 1
-            }
-            return sent
-        }
+        let trickle = trickleBytes(through: connection.sendRaw)
         #expect(try await connection.closingError().code == (authenticated ? .idleTimeout : .handshakeTimeout))
         trickle.cancel()
         #expect(await trickle.value < 60, "closed while the client was still trickling")
