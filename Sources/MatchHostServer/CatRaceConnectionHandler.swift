@@ -137,8 +137,10 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         if !self.hasSentPlayerConnected {
             return self.close(reason: "no PLAYER_CONNECTED within \(limit) of connecting", level: .info)
         }
-        guard self.frames.bufferedBytes > 0, !self.isAwaitingIdentity else { return }
-        if self.framesHandled == handledBefore {
+        guard self.frames.bufferedBytes > 0 else { return }
+        // Frames waiting behind a PLAYER_CONNECTED the store is answering are no stall, but
+        // what follows them is checked again.
+        if self.framesHandled == handledBefore, !self.isAwaitingIdentity {
             return self.close(reason: "a frame begun more than \(limit) ago is not whole yet")
         }
         self.scheduleStallCheck(on: context.eventLoop)

@@ -63,6 +63,8 @@ struct ServeCommand: AsyncParsableCommand {
     /// raised) cannot hold that many on both ports, so that connections past it are refused
     /// (SERVER_FULL) rather than left waiting for a descriptor.
     static func defaultMaxConnections(openFileLimit: UInt64) -> Int {
+        // 0: the limit could not be read; assume it holds the usual number.
+        guard openFileLimit > 0 else { return 20_000 }
         let spare = openFileLimit > UInt64(serverOwnFileDescriptors) ? openFileLimit - UInt64(serverOwnFileDescriptors) : 0
         return Int(max(1, min(20_000, spare / 2)))
     }
@@ -196,7 +198,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxOutbound >= 1024 else { throw ValidationError("--max-outbound must be at least 1024") }
         guard (2...16).contains(self.maxRacers) else { throw ValidationError("--max-racers must be 2-16") }
         guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }
-        guard (self.maxConnections ?? 1) >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard (1...1_000_000).contains(self.maxConnections ?? 1) else { throw ValidationError("--max-connections must be 1-1000000") }
         guard self.maxConnectionsPerAddress >= 1 else { throw ValidationError("--max-connections-per-address must be at least 1") }
         guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard !self.gameIDs.isEmpty, self.gameIDs.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
@@ -233,7 +235,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let maxValueBytes = self.maxValueBytes {
             // A limit no client could reach would promise what the frame limit takes back.
-            let largestValue = self.maxFrame - NativeRequest.writeValueFrameOverhead - self.maxKeyBytes
+            let largestValue = self.largestWritableValue
             guard maxValueBytes >= 0, maxValueBytes <= largestValue else {
                 throw ValidationError(
                     "--max-value-bytes must be 0 to \(max(0, largestValue)): a WRITE_VALUE frame carries \(NativeRequest.writeValueFrameOverhead) bytes besides its key (up to --max-key-bytes \(self.maxKeyBytes)) and value, and must fit in --max-frame \(self.maxFrame); raise --max-frame for larger values"
@@ -242,10 +244,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// The key-value store's limits the flags set.
+    /// The largest value a WRITE_VALUE under the longest key carries in `--max-frame`.
+    private var largestWritableValue: Int {
+        max(0, self.maxFrame - NativeRequest.writeValueFrameOverhead - self.maxKeyBytes)
+    }
+
+    /// The key-value store's limits the flags set: without `--max-value-bytes`, 16 KiB or what
+    /// a frame carries if less.
     private var storageLimits: StorageLimits {
         StorageLimits(
-            maximumKeyBytes: self.maxKeyBytes, maximumValueBytes: self.maxValueBytes ?? StorageLimits().maximumValueBytes,
+            maximumKeyBytes: self.maxKeyBytes,
+            maximumValueBytes: self.maxValueBytes ?? min(StorageLimits().maximumValueBytes, self.largestWritableValue),
             maximumKeysPerPlayer: self.maxKeysPerPlayer)
     }
 
@@ -268,7 +277,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.debug("open file limit", metadata: ["limit": "\(openFiles)"])
         let maxConnections = self.maxConnections ?? Self.defaultMaxConnections(openFileLimit: openFiles)
         let wantedFiles = UInt64(2 * maxConnections + serverOwnFileDescriptors)
-        if openFiles < wantedFiles {
+        if openFiles > 0, openFiles < wantedFiles {
             // Out of descriptors, the server cannot even refuse: new connections wait unanswered.
             let usable = openFiles > UInt64(serverOwnFileDescriptors) ? openFiles - UInt64(serverOwnFileDescriptors) : 0
             logger.warning(

@@ -38,9 +38,15 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     /// ACK, PING and PONG have their own allowance: a client acknowledging each read batch of
     /// a busy match must not use up what it may send itself.
     private var controlRate: MessageRateLimiter
-    /// When the last whole frame arrived: silence is counted in frames, not bytes, so that a
-    /// client trickling one frame a byte at a time is as idle as one that sends nothing.
+    /// When the client last showed it is there: a whole frame, or another
+    /// ``progressWorthBytes`` of one under way. Not every byte: a client trickling one frame a
+    /// byte at a time is as idle as one that sends nothing, while one uploading a large frame
+    /// slowly (its PONGs wait behind it) is not.
     private var lastReceivedAt = NIODeadline.now()
+    /// Bytes received since ``lastReceivedAt`` was last moved by them.
+    private var bytesSinceProgress = 0
+    /// How much of a frame under way counts as a sign of life.
+    private static let progressWorthBytes = 1024
     /// The handshake (HELLO, then AUTHENTICATE or RESUME) must be done within the idle timeout
     /// of this, whatever arrives meanwhile.
     private var connectedAt = NIODeadline.now()
@@ -113,6 +119,11 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !self.isClosing else { return }
         var incoming = Self.unwrapInboundIn(data)
+        self.bytesSinceProgress += incoming.readableBytes
+        if self.bytesSinceProgress >= Self.progressWorthBytes {
+            self.bytesSinceProgress = 0
+            self.lastReceivedAt = .now()
+        }
         self.frames.append(&incoming)
         self.handleBufferedFrames()
     }
@@ -348,12 +359,20 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.outbound = nil
         if !self.isClosing, !context.channel.isWritable,
             let waiting = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
-            waiting + outbound.readableBytes > self.outboundHardLimit
+            waiting + outbound.readableBytes > self.outboundHardLimit + self.unacknowledgedFrameHeaders
         {
             // Not written: the session keeps its unacknowledged data for a resume.
-            return self.close(with: NativeError(.slowConsumer, "\(ConnectionLimitError.outboundHardLimit(self.outboundHardLimit))"))
+            let limit = self.outboundHardLimit + self.unacknowledgedFrameHeaders
+            return self.close(with: NativeError(.slowConsumer, "\(ConnectionLimitError.outboundHardLimit(limit))"))
         }
         context.writeAndFlush(Self.wrapOutboundOut(outbound), promise: nil)
+    }
+
+    /// `--max-backlog` counts messages, not the RELIABLE frames around them: a reading client
+    /// may have that many frames' headers waiting too (many small messages after a resume).
+    private var unacknowledgedFrameHeaders: Int {
+        guard case .established(let session) = self.state else { return 0 }
+        return session.outbox.unacknowledgedCount * NativeFrame.reliableHeaderSize
     }
 
     func close(with error: NativeError) {
