@@ -754,7 +754,9 @@ final class ClientSession {
     private func scheduleIdleCheck(on connection: ClientConnection, every interval: TimeAmount) {
         connection.idleTimer = self.eventLoop.assumeIsolated().scheduleTask(in: interval) {
             guard connection === self.connection, let idleTimeout = connection.idleTimeout else { return }
-            if NIODeadline.now() - connection.lastReadAt >= idleTimeout {
+            // Until AUTHENTICATED or RESUMED the server may be waiting on its database and sends
+            // no PING (it does not count that wait either); the handshake timer bounds it.
+            if connection.phase == .active, NIODeadline.now() - connection.lastReadAt >= idleTimeout {
                 self.logger.debug("nothing received for the idle timeout, reconnecting")
                 self.connection(connection, didCloseWith: MatchHostClientError.connectionFailed("idle timeout"))
             } else {
