@@ -72,9 +72,6 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     private var isAwaitingIdentity = false
     private var messageRate: MessageRateLimiter
     private let slowConsumer: SlowConsumerWatch
-    /// Past this many bytes waiting, a connection is closed at once, whatever its grace: the
-    /// tutorial's messages have no backlog bound of their own (see ``SlowConsumerWatch``).
-    private let outboundHardLimit: Int
     /// `--idle-timeout`: the tutorial client never pings, so a silent connection is no sign of a
     /// dead one once it has said who it is; but its first PLAYER_CONNECTED must come within this
     /// of the connect, and a frame it has begun must be whole within this, so that a client
@@ -84,6 +81,8 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     /// Frames handled so far: a check finding none handled since it was set finds a stalled frame.
     private var framesHandled = 0
     private var stallCheck: Scheduled<Void>?
+    /// The network the connection comes from, as per-network budgets count it.
+    private var network = ""
 
     init(
         world: CatRaceWorld, maximumFrameBody: Int, frameTimeout: TimeAmount, limits: ConnectionLimits,
@@ -95,8 +94,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         self.flusher = flusher
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
-        self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace)
-        self.outboundHardLimit = limits.outboundHardLimit
+        self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace, hardLimit: limits.outboundHardLimit)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -114,6 +112,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        self.network = NetworkBudget.source(of: context.channel.remoteAddress)
         self.logger.debug("connection opened", metadata: self.logMetadata)
         self.scheduleStallCheck(on: context.eventLoop)
         context.fireChannelActive()
@@ -187,12 +186,11 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
             }
             self.isAwaitingIdentity = true
             self.setReading(false)
-            let source = NetworkBudget.source(of: self.context?.channel.remoteAddress)
-            storage.identify(message.playerID, alias: message.alias, from: source) { result in
+            storage.identify(message.playerID, alias: message.alias, from: self.network) { result in
                 self.identityAnswered(result, for: message)
             }
         case .startMatch(let message):
-            self.world.startMatch(message, on: self, from: NetworkBudget.source(of: self.context?.channel.remoteAddress))
+            self.world.startMatch(message, on: self, from: self.network)
         case .movedSelf(let message): self.world.movedSelf(message, on: self)
         case .restartMatch: self.world.restartMatch(on: self)
         case .notifyReady(let message): self.world.notifyReady(message, on: self)
@@ -258,10 +256,8 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 
     func deliver(_ frame: ByteBuffer) {
         guard !self.isClosing, let context = self.context else { return }
-        if !context.channel.isWritable,
-            let waiting = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), waiting + frame.readableBytes > self.outboundHardLimit
-        {
-            return self.close(reason: "\(ConnectionLimitError.outboundHardLimit(self.outboundHardLimit))")
+        if self.slowConsumer.passesHardLimit(of: context.channel, writing: frame.readableBytes) {
+            return self.close(reason: "\(ConnectionLimitError.outboundHardLimit(self.slowConsumer.hardLimit))")
         }
         context.write(Self.wrapOutboundOut(frame), promise: nil)
         if !self.flushPending {

@@ -8,6 +8,11 @@ import Darwin
 /// log, the lock and key files, the listeners, each event loop's epoll and wake-up descriptors.
 let serverOwnFileDescriptors = 64
 
+/// The descriptors an open-file limit leaves for connections, on both ports together.
+func connectionDescriptors(underOpenFileLimit limit: UInt64) -> UInt64 {
+    limit > UInt64(serverOwnFileDescriptors) ? limit - UInt64(serverOwnFileDescriptors) : 0
+}
+
 /// Lifts the soft open-file limit to the hard one, so thousands of connections fit.
 /// Returns the soft limit in force afterwards.
 @discardableResult

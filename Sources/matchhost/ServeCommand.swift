@@ -65,8 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
     static func defaultMaxConnections(openFileLimit: UInt64) -> Int {
         // 0: the limit could not be read; assume it holds the usual number.
         guard openFileLimit > 0 else { return 20_000 }
-        let spare = openFileLimit > UInt64(serverOwnFileDescriptors) ? openFileLimit - UInt64(serverOwnFileDescriptors) : 0
-        return Int(max(1, min(20_000, spare / 2)))
+        return Int(max(1, min(20_000, connectionDescriptors(underOpenFileLimit: openFileLimit) / 2)))
     }
 
     @Option(
@@ -279,9 +278,8 @@ struct ServeCommand: AsyncParsableCommand {
         let wantedFiles = UInt64(2 * maxConnections + serverOwnFileDescriptors)
         if openFiles > 0, openFiles < wantedFiles {
             // Out of descriptors, the server cannot even refuse: new connections wait unanswered.
-            let usable = openFiles > UInt64(serverOwnFileDescriptors) ? openFiles - UInt64(serverOwnFileDescriptors) : 0
             logger.warning(
-                "the open-file limit is below what --max-connections allows on both ports: past about \(usable) connections in all, new ones wait unanswered in the listen queue; raise the limit (ulimit -n, LimitNOFILE in a systemd unit) or lower --max-connections",
+                "the open-file limit is below what --max-connections allows on both ports: past about \(connectionDescriptors(underOpenFileLimit: openFiles)) connections in all, new ones wait unanswered in the listen queue; raise the limit (ulimit -n, LimitNOFILE in a systemd unit) or lower --max-connections",
                 metadata: ["limit": "\(openFiles)", "wanted": "\(wantedFiles)"])
         }
 

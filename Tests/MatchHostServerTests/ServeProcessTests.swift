@@ -153,6 +153,7 @@ import Testing
         (["--max-store-backlog", "0"], "--max-store-backlog must be at least 1"),
         (["--max-key-bytes", "256"], "--max-key-bytes must be 1-255"),
         (["--max-connections", "9223372036854775807"], "--max-connections must be 1-1000000"),
+        (["--max-new-matches-per-minute", "0"], "--max-new-matches-per-minute must be at least 1"),
         (["--max-keys-per-player", "0"], "--max-keys-per-player must be 1-1000000"),
         // 65,536 - 29 - 128: the largest value a WRITE_VALUE under the longest key carries.
         (["--max-value-bytes", "65380"], "--max-value-bytes must be 0 to 65379"),

@@ -54,7 +54,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private var network = ""
     private var heartbeat: RepeatedTask?
     private let slowConsumer: SlowConsumerWatch
-    private let outboundHardLimit: Int
 
     init(
         world: NativeWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
@@ -65,8 +64,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.flusher = flusher
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
-        self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace)
-        self.outboundHardLimit = limits.outboundHardLimit
+        self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace, hardLimit: limits.outboundHardLimit)
         self.controlRate = MessageRateLimiter(rate: limits.maxMessageRate)
     }
 
@@ -195,10 +193,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             case .authenticate(let credentials):
                 self.state = .authenticating
                 self.setReading(false)
-                let source = NetworkBudget.source(of: self.context?.channel.remoteAddress)
-                let world = self.world
+                let (world, network) = (self.world, self.network)
                 self.world.authenticator.authenticate(
-                    credentials, storage: self.world.storage, logger: self.logger, mayRegister: { world.admitRegistration(from: source) }
+                    credentials, storage: self.world.storage, logger: self.logger, mayRegister: { world.admitRegistration(from: network) }
                 ) { outcome in
                     self.authenticationAnswered(outcome)
                 }
@@ -301,7 +298,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         if case .established = self.state {
             if now - self.lastReceivedAt >= idleLimit {
                 return self.close(
-                    with: NativeError(.idleTimeout, "no whole frame received for \(idleLimit.nanoseconds / 1_000_000) ms"))
+                    with: NativeError(
+                        .idleTimeout, "nothing received for \(idleLimit.nanoseconds / 1_000_000) ms (a whole frame, or a KiB of one)"))
             }
         } else if now - self.connectedAt >= idleLimit, !self.isAuthenticating {
             // While AUTHENTICATE waits for the store, the client is waiting on the server (its
@@ -357,12 +355,11 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.flushPending = false
         guard let context = self.context, let outbound = self.outbound else { return }
         self.outbound = nil
-        if !self.isClosing, !context.channel.isWritable,
-            let waiting = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
-            waiting + outbound.readableBytes > self.outboundHardLimit + self.unacknowledgedFrameHeaders
+        if !self.isClosing,
+            self.slowConsumer.passesHardLimit(of: context.channel, writing: outbound.readableBytes, allowance: self.unacknowledgedFrameHeaders)
         {
             // Not written: the session keeps its unacknowledged data for a resume.
-            let limit = self.outboundHardLimit + self.unacknowledgedFrameHeaders
+            let limit = self.slowConsumer.hardLimit + self.unacknowledgedFrameHeaders
             return self.close(with: NativeError(.slowConsumer, "\(ConnectionLimitError.outboundHardLimit(limit))"))
         }
         context.writeAndFlush(Self.wrapOutboundOut(outbound), promise: nil)
