@@ -91,8 +91,8 @@ extension SQLiteGameStore {
             arguments: [at.milliseconds, reason, Int64(id)])
     }
 
-    /// See ``GameStore/endInterruptedMatches(at:reason:)``.
-    public func endInterruptedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
+    /// See ``GameStore/endInterruptedMatches(at:reason:notice:)``.
+    public func endInterruptedMatches(at: UnixMillis, reason: String, notice: String?) async throws -> [MatchRecord] {
         try await self.write { db in
             let running = try Self.fetchMatches(
                 db, sql: "SELECT * FROM game_match WHERE state = 'running' AND kind = 'real_time' ORDER BY started_at, id")
@@ -113,6 +113,10 @@ extension SQLiteGameStore {
                     return PlayerResultRecord(playerID: player, outcome: outcome, score: row["score"], summary: row["summary"])
                 }
                 _ = try Self.finish(db, match, lines: lines, endedAt: at)
+            }
+            if let notice {
+                try Self.insertEndNotices(
+                    db, running.flatMap { match in match.players.map { MatchEndNotice(playerID: $0, matchID: match.id, reason: notice, endedAt: at) } })
             }
             return try running.compactMap { try Self.storedMatch(db, $0.id) }
         }

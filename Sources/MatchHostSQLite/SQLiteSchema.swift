@@ -10,6 +10,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v2", migrate: createPlayerValues)
         migrator.registerMigration("v3", migrate: createExternalIdentities)
         migrator.registerMigration("v4", migrate: createMatchIDReservation)
+        migrator.registerMigration("v5", migrate: createMatchEndNotices)
         return migrator
     }()
 
@@ -116,6 +117,22 @@ enum SQLiteSchema {
                 singleton INTEGER PRIMARY KEY NOT NULL CHECK (singleton = 1),
                 reserved_through INTEGER NOT NULL
             );
+            """)
+    }
+
+    /// What players away when a match of theirs ended are still to hear of it, until they are
+    /// back; added after the match id reservation. Cat Race ids are players too, so no foreign
+    /// key to player, and none to the match: a notice outlives nothing but its delivery.
+    private static func createMatchEndNotices(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE match_end_notice (
+                player_id TEXT NOT NULL,
+                match_id INTEGER NOT NULL,
+                reason TEXT NOT NULL,
+                ended_at INTEGER NOT NULL,
+                PRIMARY KEY (player_id, match_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX match_end_notice_by_end ON match_end_notice(ended_at);
             """)
     }
 }

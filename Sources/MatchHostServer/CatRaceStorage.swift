@@ -29,13 +29,23 @@ final class CatRaceStorage: CatRaceRecorder {
     let registrations: NetworkBudget
     /// Lookups not answered yet, by tutorial id: a second connection claiming the same id
     /// waits for the first answer rather than racing it to create the player.
-    private var lookups: [PlayerID: [(Result<CatRaceStoredIdentity, any Error>) -> Void]] = [:]
+    private var lookups: [PlayerID: Lookup] = [:]
     /// Claims waiting for the batch in flight: while one transaction runs, the next burst of
     /// first contacts gathers here and goes in the next, so a burst costs a few commits.
     private var waitingClaims: [WaitingClaim] = []
     private var isLookingUp = false
     private var races: [MatchID: RecordedRace] = [:]
     private var random = SystemRandomNumberGenerator()
+
+    /// One tutorial id's lookup in flight: the alias it stores, who waits for it, and claims of
+    /// the id under another alias, each made once it is answered (the last claim's alias is
+    /// the one stored and shown, as if the claims had come one after another).
+    private struct Lookup {
+        typealias Completion = (Result<CatRaceStoredIdentity, any Error>) -> Void
+        var alias: String
+        var waiting: [Completion]
+        var later: [(alias: String, source: String, completion: Completion)] = []
+    }
 
     /// A claim for the next batch, and the network whose registration it took, if it took one.
     private struct WaitingClaim {
@@ -62,11 +72,15 @@ final class CatRaceStorage: CatRaceRecorder {
     func identify(
         _ playerID: PlayerID, alias: String, from source: String, completion: @escaping (Result<CatRaceStoredIdentity, any Error>) -> Void
     ) {
-        if self.lookups[playerID] != nil {
-            self.lookups[playerID]?.append(completion)
+        if let lookup = self.lookups[playerID] {
+            if lookup.alias == alias && lookup.later.isEmpty {
+                self.lookups[playerID]?.waiting.append(completion)
+            } else {
+                self.lookups[playerID]?.later.append((alias, source, completion))
+            }
             return
         }
-        self.lookups[playerID] = [completion]
+        self.lookups[playerID] = Lookup(alias: alias, waiting: [completion])
         let claim = ExternalIdentityClaim(identity: .catRaceTutorial(playerID), newPlayerID: self.random.hexString(bytes: 16), alias: alias)
         self.storage.read({ store in try await store.player(externalIdentity: claim.identity) }) { result in
             switch result {
@@ -90,8 +104,13 @@ final class CatRaceStorage: CatRaceRecorder {
     }
 
     private func answer(_ playerID: PlayerID, _ answer: Result<CatRaceStoredIdentity, any Error>) {
-        for waiting in self.lookups.removeValue(forKey: playerID) ?? [] {
+        guard let lookup = self.lookups.removeValue(forKey: playerID) else { return }
+        for waiting in lookup.waiting {
             waiting(answer)
+        }
+        // In the order they came: claims of one alias in a row share their lookup again.
+        for claim in lookup.later {
+            self.identify(playerID, alias: claim.alias, from: claim.source, completion: claim.completion)
         }
     }
 

@@ -211,7 +211,7 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         // What a crash now would leave: the match finished with Abby's race.
         let abbyRecord = try #require(try await store.inner.player(externalIdentity: .catRaceTutorial("G:abby")))
         let boRecord = try #require(try await store.inner.player(externalIdentity: .catRaceTutorial("G:bo")))
-        let interrupted = try await store.inner.endInterruptedMatches(at: 1_000, reason: "crash")
+        let interrupted = try await store.inner.endInterruptedMatches(at: 1_000, reason: "crash", notice: nil)
         #expect(interrupted.count == 1)
         #expect(
             interrupted.first?.state

@@ -32,9 +32,19 @@ struct FailingGameStore: GameStore {
     }
     func recordMatchAbandoned(matchID: MatchID, endedAt: UnixMillis, reason: String) async throws { throw self.failure }
     func recordInterimResult(matchID: MatchID, result: MatchResultRecord) async throws { throw self.failure }
-    func endInterruptedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
+    func endInterruptedMatches(at: UnixMillis, reason: String, notice: String?) async throws -> [MatchRecord] {
         if self.failsAtStartup { throw self.failure }
         return []
+    }
+    func recordEndNotices(_ notices: [MatchEndNotice]) async throws { throw self.failure }
+    func endNotices() async throws -> [MatchEndNotice] {
+        if self.failsAtStartup { throw self.failure }
+        return []
+    }
+    func deleteEndNotices(playerID: PlayerID, matchIDs: [MatchID]) async throws { throw self.failure }
+    func deleteEndNotices(endedBefore: UnixMillis) async throws -> Int {
+        if self.failsAtStartup { throw self.failure }
+        return 0
     }
     func match(id: MatchID) async throws -> MatchRecord? { throw self.failure }
     func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] { throw self.failure }

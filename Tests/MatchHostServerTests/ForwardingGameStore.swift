@@ -45,9 +45,15 @@ extension ForwardingGameStore {
     func recordInterimResult(matchID: MatchID, result: MatchResultRecord) async throws {
         try await self.inner.recordInterimResult(matchID: matchID, result: result)
     }
-    func endInterruptedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord] {
-        try await self.inner.endInterruptedMatches(at: at, reason: reason)
+    func endInterruptedMatches(at: UnixMillis, reason: String, notice: String?) async throws -> [MatchRecord] {
+        try await self.inner.endInterruptedMatches(at: at, reason: reason, notice: notice)
     }
+    func recordEndNotices(_ notices: [MatchEndNotice]) async throws { try await self.inner.recordEndNotices(notices) }
+    func endNotices() async throws -> [MatchEndNotice] { try await self.inner.endNotices() }
+    func deleteEndNotices(playerID: PlayerID, matchIDs: [MatchID]) async throws {
+        try await self.inner.deleteEndNotices(playerID: playerID, matchIDs: matchIDs)
+    }
+    func deleteEndNotices(endedBefore: UnixMillis) async throws -> Int { try await self.inner.deleteEndNotices(endedBefore: endedBefore) }
     func match(id: MatchID) async throws -> MatchRecord? { try await self.inner.match(id: id) }
     func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
         try await self.inner.matchHistory(playerID: playerID, limit: limit)

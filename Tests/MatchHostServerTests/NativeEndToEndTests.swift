@@ -1052,7 +1052,7 @@ struct SplitMix: RandomNumberGenerator {
         #expect(meanwhile.last == .playerMoved(PlayerMoved(playerIndex: 1, posX: CatRaceTrack.finishX)))
         await store.release.open()
         #expect(try event(try await a.nextMessage()) == .gameOver(GameOver(winnerIndex: 1)))
-        let interrupted = try await store.inner.endInterruptedMatches(at: 1_000, reason: "crash")
+        let interrupted = try await store.inner.endInterruptedMatches(at: 1_000, reason: "crash", notice: nil)
         #expect(
             interrupted.map(\.state) == [
                 .finished(

@@ -224,6 +224,31 @@ private func fourInARowPair(
         #expect(await store.largestMatchID() == 2_000, "and the second run reserved the next block")
         try await second.stop()
     }
+
+    /// The notice of a match a restart abandoned is kept in the store: a player away across a
+    /// second restart still hears of it when back, and once told, never again.
+    @Test func aPlayerAwayAcrossTwoRestartsHearsOfTheInterruptedMatchOnceWhenBack() async throws {
+        let store = InMemoryGameStore()
+        let first = try await RunningNativeServer.start { $0.store = store }
+        let (_, issued) = try await first.login("twice-away")
+        try await first.stop()
+        // What a crash leaves: a real-time match still running.
+        try await store.recordMatchStarted(id: 41, game: "disks", mode: "", players: [issued.playerID, "someone"], startedAt: 5)
+        // This run abandons it; the player is not back before the next restart.
+        let second = try await RunningNativeServer.start { $0.store = store }
+        try await second.stop()
+
+        let third = try await RunningNativeServer.start { $0.store = store }
+        let (back, _) = try await third.login("twice-away", secret: issued.deviceSecret)
+        #expect(try await back.nextMessage() == .matchEnded(matchID: 41, reason: "abandoned(server restarted)"))
+        try await third.stop()  // which waits for the writes in flight
+        #expect(await store.endNotices().map(\.playerID) == ["someone"], "the player's notice went once told")
+
+        let fourth = try await RunningNativeServer.start { $0.store = store }
+        let (again, _) = try await fourth.login("twice-away", secret: issued.deviceSecret)
+        #expect(try await again.drain().isEmpty, "told once")
+        try await fourth.stop()
+    }
 }
 
 @Suite struct TurnDurabilityTests {
@@ -626,6 +651,74 @@ private func fourInARowPair(
         }
         #expect(reason == "abandoned(both players are gone)", "its seat was still waiting: nobody was left to win")
         #expect(try await second.drain().allSatisfy { if case .matchEnded = $0 { false } else { true } }, "told once")
+        try await after.stop()
+    }
+
+    /// The same, with another restart before the player is back: what it is to hear is kept in
+    /// the store, not only in the server that ended the game.
+    @Test func aPlayerWhoNeverCameBackToARestoredGameHearsHowItEndedAfterAnotherRestart() async throws {
+        let store = InMemoryGameStore()
+        let before = try await RunningNativeServer.start { $0.store = store }
+        let pair = try await fourInARowPair(before, "long-gone-a", "long-gone-b")
+        try await pair.first.playFourInARow(1, column: 0, in: pair.match)
+        try await before.stop()
+
+        let during = try await RunningNativeServer.start { $0.store = store }
+        let (first, _) = try await during.login("long-gone-a", secret: pair.secrets[0])
+        guard case .matchResumed = try await first.nextMessage() else {
+            Issue.record("expected MATCH_RESUMED")
+            return
+        }
+        #expect(try await first.ask(.leaveMatch(pair.match)) == .success(.matchLeft(pair.match)))
+        try await during.stop()
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        let (second, _) = try await after.login("long-gone-b", secret: pair.secrets[1])
+        let ended = try await second.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended == .matchEnded(matchID: pair.match, reason: "abandoned(both players are gone)"))
+        #expect(try await second.drain().allSatisfy { if case .matchEnded = $0 { false } else { true } }, "told once")
+        try await after.stop()
+        #expect(await store.endNotices().isEmpty)
+    }
+
+    /// A restored game whose result is still being written when the server stops (its players
+    /// never came back; the turn ran out) leaves them its notice all the same: it is over, not
+    /// put away like the games still running.
+    @Test func playersAwayFromARestoredGameThatEndsAsTheServerStopsHearHowItEndedAfterTheRestart() async throws {
+        let store = HeldResultStore()
+        let before = try await RunningNativeServer.start { $0.store = store }
+        let pair = try await fourInARowPair(before, "stopped-a", "stopped-b")
+        try await pair.first.playFourInARow(1, column: 0, in: pair.match)
+        try await before.stop()
+
+        // Nobody comes back; the turn of the second player runs out, and its result is held.
+        let during = try await RunningNativeServer.start {
+            $0.store = store
+            $0.turnTimeLimit = .milliseconds(200)
+        }
+        await store.entered.wait()
+        let (bystander, _) = try await during.login("stopped-c")
+        let relay = try #require(try await bystander.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined).matchID
+        let closing = Task { await during.listener.close() }
+        // The stop has begun (matches are ending) while the result is still held.
+        _ = try await bystander.nextMessage(matching: "MATCH_ENDED") { $0 == .matchEnded(matchID: relay, reason: "abandoned(server shutting down)") }
+        await store.release.open()
+        await closing.value
+        try await during.group.shutdownGracefully()
+        guard case .finished? = try await store.inner.match(id: pair.match)?.state else {
+            throw TestClientError.unexpected("no result stored")
+        }
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        for (index, name) in ["stopped-a", "stopped-b"].enumerated() {
+            let (back, _) = try await after.login(name, secret: pair.secrets[index])
+            let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+            guard case .matchEnded(pair.match, let reason) = ended else {
+                Issue.record("expected MATCH_ENDED for the game, got \(ended)")
+                continue
+            }
+            #expect(reason.contains("won"), "\(reason)")
+        }
         try await after.stop()
     }
 

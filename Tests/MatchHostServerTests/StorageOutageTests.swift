@@ -199,6 +199,6 @@ struct StorageOutageTests {
             loop.execute { world.value.read(in: .match(9), { _ in }) { _ in continuation.resume() } }
         }
         #expect(told.withLockedValue { $0 } == 1)
-        #expect(await store.memory.endInterruptedMatches(at: 2, reason: "crash").first?.state == .finished(standing))
+        #expect(await store.memory.endInterruptedMatches(at: 2, reason: "crash", notice: nil).first?.state == .finished(standing))
     }
 }

@@ -187,7 +187,7 @@ struct MatchStorageTests {
                 matchID: 3, endedAt: 20, result: MatchResultRecord(players: [PlayerResultRecord(playerID: "d", outcome: .won)]))
             try await store.createTurnGame(matchID: 4, game: "chess", mode: "", players: ["e", "f"], startedAt: 5, state: [0])
 
-            let abandoned = try await store.endInterruptedMatches(at: 1_000, reason: "server restarted")
+            let abandoned = try await store.endInterruptedMatches(at: 1_000, reason: "server restarted", notice: nil)
 
             #expect(abandoned == [
                 MatchRecord(
@@ -202,7 +202,7 @@ struct MatchStorageTests {
             #expect(try await store.match(id: 3)?.state == .finished(MatchResultRecord(players: [PlayerResultRecord(playerID: "d", outcome: .won)])))
             #expect(try await store.match(id: 4)?.state == .running)
             #expect(try await store.activeTurnGames().map(\.matchID) == [4])
-            #expect(try await store.endInterruptedMatches(at: 2_000, reason: "again").isEmpty)
+            #expect(try await store.endInterruptedMatches(at: 2_000, reason: "again", notice: nil).isEmpty)
         }
     }
 
@@ -236,7 +236,7 @@ struct MatchStorageTests {
             try await store.recordMatchAbandoned(matchID: 2, endedAt: 300, reason: "left")
             try await store.recordMatchStarted(id: 3, game: "race", mode: "", players: ["f"], startedAt: 300)
 
-            let ended = try await store.endInterruptedMatches(at: 1_000, reason: "server restarted")
+            let ended = try await store.endInterruptedMatches(at: 1_000, reason: "server restarted", notice: nil)
 
             let result = MatchResultRecord(players: [
                 PlayerResultRecord(playerID: "a", outcome: .won, score: 1, summary: "won 1 race"),

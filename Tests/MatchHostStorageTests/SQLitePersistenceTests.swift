@@ -41,7 +41,7 @@ struct SQLitePersistenceTests {
             TurnGameRecord(matchID: 43, game: "chess", mode: "", players: ["p1", "p2"], startedAt: 40, state: [1], moveCount: 1, lastMoveAt: 50),
         ])
         #expect(try await second.moveLog(matchID: 43) == [TurnMoveRecord(moveNumber: 1, move: [7], playedAt: 50)])
-        #expect(try await second.endInterruptedMatches(at: 100, reason: "restart").map(\.id) == [42])
+        #expect(try await second.endInterruptedMatches(at: 100, reason: "restart", notice: nil).map(\.id) == [42])
         try await second.close()
 
         let afterClose = await #expect(throws: GameStoreError.self) { try await second.player(id: "p1") }

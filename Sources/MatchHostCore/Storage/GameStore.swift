@@ -98,7 +98,7 @@ public protocol GameStore: Sendable {
     /// Keeps the result a running real-time match has so far, replacing the one kept before:
     /// a match that runs rounds, each with a winner (a Cat Race match runs one race after
     /// another), keeps each round's standing as it is won, so that a crash cannot lose it.
-    /// Stats and ratings do not change until the match ends; ``endInterruptedMatches(at:reason:)``
+    /// Stats and ratings do not change until the match ends; ``endInterruptedMatches(at:reason:notice:)``
     /// finishes a match with what it kept. Throws ``GameStoreError/unknownMatch(_:)``,
     /// ``GameStoreError/matchNotRunning(_:)`` or ``GameStoreError/invalidResult(_:reason:)``
     /// (the result must name exactly the match's players).
@@ -107,10 +107,11 @@ public protocol GameStore: Sendable {
     /// Ends every running real-time match, at startup after a crash: one with an interim
     /// result (``recordInterimResult(matchID:result:)``) is finished with it, as
     /// ``recordMatchFinished(matchID:endedAt:result:)`` would (players added after the result
-    /// was kept count as lost), the others are abandoned with `reason`. Returns them as they
-    /// are now, oldest first, so the server can tell their players; turn-based matches keep
-    /// running (``activeTurnGames()``).
-    func endInterruptedMatches(at: UnixMillis, reason: String) async throws -> [MatchRecord]
+    /// was kept count as lost), the others are abandoned with `reason`. With a `notice`, each
+    /// of their players is left a ``MatchEndNotice`` with it as its reason, in the same
+    /// transaction, so that no restart can end a match and lose its players' notice. Returns
+    /// them as they are now, oldest first; turn-based matches keep running (``activeTurnGames()``).
+    func endInterruptedMatches(at: UnixMillis, reason: String, notice: String?) async throws -> [MatchRecord]
 
     /// The match with `id`, if any.
     func match(id: MatchID) async throws -> MatchRecord?
@@ -127,6 +128,23 @@ public protocol GameStore: Sendable {
     /// never less and a crash cannot make their ids repeat. A server reserves ids in blocks,
     /// ahead of giving them; a value below one reserved before changes nothing.
     func reserveMatchIDs(through: MatchID) async throws
+
+    // MARK: Notices of matches that ended while their players were away
+
+    /// Keeps `notices` until they are deleted, in one transaction; a notice for a player and
+    /// match already kept replaces it.
+    func recordEndNotices(_ notices: [MatchEndNotice]) async throws
+
+    /// Every notice kept, oldest end first (equal ends: by match, then player).
+    func endNotices() async throws -> [MatchEndNotice]
+
+    /// Drops the player's notices of `matchIDs` (the player has been told); ids without one
+    /// are ignored.
+    func deleteEndNotices(playerID: PlayerID, matchIDs: [MatchID]) async throws
+
+    /// Drops every notice of a match that ended before `endedBefore`; returns how many.
+    @discardableResult
+    func deleteEndNotices(endedBefore: UnixMillis) async throws -> Int
 
     // MARK: Stats and leaderboards
 

@@ -22,6 +22,11 @@ public actor InMemoryGameStore: GameStore {
     private var turnStates: [MatchID: TurnState] = [:]
     private var statsByGame: [String: [PlayerID: PlayerStats]] = [:]
     private var values: [PlayerID: [String: [UInt8]]] = [:]
+    private struct NoticeKey: Hashable {
+        var player: PlayerID
+        var match: MatchID
+    }
+    private var keptNotices: [NoticeKey: MatchEndNotice] = [:]
 
     /// See ``GameStore/outlivesServer``: what the creator says.
     public nonisolated let outlivesServer: Bool
@@ -174,8 +179,8 @@ public actor InMemoryGameStore: GameStore {
         self.matches[matchID]?.state = .abandoned(reason: reason)
     }
 
-    /// See ``GameStore/endInterruptedMatches(at:reason:)``.
-    public func endInterruptedMatches(at: UnixMillis, reason: String) -> [MatchRecord] {
+    /// See ``GameStore/endInterruptedMatches(at:reason:notice:)``.
+    public func endInterruptedMatches(at: UnixMillis, reason: String, notice: String?) -> [MatchRecord] {
         let running = self.matches.values
             .filter { $0.state == .running && $0.kind == .realTime }
             .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
@@ -188,6 +193,9 @@ public actor InMemoryGameStore: GameStore {
             } else {
                 self.matches[match.id]?.endedAt = at
                 self.matches[match.id]?.state = .abandoned(reason: reason)
+            }
+            if let notice {
+                self.recordEndNotices(match.players.map { MatchEndNotice(playerID: $0, matchID: match.id, reason: notice, endedAt: at) })
             }
         }
         return running.compactMap { self.matches[$0.id] }
@@ -214,6 +222,31 @@ public actor InMemoryGameStore: GameStore {
     /// See ``GameStore/reserveMatchIDs(through:)``.
     public func reserveMatchIDs(through: MatchID) {
         self.matchIDsReservedThrough = max(self.matchIDsReservedThrough, through)
+    }
+
+    // MARK: Notices of matches that ended while their players were away
+
+    /// See ``GameStore/recordEndNotices(_:)``.
+    public func recordEndNotices(_ notices: [MatchEndNotice]) {
+        for notice in notices { self.keptNotices[NoticeKey(player: notice.playerID, match: notice.matchID)] = notice }
+    }
+
+    /// See ``GameStore/endNotices()``.
+    public func endNotices() -> [MatchEndNotice] {
+        self.keptNotices.values.sorted { ($0.endedAt, $0.matchID, $0.playerID) < ($1.endedAt, $1.matchID, $1.playerID) }
+    }
+
+    /// See ``GameStore/deleteEndNotices(playerID:matchIDs:)``.
+    public func deleteEndNotices(playerID: PlayerID, matchIDs: [MatchID]) {
+        for match in matchIDs { self.keptNotices[NoticeKey(player: playerID, match: match)] = nil }
+    }
+
+    /// See ``GameStore/deleteEndNotices(endedBefore:)``.
+    @discardableResult
+    public func deleteEndNotices(endedBefore: UnixMillis) -> Int {
+        let old = self.keptNotices.filter { $0.value.endedAt < endedBefore }
+        for key in old.keys { self.keptNotices[key] = nil }
+        return old.count
     }
 
     // MARK: Stats and leaderboards

@@ -83,6 +83,10 @@ public final class CatRaceGame: GameHandler {
     /// ends meanwhile announces nothing (its racers are told it ended). Without this, GAME_OVER
     /// goes out at once.
     public var onRaceWon: ((_ seat: Int, _ announce: @escaping () -> Void) -> Void)?
+    /// While set, a racer taking its reserved seat shows nobody the line-up: the host seating
+    /// several racers at once (START_MATCH in a native race) sends MATCH_STARTED once, after
+    /// the last, so that no client sees the line-up twice.
+    public var holdsLineUp = false
 
     private var racers: [Racer] = []
     /// The last race's winner, while its GAME_OVER waits for ``onRaceWon``'s announcement.
@@ -127,8 +131,10 @@ public final class CatRaceGame: GameHandler {
     }
 
     /// A racer taking a reserved seat: everyone gets a fresh MATCH_STARTED so the new alias
-    /// shows. A racer coming back: only it gets the race as it is now.
+    /// shows (unless the host ``holdsLineUp``). A racer coming back: only it gets the race as
+    /// it is now.
     public func playerRejoined(seat: Int, firstArrival: Bool, in match: Match<CatRaceGame>) {
+        if firstArrival && self.holdsLineUp { return }
         let snapshot = CatRaceServerMessage.matchStarted(self.snapshot(in: match))
         match.send(snapshot, to: firstArrival ? .all : .only(seat: seat))
     }

@@ -11,9 +11,11 @@ struct StoredMatchesState {
     /// The stored ids of the tutorial clients racing in native Cat Race matches, by the id they
     /// race under, for the match's result; an entry lives as long as `recordedPlayers`'.
     var tutorialStoredIDs: [MatchID: [PlayerID: PlayerID]] = [:]
-    /// Matches that ended while their players were away for a restart, by player, for a
-    /// MATCH_ENDED when the player comes back: real-time matches the restart abandoned, and
-    /// turn-based games stored as over (ended just before the server stopped).
+    /// Matches that ended while their players were away, by player, for a MATCH_ENDED when the
+    /// player comes back: real-time matches a restart abandoned, turn-based games stored as
+    /// over (ended just before the server stopped), and restored games that ended before
+    /// their player came back. Each is also kept in the store (``GameStore/endNotices()``),
+    /// until the player is told, so that a second restart does not lose it.
     var endedWhileAway: [PlayerID: [(match: MatchID, reason: String)]] = [:]
     /// Restored turn-based matches holding a seat for the player, by player.
     var waitingSeats: [PlayerID: [MatchID]] = [:]
@@ -33,11 +35,14 @@ struct StoredMatchesState {
 /// What a native world starts from, read from the store before its listener binds (so no
 /// player can arrive before it is in place).
 struct WorldStartup: Sendable {
-    /// The reason stored for, and told to the players of, real-time matches a restart cut short.
+    /// The reason stored for real-time matches a restart cut short.
     static let restartReason = "server restarted"
+    /// What their players are told (MATCH_ENDED), those of a match finished with its races
+    /// won before the crash too: it still ended because the server did.
+    static let restartNotice = "abandoned(\(restartReason))"
 
     /// Real-time matches that were running when the server stopped, now ended: abandoned, or
-    /// finished with the races won before the crash (``GameStore/endInterruptedMatches(at:reason:)``).
+    /// finished with the races won before the crash (``GameStore/endInterruptedMatches(at:reason:notice:)``).
     var interrupted: [MatchRecord] = []
     /// How many match ids a server reserves at a time, ahead of giving them
     /// (``GameStore/reserveMatchIDs(through:)``): ids of matches never stored (relays, a game
@@ -51,16 +56,22 @@ struct WorldStartup: Sendable {
     var matchIDsReservedThrough: MatchID = 0
     /// Turn-based games still running, to continue.
     var turnGames: [TurnGameRecord] = []
+    /// What players away when their matches ended are still to hear of it: those of the
+    /// matches just ended among them.
+    var endNotices: [MatchEndNotice] = []
 
-    /// Ends interrupted real-time matches and reads what the world continues from.
+    /// Ends interrupted real-time matches (their players left a notice each), drops notices
+    /// older than ``MatchEndNotice/retentionMilliseconds``, and reads what the world continues from.
     static func load(from store: any GameStore) async throws -> WorldStartup {
-        let interrupted = try await store.endInterruptedMatches(at: UnixMillis.now(), reason: Self.restartReason)
+        let now = UnixMillis.now()
+        let interrupted = try await store.endInterruptedMatches(at: now, reason: Self.restartReason, notice: Self.restartNotice)
+        try await store.deleteEndNotices(endedBefore: UnixMillis(milliseconds: now.milliseconds - MatchEndNotice.retentionMilliseconds))
         let largest = try await store.largestMatchID()
         let reserved = largest + Self.matchIDBlock
         try await store.reserveMatchIDs(through: reserved)
         return WorldStartup(
             interrupted: interrupted, largestMatchID: largest, matchIDsReservedThrough: reserved,
-            turnGames: try await store.activeTurnGames())
+            turnGames: try await store.activeTurnGames(), endNotices: try await store.endNotices())
     }
 }
 
@@ -80,15 +91,11 @@ extension NativeWorld {
     func start(from startup: WorldStartup) {
         self.nextMatchID = max(self.nextMatchID, startup.largestMatchID + 1)
         self.storedMatches.matchIDsReservedThrough = startup.matchIDsReservedThrough
+        for notice in startup.endNotices {
+            self.storedMatches.endedWhileAway[notice.playerID, default: []].append((notice.matchID, notice.reason))
+        }
         for game in startup.turnGames {
             self.restore(game)
-        }
-        // A Cat Race match finished with its races won still ended because the server did:
-        // its players hear the same MATCH_ENDED as those of a match abandoned.
-        for match in startup.interrupted {
-            for player in match.players {
-                self.storedMatches.endedWhileAway[player, default: []].append((match.id, "abandoned(\(WorldStartup.restartReason))"))
-            }
         }
         if !startup.interrupted.isEmpty {
             var finished: [MatchID] = []
@@ -139,7 +146,7 @@ extension NativeWorld {
             // stopping. Its result is recorded now; its players hear of the end when they are back.
             for player in game.players {
                 self.storedMatches.waitingSeats[player]?.removeAll { $0 == id }
-                self.storedMatches.endedWhileAway[player, default: []].append((id, reason))
+                self.leaveEndNotice(for: player, of: id, reason: reason)
             }
             self.storage.logger.info("turn-based game restored as over", metadata: ["match": "\(id)", "outcome": "\(reason)"])
             return
@@ -172,9 +179,27 @@ extension NativeWorld {
             else { continue }
             self.resumeSeat(seat, link: SessionSeatLink(session: session, welcomed: true), in: match)
         }
-        for (matchID, reason) in self.storedMatches.endedWhileAway.removeValue(forKey: player) ?? [] {
-            session.sendReliable(NativeServerMessage.matchEnded(matchID: matchID, reason: reason).encoded(allocator: self.allocator))
+        if let ended = self.storedMatches.endedWhileAway.removeValue(forKey: player) {
+            for (matchID, reason) in ended {
+                session.sendReliable(NativeServerMessage.matchEnded(matchID: matchID, reason: reason).encoded(allocator: self.allocator))
+            }
+            let told = ended.map(\.match)
+            self.storage.write(
+                in: .player(player), { store in try await store.deleteEndNotices(playerID: player, matchIDs: told) },
+                then: self.storage.logFailure("notices of ended matches not dropped"))
         }
+    }
+
+    /// `player`, away, is to hear that match `id` ended (`reason`) when back: kept here and in
+    /// the store, after any notice write of the player's before it.
+    private func leaveEndNotice(for player: PlayerID, of id: MatchID, reason: String) {
+        if self.storedMatches.endedWhileAway[player]?.contains(where: { $0.match == id }) != true {
+            self.storedMatches.endedWhileAway[player, default: []].append((id, reason))
+        }
+        let notice = MatchEndNotice(playerID: player, matchID: id, reason: reason, endedAt: self.storage.now())
+        self.storage.write(
+            in: .player(player), { store in try await store.recordEndNotices([notice]) },
+            then: self.storage.logFailure("notice of an ended match not kept", match: id))
     }
 
     /// `link`'s session takes `seat` of `match` (a seat reserved for its player, away, or held
@@ -294,9 +319,13 @@ extension NativeWorld {
     func recordEnd(of match: any HostedMatch) {
         let id = match.id
         let tutorialStoredIDs = self.storedMatches.tutorialStoredIDs.removeValue(forKey: id) ?? [:]
-        guard let players = self.storedMatches.recordedPlayers.removeValue(forKey: id),
-            !(match.storageKind == .turnBased && self.storedMatches.isShuttingDown)
-        else { return self.announceEnd(of: match) }
+        let recordedPlayers = self.storedMatches.recordedPlayers.removeValue(forKey: id)
+        if recordedPlayers != nil, match.storageKind == .turnBased, self.storedMatches.isShuttingDown {
+            // Put away, not over: its players, away ones too, get MATCH_RESUMED after the restart.
+            self.storedMatches.awayAtEnd[id] = nil
+            return match.announceEnd()
+        }
+        guard let players = recordedPlayers else { return self.announceEnd(of: match) }
         let ending = (match.storedEnding ?? .abandoned(reason: "ended")).renamingPlayers(tutorialStoredIDs)
         guard case .finished = ending else {
             self.storage.recordEnding(ending, of: id, players: players)
@@ -324,17 +353,15 @@ extension NativeWorld {
 
     /// Tells `match`'s players how it ended (``HostedMatch/announceEnd()``), and those it held a
     /// seat for who never came back: on their session if they have signed in since, else when
-    /// they do. A game suspended by a graceful stop tells nobody: it goes on after the restart.
+    /// they do (``leaveEndNotice(for:of:reason:)``), after a restart too.
     func announceEnd(of match: any HostedMatch) {
         match.announceEnd()
-        guard let away = self.storedMatches.awayAtEnd.removeValue(forKey: match.id), !self.storedMatches.isShuttingDown,
-            let reason = match.endReason
-        else { return }
+        guard let away = self.storedMatches.awayAtEnd.removeValue(forKey: match.id), let reason = match.endReason else { return }
         for player in away {
             if let session = self.sessions.session(of: player) {
                 session.sendReliable(NativeServerMessage.matchEnded(matchID: match.id, reason: reason).encoded(allocator: self.allocator))
             } else {
-                self.storedMatches.endedWhileAway[player, default: []].append((match.id, reason))
+                self.leaveEndNotice(for: player, of: match.id, reason: reason)
             }
         }
     }

@@ -386,13 +386,15 @@ final class NativeWorld {
 
     /// START_MATCH in a native catrace match: reserves a seat for each named tutorial client
     /// (a Cat Race port player id) and seats it when it is, or once it gets, connected there;
-    /// then shows everyone the line-up. Ids already seated, of native players, or of tutorial
-    /// clients in another race are skipped.
+    /// then shows everyone the line-up, once. Ids already seated, of native players, or of
+    /// tutorial clients in another race are skipped.
     private func invite(_ ids: [PlayerID], toRace match: Match<CatRaceGame>) {
         guard let tutorial = self.catRaceWorld else {
             self.logger.debug("START_MATCH in a native race, but the Cat Race port is not on this loop", metadata: ["match": "\(match.id)"])
             return
         }
+        match.handler.holdsLineUp = true
+        defer { match.handler.holdsLineUp = false }
         for id in ids where match.seatIndex(of: id) == nil && self.sessions.session(of: id) == nil {
             guard tutorial.isFree(id) else {
                 self.logger.info("invited racer is in another race", metadata: ["match": "\(match.id)", "player": "\(id)"])
