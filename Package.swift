@@ -85,7 +85,9 @@ let package = Package(
             ]
         ),
         // What the tests that run `matchhost` as a process share.
-        .target(name: "MatchHostProcessTesting", path: "Tests/MatchHostProcessTesting"),
+        .target(
+            name: "MatchHostProcessTesting", dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/MatchHostProcessTesting"),
         .testTarget(
             name: "MatchHostWireTests",
             dependencies: [

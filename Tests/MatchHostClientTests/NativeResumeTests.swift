@@ -1,4 +1,5 @@
 import MatchHostClient
+import MatchHostProcessTesting
 import MatchHostServer
 import MatchHostWire
 import NIOCore
@@ -104,10 +105,14 @@ struct NativeResumeTests {
         "a proxy cutting the stream at random points: every message arrives once and in order",
         arguments: [1, 2, 3] as [UInt64])
     func randomCuts(seed: UInt64) async throws {
-        let server = try await TestServer.start()
+        // What the server and Bob did, for a failure to show.
+        let log = LogLines()
+        var logger = log.logger
+        logger.logLevel = .debug
+        let server = try await TestServer.start(logger: logger)
         let proxy = try await TestProxy.start(to: server.port)
         let alice = makeClient(port: server.port)
-        let bob = makeClient(port: proxy.port) {
+        let bob = makeClient(port: proxy.port, logger: logger) {
             $0.reconnectPolicy = .init(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
         }
         let aliceID = try await alice.connect().playerID
@@ -129,8 +134,16 @@ struct NativeResumeTests {
         }()
         try await aliceSent
         try await bobSent
-        let fromBob = try await receiveNumbers(count, from: bobID, in: aliceEvents)
-        let fromAlice = try await receiveNumbers(count, from: aliceID, in: bobEvents)
+        let fromBob: [Int]
+        let fromAlice: [Int]
+        do {
+            fromBob = try await receiveNumbers(count, from: bobID, in: aliceEvents)
+            fromAlice = try await receiveNumbers(count, from: aliceID, in: bobEvents)
+        } catch {
+            Issue.record(
+                "seed \(seed): bob \(await bob.state), \(try await proxy.cutsMade()) cuts; the log's last lines:\n\(log.all.suffix(60).joined(separator: "\n"))")
+            throw error
+        }
         #expect(fromBob == Array(0..<count), "seed \(seed)")
         #expect(fromAlice == Array(0..<count), "seed \(seed)")
         #expect(try await proxy.cutsMade() == cuts, "seed \(seed)")

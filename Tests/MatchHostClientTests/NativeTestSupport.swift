@@ -113,7 +113,7 @@ struct TestServer {
     let configuration: ServerConfiguration
     var port: Int { self.listener.localAddress.port! }
 
-    static func start(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    static func start(logger: Logger? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -121,8 +121,11 @@ struct TestServer {
         // The tests send hundreds of messages as fast as they can.
         configuration.maxMessageRate = 1_000_000
         adjust(&configuration)
-        var logger = Logger(label: "test.server")
-        logger.logLevel = .error
+        let logger = logger ?? {
+            var logger = Logger(label: "test.server")
+            logger.logLevel = .error
+            return logger
+        }()
         let listener = try await NativeListener.bind(
             configuration: configuration, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
         return TestServer(listener: listener, configuration: configuration)
@@ -183,14 +186,17 @@ struct RequestNotHeld: Error, CustomStringConvertible {
 /// A client of `port` with test-friendly timing.
 func makeClient(
     port: Int, credentials: NativeCredentials = .device(id: newDeviceID(), secret: ""), gameID: String = "matchhost",
-    _ adjust: (inout MatchHostClient.Configuration) -> Void = { _ in }
+    logger: Logger? = nil, _ adjust: (inout MatchHostClient.Configuration) -> Void = { _ in }
 ) -> MatchHostClient {
     var configuration = MatchHostClient.Configuration(host: "127.0.0.1", port: port, gameID: gameID, credentials: credentials)
     configuration.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(100))
     configuration.requestTimeout = .seconds(10)
     adjust(&configuration)
-    var logger = Logger(label: "test.client")
-    logger.logLevel = .error
+    let logger = logger ?? {
+        var logger = Logger(label: "test.client")
+        logger.logLevel = .error
+        return logger
+    }()
     return MatchHostClient(configuration: configuration, logger: logger)
 }
 

@@ -1,5 +1,6 @@
 import Logging
 import MatchHostCore
+import MatchHostProcessTesting
 import MatchHostServer
 import MatchHostWire
 import NIOCore

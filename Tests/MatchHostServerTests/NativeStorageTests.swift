@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MatchHostCore
+import MatchHostProcessTesting
 import MatchHostGames
 import MatchHostSQLite
 @testable import MatchHostServer

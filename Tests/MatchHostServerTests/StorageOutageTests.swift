@@ -1,5 +1,6 @@
 import Logging
 import MatchHostCore
+import MatchHostProcessTesting
 import MatchHostWire
 @testable import MatchHostServer
 import NIOConcurrencyHelpers

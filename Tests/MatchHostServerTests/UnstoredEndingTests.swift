@@ -1,5 +1,6 @@
 import Logging
 import MatchHostCore
+import MatchHostProcessTesting
 @testable import MatchHostServer
 import NIOCore
 import NIOPosix

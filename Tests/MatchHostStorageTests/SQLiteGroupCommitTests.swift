@@ -77,8 +77,12 @@ struct SQLiteGroupCommitTests {
 
         let first = Self.append(1, to: commits, recordingIn: outcomes)
         await held.waitForGroups(1)
-        let later = [2, 3, 99].map { Self.append($0, to: commits, recordingIn: outcomes) }
-        try await Self.waitUntil { commits.waitingCount == 3 }
+        var later: [Task<Void, Never>] = []
+        for (index, number) in [2, 3, 99].enumerated() {
+            later.append(Self.append(number, to: commits, recordingIn: outcomes))
+            // One at a time: tasks started together may arrive in any order.
+            try await Self.waitUntil { commits.waitingCount == index + 1 }
+        }
         #expect(commits.waitingCount == 3)
         #expect(await outcomes.finished.isEmpty, "nothing returns while its transaction is held")
 
