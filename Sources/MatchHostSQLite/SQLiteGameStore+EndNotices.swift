@@ -42,13 +42,13 @@ extension SQLiteGameStore {
         }
     }
 
-    /// Keeps `notices`, each replacing one kept for its player and match.
+    /// Keeps `notices`, but for a player and match with one kept already.
     static func insertEndNotices(_ db: Database, _ notices: [MatchEndNotice]) throws {
         for notice in notices {
             try db.execute(
                 sql: """
                     INSERT INTO match_end_notice (player_id, match_id, reason, ended_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (player_id, match_id) DO UPDATE SET reason = excluded.reason, ended_at = excluded.ended_at
+                    ON CONFLICT (player_id, match_id) DO NOTHING
                     """,
                 arguments: [notice.playerID, try Self.storedID(notice.matchID), notice.reason, notice.endedAt.milliseconds])
         }

@@ -115,8 +115,15 @@ extension SQLiteGameStore {
                 _ = try Self.finish(db, match, lines: lines, endedAt: at)
             }
             if let notice {
+                let signingIn = Set(
+                    try running.flatMap(\.players).filter { player in
+                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM device_identity WHERE player_id = ?)", arguments: [player]) ?? false
+                    })
                 try Self.insertEndNotices(
-                    db, running.flatMap { match in match.players.map { MatchEndNotice(playerID: $0, matchID: match.id, reason: notice, endedAt: at) } })
+                    db,
+                    running.flatMap { match in
+                        match.players.filter(signingIn.contains).map { MatchEndNotice(playerID: $0, matchID: match.id, reason: notice, endedAt: at) }
+                    })
             }
             return try running.compactMap { try Self.storedMatch(db, $0.id) }
         }

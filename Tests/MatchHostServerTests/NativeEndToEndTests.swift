@@ -701,6 +701,12 @@ extension NativeServerMessage {
         if case .requestError = self { return true }
         return false
     }
+
+    /// Whether this is MATCH_ENDED for `match`.
+    func isMatchEnded(_ match: MatchIdentifier) -> Bool {
+        if case .matchEnded(match, _) = self { return true }
+        return false
+    }
 }
 
 @Suite struct NativeBadInputTests {

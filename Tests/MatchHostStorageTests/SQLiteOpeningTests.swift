@@ -122,6 +122,8 @@ struct SQLiteOpeningTests {
             """
             INSERT INTO game_match (id, game, mode, kind, started_at, state) VALUES (7, 'disks', '', 'real_time', 10, 'running');
             INSERT INTO match_player (match_id, seat, player_id) VALUES (7, 0, 'p');
+            INSERT INTO player (id, alias, created_at, last_seen_at) VALUES ('p', 'P', 1, 1);
+            INSERT INTO device_identity (device_id, player_id, secret_hash) VALUES ('device-p', 'p', x'01');
             INSERT INTO match_id_reservation (singleton, reserved_through) VALUES (1, 1007)
             """,
             atPath: path)

@@ -108,8 +108,10 @@ public protocol GameStore: Sendable {
     /// result (``recordInterimResult(matchID:result:)``) is finished with it, as
     /// ``recordMatchFinished(matchID:endedAt:result:)`` would (players added after the result
     /// was kept count as lost), the others are abandoned with `reason`. With a `notice`, each
-    /// of their players is left a ``MatchEndNotice`` with it as its reason, in the same
-    /// transaction, so that no restart can end a match and lose its players' notice. Returns
+    /// of their players who can sign in (who has a device identity: not a Cat Race tutorial
+    /// client, which never would collect it) is left a ``MatchEndNotice`` with it as its
+    /// reason, in the same transaction, so that no restart can end a match and lose its
+    /// players' notice. Returns
     /// them as they are now, oldest first; turn-based matches keep running (``activeTurnGames()``).
     func endInterruptedMatches(at: UnixMillis, reason: String, notice: String?) async throws -> [MatchRecord]
 
@@ -131,8 +133,9 @@ public protocol GameStore: Sendable {
 
     // MARK: Notices of matches that ended while their players were away
 
-    /// Keeps `notices` until they are deleted, in one transaction; a notice for a player and
-    /// match already kept replaces it.
+    /// Keeps `notices` until they are deleted, in one transaction; a player's notice of a match
+    /// already kept stays as it is (its time too, so that a game restored as over again and
+    /// again does not keep its notice for ever).
     func recordEndNotices(_ notices: [MatchEndNotice]) async throws
 
     /// Every notice kept, oldest end first (equal ends: by match, then player).

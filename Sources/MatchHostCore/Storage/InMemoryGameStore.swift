@@ -195,7 +195,9 @@ public actor InMemoryGameStore: GameStore {
                 self.matches[match.id]?.state = .abandoned(reason: reason)
             }
             if let notice {
-                self.recordEndNotices(match.players.map { MatchEndNotice(playerID: $0, matchID: match.id, reason: notice, endedAt: at) })
+                let signingIn = Set(self.devices.values.map(\.playerID))
+                self.recordEndNotices(
+                    match.players.filter(signingIn.contains).map { MatchEndNotice(playerID: $0, matchID: match.id, reason: notice, endedAt: at) })
             }
         }
         return running.compactMap { self.matches[$0.id] }
@@ -228,7 +230,9 @@ public actor InMemoryGameStore: GameStore {
 
     /// See ``GameStore/recordEndNotices(_:)``.
     public func recordEndNotices(_ notices: [MatchEndNotice]) {
-        for notice in notices { self.keptNotices[NoticeKey(player: notice.playerID, match: notice.matchID)] = notice }
+        for notice in notices where self.keptNotices[NoticeKey(player: notice.playerID, match: notice.matchID)] == nil {
+            self.keptNotices[NoticeKey(player: notice.playerID, match: notice.matchID)] = notice
+        }
     }
 
     /// See ``GameStore/endNotices()``.

@@ -15,7 +15,8 @@ struct StoredMatchesState {
     /// player comes back: real-time matches a restart abandoned, turn-based games stored as
     /// over (ended just before the server stopped), and restored games that ended before
     /// their player came back. Each is also kept in the store (``GameStore/endNotices()``),
-    /// until the player is told, so that a second restart does not lose it.
+    /// until the player is told, so that a second restart does not lose it. What a player who
+    /// never comes back leaves stays until a restart drops it (``MatchEndNotice/retentionMilliseconds``).
     var endedWhileAway: [PlayerID: [(match: MatchID, reason: String)]] = [:]
     /// Restored turn-based matches holding a seat for the player, by player.
     var waitingSeats: [PlayerID: [MatchID]] = [:]
@@ -143,7 +144,9 @@ extension NativeWorld {
         }
         if hosted.isEnded, let reason = hosted.endReason {
             // Stored as over: it ended (and was told) just before the server stopped, or was
-            // stopping. Its result is recorded now; its players hear of the end when they are back.
+            // stopping. Its result is recorded now; its players hear of the end when they are
+            // back, from the notice left here (not again once the result is stored).
+            self.storedMatches.awayAtEnd[id] = nil
             for player in game.players {
                 self.storedMatches.waitingSeats[player]?.removeAll { $0 == id }
                 self.leaveEndNotice(for: player, of: id, reason: reason)

@@ -73,7 +73,8 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let badArgument = NativeErrorCode(rawValue: 107)
     /// The player is in as many matches as the server allows.
     public static let tooManyMatches = NativeErrorCode(rawValue: 108)
-    /// The match has ended.
+    /// The match has ended. Kept for clients, not sent by this server: it forgets a match the
+    /// moment it ends, so a request naming one gets ``noSuchMatch`` or ``notInMatch``.
     public static let matchEnded = NativeErrorCode(rawValue: 109)
     /// No queued ticket with that id (it was matched or cancelled already).
     public static let noSuchTicket = NativeErrorCode(rawValue: 110)
