@@ -114,7 +114,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MatchHostStorageTests",
-            dependencies: ["MatchHostCore", "MatchHostSQLite", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+            dependencies: [
+                "MatchHostCore", "MatchHostSQLite", "MatchHostProcessTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "MatchHostClientTests",

@@ -134,9 +134,9 @@ final class TerminalSessions: @unchecked Sendable {
         return printed
     }
 
-    /// Runs `argv` to its exit with its output in files. Not `Process`: the tmux server that
-    /// the first command starts stays behind holding what it inherited, and `Process` then
-    /// never reports the command's own exit; `posix_spawn` and `waitpid` see only the command.
+    /// Runs `argv` to its exit with its output in files. Not through pipes: the tmux server
+    /// that the first command starts stays behind holding what it inherited, and a pipe it
+    /// holds would never end; ``ChildProcess`` gives it nothing else of this process.
     private static func run(_ argv: [String]) throws -> (Int32, String, String) {
         let directory = FileManager.default.temporaryDirectory.path
         let outputPath = "\(directory)/matchhost-tmux-\(UUID().uuidString).out"
@@ -145,62 +145,20 @@ final class TerminalSessions: @unchecked Sendable {
             unlink(outputPath)
             unlink(errorsPath)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        // Nothing else of this process: the tmux server stays behind holding whatever it
-        // inherited, so a test's socket held there would not close when its test closes it.
-        closeInheritedDescriptors(&actions)
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMUX"] = nil
-        environment["TERM"] = "xterm-256color"
-        let cArguments = argv.map { strdup($0) } + [nil]
-        let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in cArguments + cEnvironment { free(pointer) }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                argv[0], Array(argv.dropFirst()), environment: ["TMUX": nil, "TERM": "xterm-256color"],
+                standardOutput: .file(outputPath), standardError: .file(errorsPath))
+        } catch {
+            throw TerminalFailure(command: argv.joined(separator: " "), status: -1, message: "\(error)")
         }
-        // The calling thread blocks signals (as the threads of Swift's runtimes do), and a
-        // spawned program inherits its mask: tmux would never see SIGCHLD (its programs would
-        // stay zombies and their windows would never show their exit) nor SIGTERM. Cleared.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, cEnvironment)
-        guard spawned == 0 else { throw TerminalFailure(command: argv.joined(separator: " "), status: spawned, message: "cannot start it") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        child.waitUntilExit()
         let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         let complaint = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
-        // The exit status, from waitpid's encoding (WEXITSTATUS; a signal shows as its number + 128).
-        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        // A signal shows as its number + 128, as a shell says it.
+        let exitStatus = child.terminationReason == .exit ? child.terminationStatus : 128 + child.terminationStatus
         return (exitStatus, printed, complaint)
-    }
-}
-
-/// Adds to `actions` the closing of every descriptor above standard error:
-/// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later, looked up at run time
-/// since Swift's Glibc module does not declare it), else each descriptor open now.
-private func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        return
-    }
-    // A descriptor closed meanwhile is no error: glibc ignores EBADF for a close action.
-    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
-        posix_spawn_file_actions_addclose(&actions, descriptor)
     }
 }
 

@@ -44,29 +44,23 @@ public func runMatchHostToExit(
 ) async throws -> FinishedProcess {
     try await onOwnThread {
         Result { () throws -> FinishedProcess in
-            let process = Process()
-            process.executableURL = MatchHostBinary.url
-            process.arguments = arguments
-            let output = Pipe()
-            let errors = mergingErrors ? output : Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
+            let process = try ChildProcess(
+                MatchHostBinary.url.path, arguments, standardOutput: .pipe, standardError: mergingErrors ? .standardOutput : .pipe)
             defer { if process.isRunning { process.terminate() } }
             let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if process.isRunning { process.terminate() } }
-            let stderr = mergingErrors ? "" : String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // Read together: a child filling one pipe while this waits on the other would wait for ever.
+            let errors = process.standardError.map(ReadToEnd.init)
+            let stdout = String(decoding: process.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
             process.waitUntilExit()
-            return FinishedProcess(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+            return FinishedProcess(status: process.terminationStatus, stdout: stdout, stderr: errors?.text() ?? "")
         }
     }.get()
 }
 
-/// Reads `output` until it holds `count` lines (or ends), without blocking the cooperative pool.
-public func readLines(_ count: Int, from output: Pipe) async -> Data {
-    let handle = output.fileHandleForReading
-    return await onOwnThread {
+/// Reads `handle` until it holds `count` lines (or ends), without blocking the cooperative pool.
+public func readLines(_ count: Int, from handle: FileHandle) async -> Data {
+    await onOwnThread {
         var printed = Data()
         while printed.filter({ $0 == UInt8(ascii: "\n") }).count < count {
             let chunk = handle.availableData
@@ -74,5 +68,24 @@ public func readLines(_ count: Int, from output: Pipe) async -> Data {
             printed.append(chunk)
         }
         return printed
+    }
+}
+
+/// Reads a handle to its end on a thread of its own.
+private final class ReadToEnd: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }.start()
+    }
+
+    /// What was read, once the writer has closed its end.
+    func text() -> String {
+        self.done.wait()
+        return String(decoding: self.data, as: UTF8.self)
     }
 }

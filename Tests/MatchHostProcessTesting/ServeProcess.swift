@@ -8,7 +8,7 @@ import Glibc
 /// test's choosing: for what only a whole process shows (a crash, a restart on the same data).
 public final class ServeProcess: @unchecked Sendable {
     /// The running process.
-    public let process: Process
+    public let process: ChildProcess
     /// The native port it bound.
     public let nativePort: Int
     /// The Cat Race port it bound.
@@ -16,7 +16,7 @@ public final class ServeProcess: @unchecked Sendable {
     /// Everything it writes to stderr, once it has ended; `nil` unless the log was captured.
     private let log: Task<String, Never>?
 
-    private init(process: Process, nativePort: Int, catRacePort: Int, log: Task<String, Never>?) {
+    private init(process: ChildProcess, nativePort: Int, catRacePort: Int, log: Task<String, Never>?) {
         self.process = process
         self.nativePort = nativePort
         self.catRacePort = catRacePort
@@ -41,26 +41,20 @@ public final class ServeProcess: @unchecked Sendable {
     }
 
     private static func startBlocking(data: URL, nativePort: Int, arguments: [String], capturingLog: Bool) throws -> ServeProcess {
-        let process = Process()
-        process.executableURL = MatchHostBinary.url
-        process.arguments =
+        let process = try ChildProcess(
+            MatchHostBinary.url.path,
             [
                 "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "\(nativePort)", "--data", data.path,
                 "--log-level", "error",
-            ]
-            + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        let errors = capturingLog ? Pipe() : nil
-        if let errors { process.standardError = errors }
-        try process.run()
+            ] + arguments,
+            standardOutput: .pipe, standardError: capturingLog ? .pipe : .discard)
         // Read as it comes, so that a server logging much never waits on a full pipe.
-        let log = errors.map { errors in
-            Task { await onOwnThread { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } }
+        let log = process.standardError.map { errors in
+            Task { await onOwnThread { String(decoding: errors.readDataToEndOfFile(), as: UTF8.self) } }
         }
         var printed = Data()
-        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
-            let chunk = output.fileHandleForReading.availableData
+        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2, let output = process.standardOutput {
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             printed.append(chunk)
         }
@@ -77,13 +71,13 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// Sends `signal` and waits for the process to end.
     public func stop(with signal: Int32) async {
-        kill(self.process.processIdentifier, signal)
+        self.process.send(signal)
         await onOwnThread { self.process.waitUntilExit() }
     }
 
     /// ``stop(with:)`` for `defer` and `deinit`, which cannot wait without blocking their thread.
     public func stopBlocking(with signal: Int32) {
-        kill(self.process.processIdentifier, signal)
+        self.process.send(signal)
         self.process.waitUntilExit()
     }
 

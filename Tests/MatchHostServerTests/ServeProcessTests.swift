@@ -9,20 +9,16 @@ import Testing
 @Suite(.serialized) struct ServeProcessTests {
     @Test(arguments: [SIGTERM, SIGINT])
     func servePrintsItsAddressAndExitsZeroOnSignal(signal: Int32) async throws {
-        let process = Process()
-        process.executableURL = MatchHostBinary.url
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        process.arguments = [
-            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "warning",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let process = try ChildProcess(
+            MatchHostBinary.url.path,
+            ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "warning"],
+            standardOutput: .pipe)
         defer { if process.isRunning { process.terminate() } }
 
         // The first stdout lines name the bound addresses, one per listener.
-        let printed = await readLines(2, from: output)
+        let printed = await readLines(2, from: try #require(process.standardOutput))
         let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
         #expect(lines.first?.hasPrefix("catrace listening on 127.0.0.1:") == true)
@@ -40,7 +36,7 @@ import Testing
         #expect(try await client.next() == .notInMatch)
         let (native, _) = try await TestNativeConnection.login(port: nativePort, group: group, device: "proc-device")
 
-        kill(process.processIdentifier, signal)
+        process.send(signal)
         try await client.waitUntilClosed()
         #expect(try await native.closingError().code == .shuttingDown)
         await onOwnThread { process.waitUntilExit() }
@@ -95,20 +91,17 @@ import Testing
     private func serveLog(openFileLimit: Int, maxConnections: Int?) async throws -> String {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-nofile-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", MatchHostBinary.url.path, "serve", "--host", "127.0.0.1",
-            "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "info",
-        ] + (maxConnections.map { ["--max-connections", "\($0)"] } ?? [])
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess(
+            "/bin/sh",
+            [
+                "-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", MatchHostBinary.url.path, "serve", "--host", "127.0.0.1",
+                "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "info",
+            ] + (maxConnections.map { ["--max-connections", "\($0)"] } ?? []),
+            standardOutput: .pipe, standardError: .pipe)
         defer { if process.isRunning { process.terminate() } }
-        let log = Task { await onOwnThread { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } }
-        #expect(String(decoding: await readLines(2, from: output), as: UTF8.self).contains("native listening on"))
+        let errors = try #require(process.standardError)
+        let log = Task { await onOwnThread { String(decoding: errors.readDataToEndOfFile(), as: UTF8.self) } }
+        #expect(String(decoding: await readLines(2, from: try #require(process.standardOutput)), as: UTF8.self).contains("native listening on"))
         process.terminate()
         return await log.value
     }

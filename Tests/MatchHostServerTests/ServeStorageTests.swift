@@ -26,18 +26,15 @@ import Testing
         let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
         try garbage.write(to: database)
 
-        let process = Process()
-        process.executableURL = MatchHostBinary.url
-        process.arguments = [
-            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--store", "memory",
-            "--log-level", "warning",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            MatchHostBinary.url.path,
+            [
+                "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--store", "memory",
+                "--log-level", "warning",
+            ],
+            standardOutput: .pipe)
         defer { if process.isRunning { process.terminate() } }
-        let printed = await readLines(2, from: output)
+        let printed = await readLines(2, from: try #require(process.standardOutput))
         #expect(String(decoding: printed, as: UTF8.self).contains("native listening on 127.0.0.1:"))
         process.terminate()
         await onOwnThread { process.waitUntilExit() }

@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 
 /// How a test makes a database read-only for the user it runs as.
 ///
@@ -56,12 +57,8 @@ enum ReadOnlyCondition {
     private static func chattr(_ arguments: String...) -> Bool {
         let path = ["/usr/bin/chattr", "/bin/chattr"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let path else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
+        guard let process = try? ChildProcess(path, arguments) else { return false }
         process.waitUntilExit()
-        return process.terminationStatus == 0
+        return process.terminationReason == .exit && process.terminationStatus == 0
     }
 }
