@@ -622,7 +622,9 @@ extension Result {
             $0.idleTimeout = .milliseconds(1_500)
         }
         let connection = authenticated ? try await server.login("trickler").0 : try await server.connect()
-        try await connection.sendRaw([0, 0, 1, 0])  // a frame of 256 bytes begins
+        // A frame of 256 bytes begins. On a machine busy enough to hold this test past the
+        // timeout already, the server has closed: the write fails, and the close is the same.
+        try? await connection.sendRaw([0, 0, 1, 0])
         let trickle = trickleBytes(through: connection.sendRaw)
         #expect(try await connection.closingError().code == (authenticated ? .idleTimeout : .handshakeTimeout))
         trickle.cancel()
