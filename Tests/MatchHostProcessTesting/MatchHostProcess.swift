@@ -50,7 +50,7 @@ public func runMatchHostToExit(
             let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if process.isRunning { process.terminate() } }
             // Read together: a child filling one pipe while this waits on the other would wait for ever.
-            let errors = process.standardError.map(ReadToEnd.init)
+            let errors = process.standardError.map(OutputReader.init)
             let stdout = String(decoding: process.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
             process.waitUntilExit()
             return FinishedProcess(status: process.terminationStatus, stdout: stdout, stderr: errors?.text() ?? "")
@@ -71,21 +71,28 @@ public func readLines(_ count: Int, from handle: FileHandle) async -> Data {
     }
 }
 
-/// Reads a handle to its end on a thread of its own.
-private final class ReadToEnd: @unchecked Sendable {
+/// Reads a child's output to its end as it comes, on a thread of its own, so that a child
+/// writing much never waits on a full pipe.
+public final class OutputReader: @unchecked Sendable {
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ handle: FileHandle) {
+    /// Starts reading `handle`.
+    public init(_ handle: FileHandle) {
         Thread {
             self.data = handle.readDataToEndOfFile()
             self.done.signal()
         }.start()
     }
 
-    /// What was read, once the writer has closed its end.
-    func text() -> String {
+    /// What was read, once the writer has closed its end (blocks until then).
+    public func text() -> String {
         self.done.wait()
         return String(decoding: self.data, as: UTF8.self)
+    }
+
+    /// ``text()`` without blocking the cooperative pool.
+    public var textWhenEnded: String {
+        get async { await onOwnThread { self.text() } }
     }
 }

@@ -14,9 +14,9 @@ public final class ServeProcess: @unchecked Sendable {
     /// The Cat Race port it bound.
     public let catRacePort: Int
     /// Everything it writes to stderr, once it has ended; `nil` unless the log was captured.
-    private let log: Task<String, Never>?
+    private let log: OutputReader?
 
-    private init(process: ChildProcess, nativePort: Int, catRacePort: Int, log: Task<String, Never>?) {
+    private init(process: ChildProcess, nativePort: Int, catRacePort: Int, log: OutputReader?) {
         self.process = process
         self.nativePort = nativePort
         self.catRacePort = catRacePort
@@ -37,7 +37,7 @@ public final class ServeProcess: @unchecked Sendable {
     /// The lines the server logged, once it has ended (stop it first); empty unless captured.
     public func loggedLines() async -> [String] {
         guard let log = self.log else { return [] }
-        return await log.value.split(separator: "\n").map(String.init)
+        return await log.textWhenEnded.split(separator: "\n").map(String.init)
     }
 
     private static func startBlocking(data: URL, nativePort: Int, arguments: [String], capturingLog: Bool) throws -> ServeProcess {
@@ -48,10 +48,7 @@ public final class ServeProcess: @unchecked Sendable {
                 "--log-level", "error",
             ] + arguments,
             standardOutput: .pipe, standardError: capturingLog ? .pipe : .discard)
-        // Read as it comes, so that a server logging much never waits on a full pipe.
-        let log = process.standardError.map { errors in
-            Task { await onOwnThread { String(decoding: errors.readDataToEndOfFile(), as: UTF8.self) } }
-        }
+        let log = process.standardError.map(OutputReader.init)
         var printed = Data()
         while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2, let output = process.standardOutput {
             let chunk = output.availableData

@@ -99,11 +99,10 @@ import Testing
             ] + (maxConnections.map { ["--max-connections", "\($0)"] } ?? []),
             standardOutput: .pipe, standardError: .pipe)
         defer { if process.isRunning { process.terminate() } }
-        let errors = try #require(process.standardError)
-        let log = Task { await onOwnThread { String(decoding: errors.readDataToEndOfFile(), as: UTF8.self) } }
+        let log = OutputReader(try #require(process.standardError))
         #expect(String(decoding: await readLines(2, from: try #require(process.standardOutput)), as: UTF8.self).contains("native listening on"))
         process.terminate()
-        return await log.value
+        return await log.textWhenEnded
     }
 
     @Test func aCorruptTokenKeyFileStopsTheServerWithAClearError() async throws {

@@ -184,6 +184,7 @@ public actor InMemoryGameStore: GameStore {
         let running = self.matches.values
             .filter { $0.state == .running && $0.kind == .realTime }
             .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        let signingIn = Set(self.devices.values.map(\.playerID))
         for match in running {
             if let interim = self.interimResults[match.id] {
                 let lines = match.players.map { player in
@@ -195,7 +196,6 @@ public actor InMemoryGameStore: GameStore {
                 self.matches[match.id]?.state = .abandoned(reason: reason)
             }
             if let notice {
-                let signingIn = Set(self.devices.values.map(\.playerID))
                 self.recordEndNotices(
                     match.players.filter(signingIn.contains).map { MatchEndNotice(playerID: $0, matchID: match.id, reason: notice, endedAt: at) })
             }

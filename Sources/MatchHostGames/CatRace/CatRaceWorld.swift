@@ -171,8 +171,7 @@ public final class CatRaceWorld {
     /// the world (``isNewPlayer(_:)``), or comes back under another alias, which is stored
     /// first so that the alias it is answered under is the one a restart keeps.
     public func waitsForStore(_ message: PlayerConnected) -> Bool {
-        guard let player = self.players[message.playerID], player.isIdentified else { return true }
-        return player.alias != message.alias
+        self.isNewPlayer(message.playerID) || self.players[message.playerID]?.alias != message.alias
     }
 
     /// The stored identity the world holds for `playerID`, if the player has been identified
