@@ -88,6 +88,8 @@ let package = Package(
         .target(
             name: "MatchHostProcessTesting", dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/MatchHostProcessTesting"),
+        // What the tests that need a store of their own share.
+        .target(name: "MatchHostStoreTesting", dependencies: ["MatchHostCore"], path: "Tests/MatchHostStoreTesting"),
         .testTarget(
             name: "MatchHostWireTests",
             dependencies: [
@@ -104,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "MatchHostServerTests",
             dependencies: [
-                "MatchHostServer", "MatchHostGames", "MatchHostWire", "MatchHostSQLite", "MatchHostProcessTesting",
+                "MatchHostServer", "MatchHostGames", "MatchHostWire", "MatchHostSQLite", "MatchHostProcessTesting", "MatchHostStoreTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -121,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "MatchHostClientTests",
             dependencies: [
-                "MatchHostClient", "MatchHostServer", "MatchHostWire", "MatchHostSQLite", "MatchHostProcessTesting",
+                "MatchHostClient", "MatchHostServer", "MatchHostWire", "MatchHostSQLite", "MatchHostProcessTesting", "MatchHostStoreTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,8 @@
 import MatchHostClient
+import MatchHostCore
 import MatchHostProcessTesting
 import MatchHostServer
+import MatchHostStoreTesting
 import MatchHostWire
 import NIOCore
 import Testing
@@ -352,5 +354,51 @@ struct NativeResumeTests {
         await client.close()
         await proxy.stop()
         await server.stop()
+    }
+
+    @Test("a login the server's database answers slowly is not an idle connection: the first attempt succeeds")
+    func slowLogin() async throws {
+        let store = HeldDeviceLookupStore()
+        let server = try await TestServer.start {
+            $0.heartbeatInterval = .milliseconds(100)
+            $0.idleTimeout = .milliseconds(1_000)
+            $0.store = store
+        }
+        let client = makeClient(port: server.port) { $0.connectTimeout = .seconds(20) }
+        let connecting = Task { try await client.connect() }
+        await store.reached.wait()
+        // The server sends no PING while AUTHENTICATE waits on its database: more than two of
+        // the idle timeouts WELCOME announced pass in silence before the answer.
+        try await Task.sleep(for: .milliseconds(2_500))
+        await store.release.open()
+        let session = try await connecting.value
+        #expect(!session.playerID.isEmpty)
+        #expect(await store.lookups == 1, "one attempt: the client did not give up on the connection and try again")
+        _ = try await client.createMatch()
+        await client.close()
+        await server.stop()
+    }
+}
+
+/// Holds every device lookup (the start of a device login) until `release` opens; `reached`
+/// opens at the first, and `lookups` counts them.
+private final class HeldDeviceLookupStore: ForwardingGameStore, Sendable {
+    let inner: any GameStore = InMemoryGameStore()
+    let reached = Gate()
+    let release = Gate()
+    private let count = Counter()
+
+    var lookups: Int { get async { await self.count.value } }
+
+    func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? {
+        await self.count.increment()
+        await self.reached.open()
+        await self.release.wait()
+        return try await self.inner.deviceIdentity(deviceID: deviceID)
+    }
+
+    private actor Counter {
+        var value = 0
+        func increment() { self.value += 1 }
     }
 }

@@ -4,6 +4,7 @@ import Logging
 import MatchHostCore
 import MatchHostServer
 import MatchHostSQLite
+import MatchHostStoreTesting
 import MatchHostWire
 import NIOConcurrencyHelpers
 import NIOCore

@@ -5,6 +5,7 @@ import MatchHostProcessTesting
 import MatchHostGames
 import MatchHostSQLite
 @testable import MatchHostServer
+import MatchHostStoreTesting
 import MatchHostWire
 import NIOConcurrencyHelpers
 import NIOCore

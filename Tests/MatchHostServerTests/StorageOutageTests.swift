@@ -1,6 +1,7 @@
 import Logging
 import MatchHostCore
 import MatchHostProcessTesting
+import MatchHostStoreTesting
 import MatchHostWire
 @testable import MatchHostServer
 import NIOConcurrencyHelpers

@@ -1,6 +1,7 @@
 import Logging
 import MatchHostCore
 @testable import MatchHostServer
+import MatchHostStoreTesting
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
