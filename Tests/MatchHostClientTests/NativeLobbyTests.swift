@@ -119,11 +119,15 @@ struct NativeLobbyTests {
         defer { Task { await server.stop() } }
         let host = makeClient(port: server.port)
         let friend = makeClient(port: server.port)
+        let stranger = makeClient(port: server.port)
         let hostID = try await host.connect().playerID
         let friendID = try await friend.connect().playerID
-        let created = try await host.createPrivateMatch(mode: "relay", maxPlayers: 2, label: "us")
+        try await stranger.connect()
+        let created = try await host.createPrivateMatch(mode: "relay", maxPlayers: 3, label: "us")
         #expect(created.inviteCode.count == 8)
         await expectNativeError(.noSuchMatch) { _ = try await friend.joinMatch(code: "ZZZZZZZZ") }
+        // Its id, which counts up like every match's, is not enough.
+        await expectNativeError(.joinRefused) { _ = try await stranger.joinMatch(created.matchID) }
         let joined = try await friend.joinMatch(code: created.inviteCode.lowercased())
         #expect(joined.matchID == created.matchID)
         #expect(joined.inviteCode == created.inviteCode)
@@ -132,6 +136,7 @@ struct NativeLobbyTests {
         #expect(try await host.createMatch(mode: "relay", maxPlayers: 2).inviteCode == "")
         await host.close()
         await friend.close()
+        await stranger.close()
     }
 
     @Test("parties: create, join by id, updates to members, a leader leaving disbands")

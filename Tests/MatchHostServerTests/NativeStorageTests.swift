@@ -320,6 +320,9 @@ private func fourInARowPair(
 
         let after = try await RunningNativeServer.start { $0.store = store }
         #expect(try await after.listener.counts().matches == 1)
+        // Its seats are its players': it is in no lobby (whether it was listed is not stored).
+        let (watcher, _) = try await after.login("resume-watcher")
+        #expect(try await watcher.ask(.listMatches(NativeLobbyQuery(mode: "fourinarow"))) == .success(.matchList(entries: [], next: 0)))
         // Seat 1 is to move; it comes back first, and gets its seat and the game as stored.
         let (second, _) = try await after.login("resume-b", secret: pair.secrets[1])
         guard case .matchResumed(let info) = try await second.nextMessage() else {

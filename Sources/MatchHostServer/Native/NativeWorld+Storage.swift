@@ -133,6 +133,9 @@ extension NativeWorld {
                 then: self.storage.logFailure("unrestorable game not recorded as abandoned", match: id))
             return
         }
+        // Neither its label nor whether it was listed or private is stored, and every seat is
+        // its players': no lobby lists it, and it keeps no invite code.
+        hosted.isListed = false
         self.register(hosted)
         self.storedMatches.recordedPlayers[id] = game.players
         for player in game.players {

@@ -204,6 +204,10 @@ final class NativeWorld {
             return self.createMatch(mode: mode, maxPlayers: Int(maxPlayers), label: label, isPrivate: isPrivate, for: session)
                 .flatMap { self.join($0.id, session: session) }.map { .matchJoined($0) }
         case .joinMatch(let matchID):
+            // A private match's id is no secret (ids count up): its code is what lets a player in.
+            if let match = self.matches[matchID], match.inviteCode != nil, !match.seatPlayers.contains(session.playerID) {
+                return .failure(NativeError(.joinRefused, "match \(matchID) is private: join it with its invite code (JOIN_BY_CODE)"))
+            }
             return self.join(matchID, session: session).map { .matchJoined($0) }
         case .joinByCode(let code):
             guard let matchID = self.inviteCodes[InviteCode.normalized(code)] else {
