@@ -16,6 +16,9 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case stringTooLong(field: String, length: Int, maximum: Int)
     /// A string whose bytes are not valid UTF-8.
     case invalidUTF8(field: String)
+    /// A string holding a control character (U+0000-U+001F, U+007F-U+009F): no name, label or
+    /// id needs one, and in a log line or on a terminal one could forge lines or run escapes.
+    case controlCharacter(field: String)
     /// A message type byte this protocol does not define.
     case unknownMessageType(UInt8)
     /// A message type that only the other side may send (for example a client sending a server message).
@@ -34,6 +37,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(field) is \(length) bytes long, the maximum is \(maximum)"
         case .invalidUTF8(let field):
             return "\(field) is not valid UTF-8"
+        case .controlCharacter(let field):
+            return "\(field) holds a control character (U+0000-U+001F or U+007F-U+009F)"
         case .unknownMessageType(let type):
             return "unknown message type \(type)"
         case .wrongDirection(let type):

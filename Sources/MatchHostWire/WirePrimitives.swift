@@ -27,7 +27,8 @@ extension ByteBuffer {
         return value
     }
 
-    /// Reads a length-prefixed UTF-8 string, dropping one trailing NUL if present.
+    /// Reads a length-prefixed UTF-8 string, dropping one trailing NUL if present. Invalid
+    /// UTF-8 and control characters (U+0000-U+001F, U+007F-U+009F) are errors.
     /// - Parameters:
     ///   - field: the field's name, for errors.
     ///   - maximumLength: the longest accepted string in bytes, the trailing NUL not counted.
@@ -47,12 +48,25 @@ extension ByteBuffer {
         guard length <= maximumLength else {
             throw WireError.stringTooLong(field: field, length: length, maximum: maximumLength)
         }
-        let raw = bytes.readableBytesView.prefix(length)
+        return try Self.wireText(bytes.readableBytesView.prefix(length), field: field)
+    }
+
+    /// The string `raw` holds: valid UTF-8 without control characters, or the error saying
+    /// which of the two it is not. Both protocols' string readers end here.
+    static func wireText(_ raw: ByteBufferView, field: String) throws -> String {
         // String(decoding:) repairs bad sequences with U+FFFD; a repaired string no longer
         // matches its bytes, which is how invalid UTF-8 is caught without a newer-OS-only API.
         let string = String(decoding: raw, as: UTF8.self)
         guard string.utf8.elementsEqual(raw) else {
             throw WireError.invalidUTF8(field: field)
+        }
+        // In valid UTF-8, C0 and DEL are single bytes, and C1 is 0xC2 then 0x80-0x9F.
+        var afterC2 = false
+        for byte in raw {
+            if byte < 0x20 || byte == 0x7F || (afterC2 && byte <= 0x9F) {
+                throw WireError.controlCharacter(field: field)
+            }
+            afterC2 = byte == 0xC2
         }
         return string
     }
@@ -67,11 +81,28 @@ extension ByteBuffer {
         self.writeInteger(value, endianness: .big)
     }
 
-    /// Writes a string as its UTF-8 byte count plus one, the bytes, and a NUL.
+    /// Writes a string as its UTF-8 byte count plus one, the bytes, and a NUL. A control
+    /// character goes as a space (``readWireString(field:maximumLength:)`` refuses them).
     public mutating func writeWireString(_ value: String) {
-        let utf8 = value.utf8
-        self.writeInteger(UInt32(utf8.count + 1), endianness: .big)
+        let value = value.withControlCharactersAsSpaces
+        self.writeInteger(UInt32(value.utf8.count + 1), endianness: .big)
         self.writeString(value)
         self.writeInteger(UInt8(0))
+    }
+}
+
+extension String {
+    /// This string with each control character (U+0000-U+001F, U+007F-U+009F) made a space:
+    /// the string writers send it so, as the readers refuse them (an error text quoting a
+    /// multi-line description is still readable, and still a valid message).
+    var withControlCharactersAsSpaces: String {
+        // The usual case costs one pass over the bytes: C0 and DEL are single bytes, and C1
+        // starts with 0xC2 (as do a few printable characters, which the slow path keeps).
+        guard self.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return self }
+        var scalars = String.UnicodeScalarView()
+        for scalar in self.unicodeScalars {
+            scalars.append(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? " " : scalar)
+        }
+        return String(scalars)
     }
 }

@@ -50,10 +50,15 @@ struct NativeMatchmakingTests {
         // Seated: the game talks to them (Four in a Row sends STATE), and the match is not in the lobby.
         _ = try await annEvents.next("a game event") { if case .matchEvent(annMatch.match.matchID, _, _) = $0 { return true } else { return false } }
         #expect(try await ann.listMatches(NativeLobbyQuery(mode: "fourinarow")).entries.isEmpty)
+        // Nor is it open to a player who was not matched into it and knows its id.
+        let stranger = makeClient(port: server.port)
+        try await stranger.connect()
+        await expectNativeError(.joinRefused) { _ = try await stranger.joinMatch(annMatch.match.matchID) }
         // The ticket is gone once matched.
         await expectNativeError(.noSuchTicket) { try await ann.cancelTicket(annTicket) }
         await ann.close()
         await bo.close()
+        await stranger.close()
     }
 
     @Test("with one-search slices (--matchmaker-slice 0) every waiting player is still matched")

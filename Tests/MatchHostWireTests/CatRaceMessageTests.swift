@@ -118,6 +118,13 @@ import Testing
         #expect(throws: WireError.invalidUTF8(field: "playerId")) {
             try CatRaceClientMessage(frameBody: ByteBuffer(bytes: [0, 0, 0, 0, 2, 0xC3, 0x28]))
         }
+        // A control character (a newline forging a log line, ESC starting a terminal escape),
+        // also a NUL that is not the one trailing.
+        for control: [UInt8] in [[0x0A], [0x1B], [0x00, 0x41], [0xC2, 0x9B]] {
+            #expect(throws: WireError.controlCharacter(field: "playerId")) {
+                try CatRaceClientMessage(frameBody: ByteBuffer(bytes: [0, 0, 0, 0, UInt8(1 + control.count), 0x41] + control))
+            }
+        }
         #expect(throws: WireError.truncated(field: "continueMatch", needed: 1, available: 0)) {
             try CatRaceClientMessage(frameBody: ByteBuffer(bytes: [0, 0, 0, 0, 1, 65, 0, 0, 0, 1, 66]))
         }

@@ -1182,6 +1182,39 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         }
     }
 
+    @Test(arguments: [
+        [0x0A],  // a newline: a forged log line
+        [0x1B, 0x5B, 0x32, 0x4A],  // ESC [2J: a terminal escape
+        [0x00],
+        [0x09],
+        [0x7F],  // DEL
+        [0xC2, 0x85],  // U+0085, a C1 line break
+        [0xC2, 0x9B],  // U+009B, the C1 escape
+    ] as [[UInt8]])
+    func controlCharactersAreRefusedInBothDirections(_ control: [UInt8]) {
+        let raw = Array("ab".utf8) + control + Array("c".utf8)
+        #expect(throws: WireError.controlCharacter(field: "game id")) { try self.frame([0x01] + self.u16(1) + self.str(raw: raw)) }
+        #expect(throws: WireError.controlCharacter(field: "label")) {
+            try self.client([0x20] + self.u32(1) + [1] + self.str("relay") + [0] + self.str(raw: raw))
+        }
+        #expect(throws: WireError.controlCharacter(field: "player id")) {
+            try self.server([0x42] + self.u64(1) + self.str(raw: raw) + [1, 0])
+        }
+    }
+
+    @Test func aControlCharacterIsWrittenAsASpaceAndPrintableOnesAsThey() throws {
+        // What a server's own text may hold (an error quoting a multi-line description) still
+        // makes a message its reader takes.
+        let reason = "could not be restored:\n\tbad state\u{1B}[0m \u{85}end"
+        let ended = NativeServerMessage.matchEnded(matchID: 7, reason: reason).encoded()
+        #expect(try self.server(Array(ended.readableBytesView)) == .matchEnded(matchID: 7, reason: "could not be restored:  bad state [0m  end"))
+        // 0xC2 also leads printable characters (U+00A0-U+00BF), which pass both ways.
+        let label = "© 2026 « Ω »"
+        let bytes = [0x20] + self.u32(1) + [1] + self.str("relay") + [0] + self.str(label) + [0]
+        #expect(try self.client(bytes) == .request(id: 1, .createMatch(mode: "relay", maxPlayers: 0, label: label)))
+        #expect(Array(NativeClientMessage.request(id: 1, .createMatch(mode: "relay", maxPlayers: 0, label: label)).encoded().readableBytesView) == bytes)
+    }
+
     @Test func multiByteUTF8IsCountedInBytes() throws {
         let label = "café 🎮"
         let bytes = [0x20] + self.u32(1) + [1] + self.str("relay") + [0] + self.str(label) + [0]

@@ -204,9 +204,12 @@ final class NativeWorld {
             return self.createMatch(mode: mode, maxPlayers: Int(maxPlayers), label: label, isPrivate: isPrivate, for: session)
                 .flatMap { self.join($0.id, session: session) }.map { .matchJoined($0) }
         case .joinMatch(let matchID):
-            // A private match's id is no secret (ids count up): its code is what lets a player in.
-            if let match = self.matches[matchID], match.inviteCode != nil, !match.seatPlayers.contains(session.playerID) {
-                return .failure(NativeError(.joinRefused, "match \(matchID) is private: join it with its invite code (JOIN_BY_CODE)"))
+            // Match ids count up, so an id is no secret. Only a listed match is open to anyone
+            // with its id; a private one takes its code, and one the matchmaker formed (or a
+            // game restored after a restart) only its own players.
+            if let match = self.matches[matchID], !match.isListed, !match.seatPlayers.contains(session.playerID) {
+                let how = match.inviteCode != nil ? "it is private: join it with its invite code (JOIN_BY_CODE)" : "it is open only to its own players"
+                return .failure(NativeError(.joinRefused, "match \(matchID) cannot be joined by its id: \(how)"))
             }
             return self.join(matchID, session: session).map { .matchJoined($0) }
         case .joinByCode(let code):

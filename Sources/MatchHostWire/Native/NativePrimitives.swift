@@ -23,7 +23,8 @@ extension ByteBuffer {
         return value
     }
 
-    /// Reads a native string: a 2-byte byte count, then that many bytes of UTF-8.
+    /// Reads a native string: a 2-byte byte count, then that many bytes of UTF-8. Invalid UTF-8
+    /// and control characters (U+0000-U+001F, U+007F-U+009F) are errors.
     public mutating func readNativeString(field: String, maximumLength: Int = 1024) throws -> String {
         let count = Int(try self.readNativeUInt16(field: "\(field) length"))
         guard count <= maximumLength else {
@@ -32,11 +33,7 @@ extension ByteBuffer {
         guard let raw = self.readSlice(length: count) else {
             throw WireError.truncated(field: field, needed: count, available: self.readableBytes)
         }
-        let view = raw.readableBytesView
-        // String(decoding:) repairs bad sequences; a repaired string no longer matches its bytes.
-        let string = String(decoding: view, as: UTF8.self)
-        guard string.utf8.elementsEqual(view) else { throw WireError.invalidUTF8(field: field) }
-        return string
+        return try ByteBuffer.wireText(raw.readableBytesView, field: field)
     }
 
     /// Reads a native byte blob: a 4-byte count, then that many bytes, as a slice of this buffer.
@@ -58,8 +55,10 @@ extension ByteBuffer {
         self.writeInteger(value, endianness: .big)
     }
 
-    /// Writes a native string. Strings longer than 65,535 bytes are a programming error.
+    /// Writes a native string; a control character goes as a space (``readNativeString(field:maximumLength:)``
+    /// refuses them). Strings longer than 65,535 bytes are a programming error.
     public mutating func writeNativeString(_ value: String) {
+        let value = value.withControlCharactersAsSpaces
         let count = value.utf8.count
         precondition(count <= Int(UInt16.max), "native strings hold at most 65,535 bytes")
         self.writeInteger(UInt16(count), endianness: .big)
