@@ -12,6 +12,19 @@ public enum Audience: Sendable, Hashable {
     case allExcept(seat: Int)
     /// Only the player at this seat, if connected.
     case only(seat: Int)
+    /// Only the players at these seats, if connected: each once however often it is listed,
+    /// and the event encoded once for all of them, as for a broadcast.
+    case seats([Int])
+
+    /// Whether the player at `seat` is in this audience (connected or not).
+    fileprivate func includes(_ seat: Int) -> Bool {
+        switch self {
+        case .all: true
+        case .allExcept(let excluded): seat != excluded
+        case .only(let only): seat == only
+        case .seats(let seats): seats.contains(seat)
+        }
+    }
 }
 
 /// Whether a seat's player is here.
@@ -274,10 +287,8 @@ public final class Match<Handler: GameHandler> {
             guard self.seats.indices.contains(seat), let link = self.seats[seat].link else { return }
             let frame = self.encode(event, as: link.encoding)
             if reliably { link.deliver(frame) } else { link.deliverUnreliably(frame) }
-        case .all, .allExcept:
-            var excluded = -1
-            if case .allExcept(let seat) = audience { excluded = seat }
-            for index in self.seats.indices where index != excluded {
+        case .all, .allExcept, .seats:
+            for index in self.seats.indices where audience.includes(index) {
                 guard let link = self.seats[index].link else { continue }
                 let slot = link.encoding.rawValue
                 if self.encodedScratch[slot] == nil {

@@ -53,6 +53,11 @@ struct NativeRelayTests {
         try await alice.send([7], to: [bobID, carolID], in: created.matchID, reliable: false)
         #expect(try await bobEvents.next("unreliable data for bob") { $0.isMatchData }.payload == ByteBuffer(bytes: [7]))
         #expect(try await carolEvents.next("unreliable data for carol") { $0.isMatchData }.payload == ByteBuffer(bytes: [7]))
+        // A player named 255 times gets one copy (no amplifying a message onto another's backlog).
+        try await alice.send([8], to: Array(repeating: bobID, count: 255), in: created.matchID)
+        try await alice.send([9], to: [bobID], in: created.matchID)
+        #expect(try await bobEvents.next("data for bob named 255 times") { $0.isMatchData }.payload == ByteBuffer(bytes: [8]))
+        #expect(try await bobEvents.next("the next data for bob") { $0.isMatchData }.payload == ByteBuffer(bytes: [9]))
 
         // Leave: the others see it, with reason "asked".
         try await carol.leaveMatch(created.matchID)

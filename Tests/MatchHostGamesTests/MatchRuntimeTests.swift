@@ -90,6 +90,22 @@ private final class CountingLink: PlayerLink {
         }
     }
 
+    @Test func chosenSeatsGetOneCopyEachOfOneEncodingHoweverOftenTheyAreListed() {
+        let clock = ManualClock()
+        let encodes = Counter()
+        let match = self.makeMatch(tick: nil, clock: clock, encodes: encodes)
+        let links = (0..<4).map { _ in CountingLink() }
+        for (index, link) in links.enumerated() { _ = match.join("p\(index)", link: link) }
+        // Seat 2 named 255 times (as a SEND_DATA's target list may), seat 0 once, a seat that
+        // does not exist once.
+        match.send(7, to: .seats(Array(repeating: 2, count: 254) + [0, 9]))
+        #expect(encodes.value == 1)
+        #expect(links.map(\.frames.count) == [1, 0, 1, 0])
+        links[2].frames[0].withUnsafeReadableBytes { a in
+            links[0].frames[0].withUnsafeReadableBytes { b in #expect(a.baseAddress == b.baseAddress) }
+        }
+    }
+
     @Test func theGamesLastEventsGoOutWithTheEndUnlessTheOwnerHoldsThem() {
         for holds in [false, true] {
             let clock = ManualClock()

@@ -211,13 +211,18 @@ public final class CatRaceWorld {
             player.isIdentified = true
             player.storedID = identity?.playerID
         }
-        if let older = player.link, older !== link {
+        let isNewConnection = player.link !== link
+        if let older = player.link, isNewConnection {
             // Second login: the newest connection owns the player; the older one speaks for nobody.
             older.catRacePlayer = nil
         }
         player.link = link
         link.catRacePlayer = player
-        self.logger.info("player connected", metadata: ["player": "\(player.id)", "continue": "\(message.continueMatch)"])
+        // A connection repeating its PLAYER_CONNECTED (the message rate allows 100 a second)
+        // is not a new connection for the log.
+        self.logger.log(
+            level: isNewConnection ? .info : .debug, "player connected",
+            metadata: ["player": "\(player.id)", "continue": "\(message.continueMatch)"])
 
         guard let match = player.match else {
             link.deliver(self.notInMatchFrame)

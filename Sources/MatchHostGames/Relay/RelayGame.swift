@@ -55,15 +55,14 @@ public final class RelayGame: GameHandler {
     /// Creates the relay's (empty) state.
     public init(options: Options) {}
 
-    /// Forwards the bytes: one encoding for all the others, or one per chosen seat.
+    /// Forwards the bytes, encoded once: to all the others, or to the chosen seats (each
+    /// once, however often it is named: a list naming one player 255 times is one copy).
     public func receive(_ input: RelayInput, fromSeat seat: Int, in match: Match<RelayGame>) {
         let event = RelayData(sender: match.seats[seat].player, payload: input.payload)
         if input.targetSeats.isEmpty {
             match.send(event, to: .allExcept(seat: seat), reliably: input.reliable)
         } else {
-            for target in input.targetSeats where target != seat {
-                match.send(event, to: .only(seat: target), reliably: input.reliable)
-            }
+            match.send(event, to: .seats(input.targetSeats.filter { $0 != seat }), reliably: input.reliable)
         }
     }
 

@@ -292,10 +292,10 @@ extension NativeMatch where Handler == RelayGame {
         NativeMatch(
             match: match, mode: RelayGame.mode, label: label,
             dataInput: { match, _, targets, payload, reliable in
+                // Each seat once: the list has up to 255 ids, a match at most its capacity of seats.
                 var seats: [Int] = []
-                seats.reserveCapacity(targets.count)
                 for target in targets {
-                    if let seat = match.seatIndex(of: target) { seats.append(seat) }
+                    if let seat = match.seatIndex(of: target), !seats.contains(seat) { seats.append(seat) }
                 }
                 if !targets.isEmpty && seats.isEmpty { return nil }
                 return RelayInput(targetSeats: seats, payload: payload, reliable: reliable)

@@ -404,7 +404,8 @@ final class NativeWorld {
         defer { match.handler.holdsLineUp = false }
         for id in ids where match.seatIndex(of: id) == nil && self.sessions.session(of: id) == nil {
             guard tutorial.isFree(id) else {
-                self.logger.info("invited racer is in another race", metadata: ["match": "\(match.id)", "player": "\(id)"])
+                // Debug: one START_MATCH may name a busy id 255 times.
+                self.logger.debug("invited racer is in another race", metadata: ["match": "\(match.id)", "player": "\(id)"])
                 continue
             }
             guard case .success(let seat) = match.join(id, link: nil) else { break }
