@@ -65,7 +65,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// inventing ids from filling the database.
     public var maxNewPlayersPerMinute: Int = 120
     /// `--max-new-matches-per-minute`: matches one network may create a minute, both ports
-    /// together (native CREATE_MATCH, Cat Race START_MATCH), so that creating and leaving
+    /// together (native CREATE_MATCH and MATCHMAKE, a ticket each; Cat Race START_MATCH), so that creating and leaving
     /// matches cannot fill the database.
     public var maxNewMatchesPerMinute: Int = 600
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).

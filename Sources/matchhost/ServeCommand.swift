@@ -109,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-new-matches-per-minute"),
-        help: "Matches one network (IPv4 address, IPv6 /64) may create a minute, both ports together: native CREATE_MATCH, Cat Race START_MATCH.")
+        help: "Matches one network (IPv4 address, IPv6 /64) may create a minute, both ports together: native CREATE_MATCH and MATCHMAKE (a ticket each), Cat Race START_MATCH.")
     var maxNewMatchesPerMinute = 600
 
     // Retired: device identities now live in the database, not in memory. Still accepted so

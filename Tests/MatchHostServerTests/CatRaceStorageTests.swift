@@ -353,6 +353,9 @@ private func win(_ mover: TestCatRaceClient, seat: UInt8, against watcher: TestC
         let refused = try await native.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).failure
         #expect(refused?.code == .rateLimited)
         #expect(refused?.message.contains("--max-new-matches-per-minute") == true)
+        // A matchmaker ticket asks for a new match too: matched, left, again would store without end.
+        let ticket = NativeTicketRequest(mode: "fourinarow", minPlayers: 2, maxPlayers: 2)
+        #expect(try await native.ask(.matchmake(ticket)).failure?.code == .rateLimited)
 
         // The Cat Race port draws on the same budget: its START_MATCH is refused (silently).
         let ann = try await server.client("G:ann", alias: "Ann")

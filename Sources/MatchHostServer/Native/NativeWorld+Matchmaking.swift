@@ -45,7 +45,10 @@ extension NativeWorld {
                 players: players, mode: request.mode, minPlayers: low, maxPlayers: high,
                 stringProperties: request.stringProperties, numberProperties: request.numberProperties, query: query)
             self.ticketPlayers[ticket.id] = players
-            if let partyID { self.partyTickets[partyID, default: []].append(ticket.id) }
+            if let partyID {
+                self.partyTickets[partyID, default: []].append(ticket.id)
+                self.ticketParty[ticket.id] = partyID
+            }
             self.logger.debug("ticket queued", metadata: ["ticket": "\(ticket.id)", "mode": "\(request.mode)", "players": "\(players.count)"])
             return .success(.ticketQueued(ticketID: ticket.id))
         } catch {
@@ -70,7 +73,7 @@ extension NativeWorld {
 
     private func forget(ticket id: String, reason: String?, tellingAllBut except: PlayerID?) {
         guard let players = self.ticketPlayers.removeValue(forKey: id) else { return }
-        for (party, tickets) in self.partyTickets where tickets.contains(id) {
+        if let party = self.ticketParty.removeValue(forKey: id) {
             self.partyTickets[party]?.removeAll { $0 == id }
             if self.partyTickets[party]?.isEmpty == true { self.partyTickets[party] = nil }
         }

@@ -69,6 +69,9 @@ final class NativeWorld {
     var ticketPlayers: [String: [PlayerID]] = [:]
     /// The queued tickets of each party.
     var partyTickets: [String: [String]] = [:]
+    /// The party of each queued party ticket: a ticket leaving finds its party without a scan
+    /// of every party's tickets.
+    var ticketParty: [String: String] = [:]
     private(set) var modes = NativeGameModes()
     /// The Cat Race port's world, when it shares this world's loop: native catrace matches
     /// seat its tutorial clients.
@@ -147,10 +150,13 @@ final class NativeWorld {
     /// - Parameter network: the network the message came from (``NetworkBudget/source(of:)``).
     func handle(_ message: NativeClientMessage, from session: Session, network: String, reliable: Bool) throws {
         switch message {
-        case .request(let id, .createMatch) where !self.matchCreations.admit(network, now: self.clock.now):
+        // A ticket asks for a new match as CREATE_MATCH does: matchmaking, then leaving, in a
+        // loop would otherwise store matches without bound.
+        case .request(let id, .createMatch) where !self.matchCreations.admit(network, now: self.clock.now),
+            .request(let id, .matchmake) where !self.matchCreations.admit(network, now: self.clock.now):
             self.logger.debug("match refused: too many new from this network", metadata: ["source": "\(network)"])
             let refusal = NativeError(
-                .rateLimited, "this network has created its most matches this minute (--max-new-matches-per-minute); try again later")
+                .rateLimited, "this network has asked for its most new matches this minute (--max-new-matches-per-minute); try again later")
             session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
         case .request(let id, .subscribeLobby(let mode)) where self.subscribe(session, to: mode, requestID: id):
             return
