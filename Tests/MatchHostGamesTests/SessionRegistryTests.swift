@@ -35,7 +35,8 @@ final class RecordingTransport: SessionTransport {
 
     init() {
         self.registry = SessionRegistry(
-            clock: self.clock, gracePeriod: .seconds(30), maximumBacklogBytes: 64,
+            // Four 16-byte messages, each with its charge (Session.backlogChargePerMessage).
+            clock: self.clock, gracePeriod: .seconds(30), maximumBacklogBytes: 4 * (16 + Session.backlogChargePerMessage),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
@@ -134,7 +135,7 @@ final class RecordingTransport: SessionTransport {
         self.registry.onSessionEnded = { ended.append($0.playerID) }
         let transport = RecordingTransport()
         let session = self.registry.open(player: "p1", transport: transport)
-        for _ in 0..<4 { session.sendReliable(ByteBuffer(repeating: 0x41, count: 16)) }  // 64 bytes: at the bound
+        for _ in 0..<4 { session.sendReliable(ByteBuffer(repeating: 0x41, count: 16)) }  // at the bound
         #expect(ended.isEmpty)
         session.sendReliable(ByteBuffer(string: "x"))
         #expect(transport.take().last == .closed(.backlogExceeded))

@@ -70,6 +70,22 @@ import Testing
         #expect(throws: ReliableStreamError.acknowledgedUnsent(ack: 1, lastSent: 0)) { try empty.acknowledge(through: 1) }
     }
 
+    @Test func eachKeptMessageCountsItsChargeAgainstTheBound() throws {
+        var outbox = ReliableOutbox(maximumBytes: 1_000, chargePerMessage: 64)
+        for number in 1...10 { #expect(try outbox.append(self.message(30)) == UInt64(number)) }
+        // 11 × 30 bytes + 11 × 64: past the bound, though the bytes alone are a third of it.
+        #expect(throws: ReliableStreamError.backlogExceeded(bytes: 1_034, limit: 1_000)) { try outbox.append(self.message(30)) }
+        #expect(outbox.unacknowledgedBytes == 300)
+        // Acknowledged messages give their charges back.
+        try outbox.acknowledge(through: 5)
+        for _ in 1...5 { _ = try outbox.append(self.message(30)) }
+        #expect(outbox.unacknowledgedCount == 10)
+        // Empty messages are no longer free: at most 15 of them fit.
+        var empty = ReliableOutbox(maximumBytes: 1_000, chargePerMessage: 64)
+        for _ in 1...15 { _ = try empty.append(self.message(0)) }
+        #expect(throws: ReliableStreamError.backlogExceeded(bytes: 1_024, limit: 1_000)) { try empty.append(self.message(0)) }
+    }
+
     @Test func theBacklogBoundThrowsAndKeepsNothing() throws {
         var outbox = ReliableOutbox(maximumBytes: 10)
         #expect(try outbox.append(self.message(6)) == 1)

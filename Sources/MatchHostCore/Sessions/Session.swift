@@ -43,11 +43,16 @@ public final class Session {
     var graceGeneration = 0
     weak var registry: SessionRegistry?
 
+    /// What each unacknowledged message counts against `--max-backlog` on top of its bytes:
+    /// about what keeping it costs (a buffer's storage header, a queue slot). A client that
+    /// reads but never acknowledges cheap replies holds at most about twice the bound.
+    public static let backlogChargePerMessage = 64
+
     init(id: String, playerID: PlayerID, resumeToken: String, maximumBacklogBytes: Int) {
         self.id = id
         self.playerID = playerID
         self.resumeToken = resumeToken
-        self.outbox = ReliableOutbox(maximumBytes: maximumBacklogBytes)
+        self.outbox = ReliableOutbox(maximumBytes: maximumBacklogBytes, chargePerMessage: Self.backlogChargePerMessage)
     }
 
     /// Whether a connection is attached.

@@ -30,17 +30,23 @@ public enum ReliableStreamError: Error, Hashable, Sendable, CustomStringConverti
 /// Messages are kept as the caller's buffers (a broadcast's one shared buffer, say), so keeping
 /// them costs a reference each, not a copy.
 public struct ReliableOutbox: Sendable {
-    /// The bound on ``unacknowledgedBytes``, in message bytes.
+    /// The bound on the unacknowledged messages' bytes plus ``chargePerMessage`` for each.
     public let maximumBytes: Int
+    /// What each kept message counts on top of its bytes: keeping one costs memory of its own
+    /// (its buffer's storage, a slot in the queue), so that many tiny messages cannot hold
+    /// many times ``maximumBytes``.
+    public let chargePerMessage: Int
     /// The sequence number of the next message appended.
     public private(set) var nextSequence: UInt64 = 1
     /// The sum of the sizes of the messages not yet acknowledged.
     public private(set) var unacknowledgedBytes = 0
     private var pending = CircularBuffer<ByteBuffer>(initialCapacity: 16)
 
-    /// Creates an outbox whose unacknowledged messages may total at most `maximumBytes`.
-    public init(maximumBytes: Int) {
+    /// Creates an outbox whose unacknowledged messages may total at most `maximumBytes`,
+    /// each counting `chargePerMessage` more than its size.
+    public init(maximumBytes: Int, chargePerMessage: Int = 0) {
         self.maximumBytes = maximumBytes
+        self.chargePerMessage = max(0, chargePerMessage)
     }
 
     /// The last sequence number handed out (0 before the first message).
@@ -52,11 +58,12 @@ public struct ReliableOutbox: Sendable {
 
     /// Keeps `message` until it is acknowledged and returns its sequence number.
     /// - Throws: ``ReliableStreamError/backlogExceeded(bytes:limit:)``, and keeps nothing, if the
-    ///   backlog would pass ``maximumBytes``.
+    ///   backlog (bytes and per-message charges) would pass ``maximumBytes``.
     public mutating func append(_ message: ByteBuffer) throws(ReliableStreamError) -> UInt64 {
         let total = self.unacknowledgedBytes + message.readableBytes
-        guard total <= self.maximumBytes else {
-            throw .backlogExceeded(bytes: total, limit: self.maximumBytes)
+        let charged = total + (self.pending.count + 1) * self.chargePerMessage
+        guard charged <= self.maximumBytes else {
+            throw .backlogExceeded(bytes: charged, limit: self.maximumBytes)
         }
         self.pending.append(message)
         self.unacknowledgedBytes = total
