@@ -60,13 +60,8 @@ extension ByteBuffer {
         guard string.utf8.elementsEqual(raw) else {
             throw WireError.invalidUTF8(field: field)
         }
-        // In valid UTF-8, C0 and DEL are single bytes, and C1 is 0xC2 then 0x80-0x9F.
-        var afterC2 = false
-        for byte in raw {
-            if byte < 0x20 || byte == 0x7F || (afterC2 && byte <= 0x9F) {
-                throw WireError.controlCharacter(field: field)
-            }
-            afterC2 = byte == 0xC2
+        guard !string.unicodeScalars.contains(where: \.isWireControl) else {
+            throw WireError.controlCharacter(field: field)
         }
         return string
     }
@@ -96,13 +91,14 @@ extension String {
     /// the string writers send it so, as the readers refuse them (an error text quoting a
     /// multi-line description is still readable, and still a valid message).
     var withControlCharactersAsSpaces: String {
-        // The usual case costs one pass over the bytes: C0 and DEL are single bytes, and C1
-        // starts with 0xC2 (as do a few printable characters, which the slow path keeps).
-        guard self.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return self }
-        var scalars = String.UnicodeScalarView()
-        for scalar in self.unicodeScalars {
-            scalars.append(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? " " : scalar)
-        }
-        return String(scalars)
+        guard self.unicodeScalars.contains(where: \.isWireControl) else { return self }
+        return String(String.UnicodeScalarView(self.unicodeScalars.map { $0.isWireControl ? " " : $0 }))
     }
+}
+
+extension Unicode.Scalar {
+    /// Whether this is a control character no string on the wire may hold: C0
+    /// (U+0000-U+001F), DEL and C1 (U+007F-U+009F). What both readers refuse and both writers
+    /// replace.
+    var isWireControl: Bool { self.value < 0x20 || (0x7F...0x9F).contains(self.value) }
 }
