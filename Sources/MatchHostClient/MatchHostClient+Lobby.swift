@@ -24,7 +24,8 @@ extension MatchHostClient {
     }
 
     /// Follows a mode's lobby: ``Event/lobbyUpdate(mode:changes:)`` events follow, first one
-    /// `added` per open match (as many as the returned count), then every change as it happens.
+    /// `added` per open match (a page at a time as this client acknowledges; fewer than the
+    /// returned count if some end before their page), then every change as it happens.
     /// - Returns: how many matches were open when the subscription started.
     @discardableResult
     public func subscribeLobby(mode: String) async throws -> Int {

@@ -93,6 +93,21 @@ public struct LobbyListing<Entry: LobbyEntry> {
     /// Every listed entry, in increasing id.
     public var entries: [Entry] { self.order.map { self.published[$0]! } }
 
+    /// The newest listed match's id, or nil if none is listed.
+    public var lastID: MatchID? { self.order.last }
+
+    /// At most `limit` listed entries with ids after `after` and up to `through`, in increasing id.
+    /// Costs a binary search and the entries returned, however many are listed after `through`.
+    public func entries(after: MatchID, through: MatchID, limit: Int) -> [Entry] {
+        var entries: [Entry] = []
+        var index = self.firstIndex(after: after)
+        while index < self.order.count, entries.count < limit, self.order[index] <= through {
+            entries.append(self.published[self.order[index]]!)
+            index += 1
+        }
+        return entries
+    }
+
     private func firstIndex(after id: MatchID) -> Int {
         var low = 0
         var high = self.order.count

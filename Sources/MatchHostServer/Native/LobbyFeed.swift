@@ -12,6 +12,12 @@ extension NativeLobbyEntry: LobbyEntry {}
 /// `interval` while they keep coming (``PublicationPacing``), and before every LIST_MATCHES and
 /// SUBSCRIBE_LOBBY, so that those see the latest state. Each publication is encoded once per
 /// lobby as one LOBBY_UPDATE and the same buffer handed to every subscriber.
+///
+/// A new subscriber's snapshot (every listed match as `added`) can be far larger than its
+/// `--max-backlog`, so it goes out a page at a time, the next page only while the session's
+/// unacknowledged bytes are under half its bound (``Snapshot``). Until it is complete, that
+/// subscriber's publications leave out the matches its snapshot has still to send: those go
+/// out as they are when their page does, or not at all if they ended.
 final class LobbyFeed {
     /// Most changes in one LOBBY_UPDATE: 100 entries with the longest labels stay under 32 KiB.
     static let changesPerMessage = 100
@@ -23,6 +29,9 @@ final class LobbyFeed {
     private var subscribers: [String: [ObjectIdentifier: Session]] = [:]
     private var subscriptions: [ObjectIdentifier: Set<String>] = [:]
     private var timer: MatchTimer?
+    /// The snapshots still being sent, by mode and subscriber.
+    private var snapshots: [String: [ObjectIdentifier: Snapshot]] = [:]
+    private var snapshotTimer: MatchTimer?
     private var pacing: PublicationPacing
     private let allocator = ByteBufferAllocator()
     private let updatesSent = Counter(label: "matchhost_lobby_updates_total")
@@ -59,7 +68,16 @@ final class LobbyFeed {
         for mode in Array(self.listings.keys) where self.listings[mode]!.hasChanges {
             let changes = self.listings[mode]!.publish { self.current(mode, $0) }
             guard !changes.isEmpty, let audience = self.subscribers[mode], !audience.isEmpty else { continue }
-            self.send(changes.map(Self.wire), mode: mode, to: audience.values)
+            let wire = changes.map(Self.wire)
+            guard let snapshots = self.snapshots[mode] else {
+                self.send(wire, mode: mode, to: audience.values)
+                continue
+            }
+            self.send(wire, mode: mode, to: audience.lazy.filter { snapshots[$0.key] == nil }.map(\.value))
+            for snapshot in snapshots.values {
+                let seen = wire.filter { snapshot.hasSent($0.entry.matchID) }
+                if !seen.isEmpty { self.send(seen, mode: mode, to: CollectionOfOne(snapshot.session)) }
+            }
         }
     }
 
@@ -74,18 +92,21 @@ final class LobbyFeed {
     }
 
     /// Subscribes `session` to `mode`'s lobby and sends it every listed match as `added`,
-    /// after the LOBBY_SUBSCRIBED response that `respond` sends with their count. A session
-    /// follows a mode at most once (again: the entries are sent again), so what it follows is
-    /// bounded by the server's modes.
+    /// after the LOBBY_SUBSCRIBED response that `respond` sends with their count, a page at a
+    /// time as its backlog allows. A session follows a mode at most once (again: the entries
+    /// are sent again), so what it follows is bounded by the server's modes.
     func subscribe(_ session: Session, to mode: String, respond: (UInt32) -> Void) {
         let key = ObjectIdentifier(session)
         self.publish()
-        let entries = self.listings[mode]?.entries ?? []
         self.subscriptions[key, default: []].insert(mode)
         self.subscribers[mode, default: [:]][key] = session
-        respond(UInt32(entries.count))
-        if !entries.isEmpty {
-            self.send(entries.map { NativeLobbyChange(.added, $0) }, mode: mode, to: CollectionOfOne(session))
+        self.forgetSnapshot(key, mode: mode)
+        respond(UInt32(self.listings[mode]?.count ?? 0))
+        guard let last = self.listings[mode]?.lastID else { return }
+        var snapshot = Snapshot(session: session, sentThrough: 0, last: last)
+        if !self.advance(&snapshot, mode: mode) {
+            self.snapshots[mode, default: [:]][key] = snapshot
+            self.scheduleSnapshots()
         }
     }
 
@@ -95,6 +116,7 @@ final class LobbyFeed {
         self.subscriptions[key]?.remove(mode)
         if self.subscriptions[key]?.isEmpty == true { self.subscriptions[key] = nil }
         self.subscribers[mode]?[key] = nil
+        self.forgetSnapshot(key, mode: mode)
     }
 
     /// Forgets every subscription of an ended session.
@@ -102,7 +124,58 @@ final class LobbyFeed {
         let key = ObjectIdentifier(session)
         for mode in self.subscriptions.removeValue(forKey: key) ?? [] {
             self.subscribers[mode]?[key] = nil
+            self.forgetSnapshot(key, mode: mode)
         }
+    }
+
+    /// A subscriber's snapshot being sent: the matches listed when it subscribed, up to
+    /// `last`, in id order; those up to `sentThrough` have gone out.
+    private struct Snapshot {
+        let session: Session
+        var sentThrough: MatchID
+        let last: MatchID
+
+        /// Whether the subscriber has had `matchID`'s `added` (or never will from the
+        /// snapshot: it opened after the subscription), so that its changes go to it live.
+        func hasSent(_ matchID: MatchID) -> Bool { matchID <= self.sentThrough || matchID > self.last }
+    }
+
+    /// Sends `snapshot`'s next pages while its session's unacknowledged bytes are under half
+    /// its bound: a page is at most about 27 KB, so the session keeps room for its matches.
+    /// - Returns: whether the snapshot is complete.
+    private func advance(_ snapshot: inout Snapshot, mode: String) -> Bool {
+        let session = snapshot.session
+        guard let listing = self.listings[mode] else { return true }
+        while !session.isEnded, session.outbox.unacknowledgedBytes < session.outbox.maximumBytes / 2 {
+            let page = listing.entries(after: snapshot.sentThrough, through: snapshot.last, limit: Self.changesPerMessage)
+            guard let newest = page.last else { return true }
+            self.send(page.map { NativeLobbyChange(.added, $0) }, mode: mode, to: CollectionOfOne(session))
+            snapshot.sentThrough = newest.matchID
+            if newest.matchID >= snapshot.last { return true }
+        }
+        return session.isEnded
+    }
+
+    /// Goes on with the unfinished snapshots every interval, as their subscribers acknowledge.
+    private func scheduleSnapshots() {
+        guard self.snapshotTimer == nil else { return }
+        self.snapshotTimer = self.clock.schedule(at: self.clock.now + self.interval) { [weak self] in
+            guard let self else { return }
+            self.snapshotTimer = nil
+            for mode in Array(self.snapshots.keys) {
+                for (key, var snapshot) in self.snapshots[mode]! {
+                    let complete = self.advance(&snapshot, mode: mode)
+                    self.snapshots[mode]![key] = complete ? nil : snapshot
+                }
+                if self.snapshots[mode]!.isEmpty { self.snapshots[mode] = nil }
+            }
+            if !self.snapshots.isEmpty { self.scheduleSnapshots() }
+        }
+    }
+
+    private func forgetSnapshot(_ key: ObjectIdentifier, mode: String) {
+        self.snapshots[mode]?[key] = nil
+        if self.snapshots[mode]?.isEmpty == true { self.snapshots[mode] = nil }
     }
 
     private func send(_ changes: [NativeLobbyChange], mode: String, to audience: some Collection<Session>) {
