@@ -7,6 +7,10 @@ import NIOCore
 /// Limits applied to each connection.
 struct ConnectionLimits {
     var maxMessageRate: Double
+    /// `--max-inbound-rate`, bytes per second; see ``ByteRateLimiter``.
+    var maxInboundBytesPerSecond: Int
+    /// `--max-frame`: the byte allowance's burst is at least one such frame.
+    var maxFrameBytes: Int
     /// See ``SlowConsumerWatch``.
     var slowConsumerGrace: TimeAmount
     /// `--max-outbound`, the mark the channel turns unwritable at.
@@ -17,28 +21,64 @@ struct ConnectionLimits {
     var outboundHardLimit: Int
 }
 
-/// A connection's message-rate allowance: a bucket of one second's worth of messages,
-/// refilled continuously at the limit.
-struct MessageRateLimiter {
+/// An allowance refilled continuously at `rate` a second, holding at most `burst`: what a
+/// connection may send in a burst, and on average.
+struct RateBucket {
     let rate: Double
+    let burst: Double
     private var budget: Double
     private var refilledAt: NIODeadline
 
-    init(rate: Double) {
+    init(rate: Double, burst: Double, now: NIODeadline) {
         self.rate = rate
-        self.budget = max(1, rate)
-        self.refilledAt = .now()
+        self.burst = burst
+        self.budget = burst
+        self.refilledAt = now
+    }
+
+    /// Takes `amount` from the bucket if it holds that much.
+    mutating func take(_ amount: Double, now: NIODeadline) -> Bool {
+        if now > self.refilledAt {
+            self.budget = min(self.burst, self.budget + Double((now - self.refilledAt).nanoseconds) / 1e9 * self.rate)
+            self.refilledAt = now
+        }
+        guard self.budget >= amount else { return false }
+        self.budget -= amount
+        return true
+    }
+}
+
+/// A connection's message-rate allowance: a bucket of one second's worth of messages,
+/// refilled continuously at the limit.
+struct MessageRateLimiter {
+    private var bucket: RateBucket
+
+    init(rate: Double) {
+        self.bucket = RateBucket(rate: rate, burst: max(1, rate), now: .now())
     }
 
     /// Takes one message from the bucket.
     /// - Throws: ``ConnectionLimitError/messageRate(limit:)`` when the bucket is empty.
     mutating func spend() throws(ConnectionLimitError) {
-        let now = NIODeadline.now()
-        let elapsed = Double((now - self.refilledAt).nanoseconds) / 1e9
-        self.refilledAt = now
-        self.budget = min(max(1, self.rate), self.budget + elapsed * self.rate)
-        guard self.budget >= 1 else { throw .messageRate(limit: self.rate) }
-        self.budget -= 1
+        guard self.bucket.take(1, now: .now()) else { throw .messageRate(limit: self.bucket.rate) }
+    }
+}
+
+/// A connection's allowance of bytes received (`--max-inbound-rate`): one second's worth, or
+/// one largest frame if that is more, refilled continuously at the limit. With the message
+/// rate alone a client could send 100 frames of 64 KiB a second, and in a relayed match each
+/// goes to every other player, past their `--max-backlog` before they could acknowledge.
+struct ByteRateLimiter {
+    private var bucket: RateBucket
+
+    init(bytesPerSecond: Int, maxFrameBytes: Int) {
+        self.bucket = RateBucket(rate: Double(bytesPerSecond), burst: Double(max(bytesPerSecond, maxFrameBytes + 4)), now: .now())
+    }
+
+    /// Takes a frame of `bodyBytes` (and its 4-byte length prefix) from the bucket.
+    /// - Throws: ``ConnectionLimitError/byteRate(limit:)`` when the bucket holds less.
+    mutating func spend(frameBody bodyBytes: Int) throws(ConnectionLimitError) {
+        guard self.bucket.take(Double(bodyBytes + 4), now: .now()) else { throw .byteRate(limit: Int(self.bucket.rate)) }
     }
 }
 
@@ -71,6 +111,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
     /// Set while a PLAYER_CONNECTED waits for the store; no later frame is handled meanwhile.
     private var isAwaitingIdentity = false
     private var messageRate: MessageRateLimiter
+    private var byteRate: ByteRateLimiter
     private let slowConsumer: SlowConsumerWatch
     /// `--idle-timeout`: the tutorial client never pings, so a silent connection is no sign of a
     /// dead one once it has said who it is; but its first PLAYER_CONNECTED must come within this
@@ -94,6 +135,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         self.flusher = flusher
         self.logger = logger
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
+        self.byteRate = ByteRateLimiter(bytesPerSecond: limits.maxInboundBytesPerSecond, maxFrameBytes: limits.maxFrameBytes)
         self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace, hardLimit: limits.outboundHardLimit)
     }
 
@@ -178,6 +220,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 
     private func handle(frameBody: ByteBuffer) throws {
         try self.messageRate.spend()
+        try self.byteRate.spend(frameBody: frameBody.readableBytes)
         switch try CatRaceClientMessage(frameBody: frameBody) {
         case .playerConnected(let message):
             self.hasSentPlayerConnected = true
@@ -275,6 +318,7 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
 /// A connection broke one of the server's limits.
 enum ConnectionLimitError: Error, CustomStringConvertible {
     case messageRate(limit: Double)
+    case byteRate(limit: Int)
     case outboundBuffer
     /// Past ``ConnectionLimits/outboundHardLimit``, with its value.
     case outboundHardLimit(Int)
@@ -282,6 +326,7 @@ enum ConnectionLimitError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .messageRate(let limit): return "sent more than \(limit) messages per second (--max-message-rate)"
+        case .byteRate(let limit): return "sent more than \(limit) bytes per second (--max-inbound-rate)"
         case .outboundBuffer: return "not reading: outbound buffer over its limit (--max-outbound) for longer than --slow-consumer-grace"
         case .outboundHardLimit(let limit):
             return "not reading: more than \(limit) bytes waiting to be sent, the most a connection may hold at once (natively --max-backlog + 2 x --max-outbound, on the Cat Race port 2 x --max-outbound)"

@@ -61,7 +61,8 @@ public final class CatRaceListener: Sendable {
         let maximumFrameBody = configuration.maxFrameBytes
         let frameTimeout = configuration.idleTimeout
         let limits = ConnectionLimits(
-            maxMessageRate: configuration.maxMessageRate, slowConsumerGrace: configuration.slowConsumerGrace,
+            maxMessageRate: configuration.maxMessageRate, maxInboundBytesPerSecond: configuration.maxInboundBytesPerSecond,
+            maxFrameBytes: configuration.maxFrameBytes, slowConsumerGrace: configuration.slowConsumerGrace,
             maxOutboundBytes: configuration.maxOutboundBytes,
             // Unreliable: what one pass hands a tutorial client is a few frames.
             outboundHardLimit: 2 * configuration.maxOutboundBytes)

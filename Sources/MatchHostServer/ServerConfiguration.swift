@@ -18,6 +18,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Messages per second one connection may send, averaged over a one-second burst
     /// allowance (`--max-message-rate`, default 100); above it the connection is closed.
     public var maxMessageRate: Double = 100
+    /// Bytes per second one connection may send, length prefixes included, averaged over a
+    /// burst allowance of one second or one largest frame, whichever is more
+    /// (`--max-inbound-rate`, default 64 KiB); above it the connection is closed. In a relayed
+    /// match what a player sends goes to every other player: this keeps one sender from
+    /// filling their `--max-backlog` faster than they acknowledge.
+    public var maxInboundBytesPerSecond: Int = 64 * 1024
     /// Bytes that may wait to be sent to one connection (`--max-outbound`, default 256 KiB):
     /// past them unreliable data is not sent to it, and it has ``slowConsumerGrace`` to drain
     /// to half of them before it is disconnected (a Cat Race connection at once past twice them).

@@ -37,7 +37,7 @@ struct BenchNativeCommand: AsyncParsableCommand {
         help: "Seconds a player may hold its acknowledgement (piggybacking it on its own frames meanwhile), as the client library does (200 ms); 0: one ACK per read batch.")
     var ackDelay: Double = 0.2
 
-    @Option(name: .customLong("payload-size"), help: "SEND_DATA payload bytes (at least 13: send time, number, seat).")
+    @Option(name: .customLong("payload-size"), help: "SEND_DATA payload bytes (at least 13: send time, number, seat). The server's --max-inbound-rate (default 65536 bytes a second) must allow --rate x (this + about 40).")
     var payloadSize = 16
 
     func validate() throws {

@@ -39,6 +39,11 @@ struct ServeCommand: AsyncParsableCommand {
     var maxMessageRate: Double = 100
 
     @Option(
+        name: .customLong("max-inbound-rate"),
+        help: "Bytes per second one connection may send (burst: one second's worth, or one --max-frame frame if more) before it is closed.")
+    var maxInboundRate = 64 * 1024
+
+    @Option(
         name: .customLong("max-outbound"),
         help: "Bytes (at least 1024) that may wait to be sent to one connection; past them it has --slow-consumer-grace to catch up.")
     var maxOutbound = 256 * 1024
@@ -194,6 +199,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxMessageRate.isFinite, self.maxMessageRate > 0 else {
             throw ValidationError("--max-message-rate must be a positive number")
         }
+        guard self.maxInboundRate >= 1 else { throw ValidationError("--max-inbound-rate must be at least 1") }
         guard self.maxOutbound >= 1024 else { throw ValidationError("--max-outbound must be at least 1024") }
         guard (2...16).contains(self.maxRacers) else { throw ValidationError("--max-racers must be 2-16") }
         guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }
@@ -290,6 +296,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxFrameBytes = self.maxFrame
         configuration.maxTapRate = self.maxTapRate
         configuration.maxMessageRate = self.maxMessageRate
+        configuration.maxInboundBytesPerSecond = self.maxInboundRate
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerAddress = self.maxConnectionsPerAddress
         configuration.maxOutboundBytes = self.maxOutbound

@@ -201,6 +201,25 @@ extension CatRaceServerMessage {
         try await server.stop()
     }
 
+    @Test func aConnectionOverTheByteRateIsClosed() async throws {
+        // A burst of 200 bytes; the message rate is out of the way.
+        let server = try await RunningServer.start {
+            $0.maxInboundBytesPerSecond = 200
+            $0.maxFrameBytes = 64
+        }
+        let polite = try await server.client("G:Polite")
+        #expect(try await polite.next() == .notInMatch)
+        let flooder = try await server.client("G:Flood")
+        #expect(try await flooder.next() == .notInMatch)
+        var flood = ByteBuffer()
+        for _ in 0..<100 { RestartMatch().encodeFrame(into: &flood) }
+        #expect(flood.readableBytes > 400)
+        try await flooder.channel.writeAndFlush(flood)
+        try await flooder.waitUntilClosed()
+        #expect(try await polite.expectNothingPending().isEmpty)
+        try await server.stop()
+    }
+
     @Test func overTheConnectionLimitANewClientIsClosedWithNothingSent() async throws {
         let server = try await RunningServer.start { $0.maxConnections = 1 }
         let racer = try await server.client("G:Inside")

@@ -696,6 +696,46 @@ extension Result {
         #expect(try await flooder.closingError().code == .rateLimited)
         try await server.stop()
     }
+
+    @Test func aFrameLargerThanASecondOfTheByteRateStillPasses() async throws {
+        // The burst is one largest frame (4 KiB), four seconds of the rate.
+        let server = try await RunningNativeServer.start {
+            $0.maxInboundBytesPerSecond = 1_000
+            $0.maxFrameBytes = 4 * 1024
+        }
+        let (a, pa) = try await server.login("big-a")
+        let (b, pb) = try await server.login("big-b")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+        let payload = ByteBuffer(repeating: 9, count: 3_500)
+        try await a.sendReliable(.sendData(matchID: match, targets: [], payload: payload))
+        #expect(try await b.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: payload))
+        try await server.stop()
+    }
+
+    @Test func aSenderOverTheByteRateIsClosedAndItsReceiverKeepsItsSession() async throws {
+        // A burst of 8 KiB (one second's worth, more than one 4 KiB frame).
+        let server = try await RunningNativeServer.start {
+            $0.maxInboundBytesPerSecond = 8 * 1024
+            $0.maxFrameBytes = 4 * 1024
+        }
+        let (a, pa) = try await server.login("bytes-a")
+        let (b, pb) = try await server.login("bytes-b")
+        let match = try await relayPair(a, b, bPlayer: pb.playerID)
+        let payload = ByteBuffer(repeating: 7, count: 3_000)
+        // Two frames of about 3 KB fit in what the handshake and the match left of the burst.
+        for _ in 0..<2 { try await a.sendReliable(.sendData(matchID: match, targets: [], payload: payload)) }
+        for _ in 0..<2 { #expect(try await b.nextMessage() == .matchData(matchID: match, sender: pa.playerID, payload: payload)) }
+        // Six more in one write, 18 KB, are over it by more than a second's refill.
+        try await a.sendReliable(Array(repeating: .sendData(matchID: match, targets: [], payload: payload), count: 6))
+        #expect(try await a.closingError().code == .rateLimited)
+        // b may have some of the six before a's close, and then sees a go away, nothing else.
+        let passed = try await b.drain()
+        let data = passed.filter { $0 == .matchData(matchID: match, sender: pa.playerID, payload: payload) }
+        #expect(data.count <= 2)
+        #expect(passed.count == data.count + 1)
+        #expect(passed.last == .presence(matchID: match, playerID: pa.playerID, change: .disconnected, reason: .none))
+        try await server.stop()
+    }
 }
 
 extension NativeServerMessage {
@@ -767,6 +807,7 @@ extension NativeServerMessage {
             $0.maxOutboundBytes = 4096
             $0.maxBacklogBytes = 256 << 20
             $0.slowConsumerGrace = .milliseconds(50)
+            $0.maxInboundBytesPerSecond = 1 << 30  // the sender floods on purpose
         }
         let (victim, pv) = try await server.login("slow-victim")
         let (sender, ps) = try await server.login("slow-sender")
@@ -799,6 +840,7 @@ extension NativeServerMessage {
             $0.maxOutboundBytes = 4096
             $0.maxBacklogBytes = 64 * 1024
             $0.slowConsumerGrace = .seconds(3600)
+            $0.maxInboundBytesPerSecond = 1 << 30  // the sender floods on purpose
         }
         let (victim, _) = try await server.login("acking-victim")
         let (sender, ps) = try await server.login("acking-sender")

@@ -71,6 +71,20 @@ final class TestNativeConnection: Sendable {
         try await self.send(.reliable(sequence: sequence, ack: ack, message: message.encoded()))
     }
 
+    /// Sends `messages` in RELIABLE frames with the next sequence numbers, all in one write.
+    func sendReliable(_ messages: [NativeClientMessage]) async throws {
+        var buffer = self.channel.allocator.buffer(capacity: 0)
+        for message in messages {
+            let (sequence, ack) = self.sequences.withLock { state in
+                defer { state.nextOut += 1 }
+                return (state.nextOut, state.lastIn)
+            }
+            var frame = NativeFrame.reliable(sequence: sequence, ack: ack, message: message.encoded()).encodedFrame(allocator: self.channel.allocator)
+            buffer.writeBuffer(&frame)
+        }
+        try await self.channel.writeAndFlush(buffer)
+    }
+
     /// Sends a request and returns the id it used.
     @discardableResult
     func request(_ request: NativeRequest) async throws -> UInt32 {

@@ -38,6 +38,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     /// ACK, PING and PONG have their own allowance: a client acknowledging each read batch of
     /// a busy match must not use up what it may send itself.
     private var controlRate: MessageRateLimiter
+    /// Every frame counts against it, control frames too.
+    private var byteRate: ByteRateLimiter
     /// When the client last showed it is there: a whole frame, or another
     /// ``progressWorthBytes`` of one under way. Not every byte: a client trickling one frame a
     /// byte at a time is as idle as one that sends nothing, while one uploading a large frame
@@ -66,6 +68,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
         self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace, hardLimit: limits.outboundHardLimit)
         self.controlRate = MessageRateLimiter(rate: limits.maxMessageRate)
+        self.byteRate = ByteRateLimiter(bytesPerSecond: limits.maxInboundBytesPerSecond, maxFrameBytes: limits.maxFrameBytes)
     }
 
     private var logMetadata: Logger.Metadata {
@@ -138,6 +141,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         do {
             while !self.isClosing, !self.isAuthenticating, let body = try self.frames.nextFrame() {
                 received = true
+                try self.byteRate.spend(frameBody: body.readableBytes)
                 let frame = try NativeFrame(frameBody: body)
                 switch frame {
                 case .ack, .ping, .pong: try self.controlRate.spend()

@@ -62,7 +62,8 @@ public final class NativeListener: Sendable {
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
         let maximumFrameBody = configuration.maxFrameBytes
         let limits = ConnectionLimits(
-            maxMessageRate: configuration.maxMessageRate, slowConsumerGrace: configuration.slowConsumerGrace,
+            maxMessageRate: configuration.maxMessageRate, maxInboundBytesPerSecond: configuration.maxInboundBytesPerSecond,
+            maxFrameBytes: configuration.maxFrameBytes, slowConsumerGrace: configuration.slowConsumerGrace,
             maxOutboundBytes: configuration.maxOutboundBytes,
             // A client that reads has at most its session's unacknowledged data waiting (no
             // more than --max-backlog) and unreliable data written while under --max-outbound.
