@@ -21,33 +21,6 @@ struct ConnectionLimits {
     var outboundHardLimit: Int
 }
 
-/// An allowance refilled continuously at `rate` a second, holding at most `burst`: what a
-/// connection may send in a burst, and on average.
-struct RateBucket {
-    let rate: Double
-    let burst: Double
-    private var budget: Double
-    private var refilledAt: NIODeadline
-
-    init(rate: Double, burst: Double, now: NIODeadline) {
-        self.rate = rate
-        self.burst = burst
-        self.budget = burst
-        self.refilledAt = now
-    }
-
-    /// Takes `amount` from the bucket if it holds that much.
-    mutating func take(_ amount: Double, now: NIODeadline) -> Bool {
-        if now > self.refilledAt {
-            self.budget = min(self.burst, self.budget + Double((now - self.refilledAt).nanoseconds) / 1e9 * self.rate)
-            self.refilledAt = now
-        }
-        guard self.budget >= amount else { return false }
-        self.budget -= amount
-        return true
-    }
-}
-
 /// A connection's message-rate allowance: a bucket of one second's worth of messages,
 /// refilled continuously at the limit.
 struct MessageRateLimiter {

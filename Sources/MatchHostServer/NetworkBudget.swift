@@ -2,12 +2,13 @@ import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// How many of something that fills the database one network may make a minute, so that a
+/// How many of something one network may do a minute. Of what fills the database, so that a
 /// client cannot fill the disk by repeating it: new players (`--max-new-players-per-minute`:
 /// invented device ids on the native port, tutorial player ids on the Cat Race port) and new
-/// matches (`--max-new-matches-per-minute`: CREATE_MATCH, START_MATCH). One budget of each
-/// for both ports: the server makes one and both worlds ask it. Each refusal is counted in
-/// the budget's metric.
+/// matches (`--max-new-matches-per-minute`: CREATE_MATCH, START_MATCH), one budget of each
+/// for both ports: the server makes one and both worlds ask it. And of guesses at secrets
+/// (`--max-failed-joins-per-minute`: invite codes and party ids that name nothing). Each
+/// refusal is counted in the budget's metric.
 final class NetworkBudget: Sendable {
     private let buckets: NIOLockedValueBox<NetworkBuckets>
     private let refused: Counter
@@ -25,6 +26,11 @@ final class NetworkBudget: Sendable {
         NetworkBudget(perMinute: perMinute, refusals: "matchhost_registrations_refused_total")
     }
 
+    /// The budget of failed guesses at invite codes and party ids, `--max-failed-joins-per-minute`.
+    static func failedJoins(perMinute: Int) -> NetworkBudget {
+        NetworkBudget(perMinute: perMinute, refusals: "matchhost_join_guesses_refused_total")
+    }
+
     /// The budget of new matches, `--max-new-matches-per-minute`.
     static func newMatches(perMinute: Int) -> NetworkBudget {
         NetworkBudget(perMinute: perMinute, refusals: "matchhost_match_creations_refused_total")
@@ -36,6 +42,21 @@ final class NetworkBudget: Sendable {
         let admitted = self.buckets.withLockedValue { $0.admit(source, now: now) }
         if !admitted { self.refused.increment() }
         return admitted
+    }
+
+    /// Counts one for `source` at `now`, whether or not it had one left.
+    func charge(_ source: String, now: NIODeadline) {
+        _ = self.buckets.withLockedValue { $0.admit(source, now: now) }
+    }
+
+    /// Counts a refusal made after ``allows(_:now:)`` said no.
+    func countRefusal() {
+        self.refused.increment()
+    }
+
+    /// Whether `source` has one left at `now`; nothing is counted.
+    func allows(_ source: String, now: NIODeadline) -> Bool {
+        self.buckets.withLockedValue { $0.allows(source, now: now) }
     }
 
     /// Gives back one ``admit(_:now:)`` counted for `source` that made nothing after all (a
@@ -75,9 +96,9 @@ final class NetworkBudget: Sendable {
 /// Only sources that registered within the last minute are kept: a bucket that has refilled
 /// is dropped at the next sweep, so memory follows the registration rate, not history.
 struct NetworkBuckets {
-    /// New players per source network a minute, and at once.
+    /// How many per source network a minute, and at once.
     let perMinute: Int
-    private var buckets: [String: (tokens: Double, at: NIODeadline)] = [:]
+    private var buckets: [String: RateBucket] = [:]
     private var sweepAbove = 1024
 
     init(perMinute: Int) {
@@ -88,38 +109,32 @@ struct NetworkBuckets {
     /// How many sources are tracked now.
     var trackedSources: Int { self.buckets.count }
 
-    /// Whether `source` may register one more player at `now`; if so, that registration is counted.
+    /// Whether `source` may make one more at `now`; if so, it is counted.
     mutating func admit(_ source: String, now: NIODeadline) -> Bool {
-        let tokens = self.tokens(of: source, at: now)
-        guard tokens >= 1 else {
-            self.buckets[source] = (tokens, now)
-            return false
-        }
-        self.buckets[source] = (tokens - 1, now)
-        if self.buckets.count > self.sweepAbove { self.sweep(now: now) }
-        return true
+        var bucket = self.buckets[source] ?? self.fullBucket(at: now)
+        let admitted = bucket.take(1, now: now)
+        self.buckets[source] = bucket
+        if admitted, self.buckets.count > self.sweepAbove { self.sweep(now: now) }
+        return admitted
     }
 
-    /// Gives `source` back one registration (never more than a full bucket).
+    /// Whether `source` has one left at `now`, without counting it.
+    func allows(_ source: String, now: NIODeadline) -> Bool {
+        (self.buckets[source]?.available(at: now) ?? 1) >= 1
+    }
+
+    /// Gives `source` back one (never more than a full bucket).
     mutating func refund(_ source: String, now: NIODeadline) {
-        guard self.buckets[source] != nil else { return }
-        self.buckets[source] = (min(Double(self.perMinute), self.tokens(of: source, at: now) + 1), now)
+        self.buckets[source]?.giveBack(1, now: now)
     }
 
-    /// `source`'s tokens at `now`: what it had, refilled since.
-    private func tokens(of source: String, at now: NIODeadline) -> Double {
-        let capacity = Double(self.perMinute)
-        guard let bucket = self.buckets[source] else { return capacity }
-        let refilled = Double(max(0, (now - bucket.at).nanoseconds)) / 60e9 * capacity
-        return min(capacity, bucket.tokens + refilled)
+    private func fullBucket(at now: NIODeadline) -> RateBucket {
+        RateBucket(rate: Double(self.perMinute) / 60, burst: Double(self.perMinute), now: now)
     }
 
     /// Drops the buckets that have refilled by `now` (their sources are as if never seen).
     private mutating func sweep(now: NIODeadline) {
-        let capacity = Double(self.perMinute)
-        self.buckets = self.buckets.filter { _, bucket in
-            bucket.tokens + Double(max(0, (now - bucket.at).nanoseconds)) / 60e9 * capacity < capacity
-        }
+        self.buckets = self.buckets.filter { _, bucket in bucket.available(at: now) < bucket.burst }
         self.sweepAbove = max(1024, self.buckets.count * 2)
     }
 }

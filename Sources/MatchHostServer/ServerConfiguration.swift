@@ -74,6 +74,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// together (native CREATE_MATCH and MATCHMAKE, a ticket each; Cat Race START_MATCH), so that creating and leaving
     /// matches cannot fill the database.
     public var maxNewMatchesPerMinute: Int = 600
+    /// JOIN_BY_CODE and JOIN_PARTY that name no match or party which one network may send a
+    /// minute, and at once (`--max-failed-joins-per-minute`, default 60); past them every
+    /// JOIN_BY_CODE and JOIN_PARTY from it gets `RATE_LIMITED` until it refills. Invite codes
+    /// and party ids are the only secrets of private matches and parties: guessing them
+    /// costs a minute per 60 tries.
+    public var maxFailedJoinsPerMinute: Int = 60
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
     public var lobbyInterval: TimeAmount = .milliseconds(50)
     /// How often the matchmaker forms groups (`--matchmaker-interval`, default 1 s).

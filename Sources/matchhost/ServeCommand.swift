@@ -117,6 +117,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Matches one network (IPv4 address, IPv6 /64) may create a minute, both ports together: native CREATE_MATCH and MATCHMAKE (a ticket each), Cat Race START_MATCH.")
     var maxNewMatchesPerMinute = 600
 
+    @Option(
+        name: .customLong("max-failed-joins-per-minute"),
+        help: "JOIN_BY_CODE and JOIN_PARTY naming no match or party that one network may send a minute; past them it gets RATE_LIMITED for both until it refills.")
+    var maxFailedJoinsPerMinute = 60
+
     // Retired: device identities now live in the database, not in memory. Still accepted so
     // that scripts written for earlier versions start; a warning says it does nothing.
     @Option(name: .customLong("max-devices"), help: .hidden)
@@ -224,6 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxPendingRequests >= 1 else { throw ValidationError("--max-pending-requests must be at least 1") }
         guard self.maxNewPlayersPerMinute >= 1 else { throw ValidationError("--max-new-players-per-minute must be at least 1") }
         guard self.maxNewMatchesPerMinute >= 1 else { throw ValidationError("--max-new-matches-per-minute must be at least 1") }
+        guard self.maxFailedJoinsPerMinute >= 1 else { throw ValidationError("--max-failed-joins-per-minute must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
@@ -314,6 +320,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxPendingRequests = self.maxPendingRequests
         configuration.maxNewPlayersPerMinute = self.maxNewPlayersPerMinute
         configuration.maxNewMatchesPerMinute = self.maxNewMatchesPerMinute
+        configuration.maxFailedJoinsPerMinute = self.maxFailedJoinsPerMinute
         if self.maxDevices != nil {
             logger.warning("--max-devices has no effect any more: device identities are kept in the database (--data)")
         }

@@ -28,8 +28,9 @@ struct RunningNativeServer {
         return RunningNativeServer(listener: listener, group: group, configuration: configuration)
     }
 
-    func login(_ device: String, secret: String = "") async throws -> (TestNativeConnection, NativeAuthenticated) {
-        try await TestNativeConnection.login(port: self.port, group: self.group, device: device, secret: secret)
+    /// - Parameter local: the address to connect from (another 127.x address is another network).
+    func login(_ device: String, secret: String = "", from local: String? = nil) async throws -> (TestNativeConnection, NativeAuthenticated) {
+        try await TestNativeConnection.login(port: self.port, group: self.group, device: device, secret: secret, from: local)
     }
 
     func connect(from local: String? = nil) async throws -> TestNativeConnection {
@@ -58,6 +59,11 @@ struct RunningNativeServer {
 extension Result where Success == NativeResponse {
     var joined: NativeMatchInfo? {
         if case .success(.matchJoined(let info)) = self { return info }
+        return nil
+    }
+
+    var party: NativePartyInfo? {
+        if case .success(.party(let info)) = self { return info }
         return nil
     }
 }
@@ -694,6 +700,37 @@ extension Result {
         // All 11 in one write, so no refill between them on a slow machine.
         try await flooder.sendRaw((0..<11).flatMap { _ in Array(NativeFrame.ping(1).encodedFrame().readableBytesView) })
         #expect(try await flooder.closingError().code == .rateLimited)
+        try await server.stop()
+    }
+
+    @Test func wrongInviteCodesAndPartyIdsUseUpTheNetworksGuessesThenEveryJoinByCodeIsRefused() async throws {
+        let server = try await RunningNativeServer.start { $0.maxFailedJoinsPerMinute = 3 }
+        let (host, _) = try await server.login("guess-host", from: "127.0.0.2")
+        var codes: [String] = []
+        for _ in 0..<5 {
+            let created = try await host.response(to: try await host.request(.createMatch(mode: "relay", maxPlayers: 4, label: "", isPrivate: true)))
+            codes.append(try #require(created.joined?.inviteCode))
+        }
+        let info = try #require(try await host.response(to: try await host.request(.createParty(maxSize: 0))).party)
+
+        let (guesser, _) = try await server.login("guesser")
+        // Right codes cost nothing: four, over the allowance of three, all join.
+        for code in codes.prefix(4) {
+            #expect(try await guesser.response(to: try await guesser.request(.joinByCode(code.lowercased()))).joined != nil)
+        }
+        #expect(try await guesser.response(to: try await guesser.request(.joinByCode("ZZZZZZZZ"))).failure?.code == .noSuchMatch)
+        #expect(try await guesser.response(to: try await guesser.request(.joinParty("NOPARTY2"))).failure?.code == .noSuchParty)
+        #expect(try await guesser.response(to: try await guesser.request(.joinByCode("YYYYYYYY"))).failure?.code == .noSuchMatch)
+        // Out of guesses: a right code and a right party are refused too, unlooked-at.
+        #expect(try await guesser.response(to: try await guesser.request(.joinByCode(codes[4]))).failure?.code == .rateLimited)
+        #expect(try await guesser.response(to: try await guesser.request(.joinParty(info.partyID))).failure?.code == .rateLimited)
+        // The session goes on, and another player on the guesser's network is refused as well...
+        let (neighbour, _) = try await server.login("guess-neighbour")
+        #expect(try await neighbour.response(to: try await neighbour.request(.joinByCode(codes[4]))).failure?.code == .rateLimited)
+        // ...while one on another network joins.
+        let (friend, _) = try await server.login("guess-friend", from: "127.0.0.3")
+        #expect(try await friend.response(to: try await friend.request(.joinByCode(codes[4]))).joined != nil)
+        #expect(try await friend.response(to: try await friend.request(.joinParty(info.partyID))).party != nil)
         try await server.stop()
     }
 

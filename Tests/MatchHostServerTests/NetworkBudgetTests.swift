@@ -18,6 +18,15 @@ import Testing
         #expect(!admit("10.0.0.1", self.start + .seconds(41)))
     }
 
+    @Test func askingWhetherANetworkHasOneLeftCountsNothing() {
+        var limiter = NetworkBuckets(perMinute: 1)
+        #expect(limiter.allows("10.0.0.1", now: self.start))
+        #expect(limiter.allows("10.0.0.1", now: self.start))
+        #expect(limiter.admit("10.0.0.1", now: self.start))
+        #expect(!limiter.allows("10.0.0.1", now: self.start))
+        #expect(limiter.allows("10.0.0.1", now: self.start + .seconds(60)))
+    }
+
     @Test func sourcesThatRefilledAreForgottenSoMemoryFollowsTheRate() {
         var limiter = NetworkBuckets(perMinute: 1)
         func admit(_ source: String, _ now: NIODeadline) -> Bool { limiter.admit(source, now: now) }

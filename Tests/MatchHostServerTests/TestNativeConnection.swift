@@ -35,8 +35,10 @@ final class TestNativeConnection: Sendable {
     }
 
     /// Connects, says HELLO and checks the WELCOME.
-    static func handshake(port: Int, group: any EventLoopGroup, gameID: String = "matchhost") async throws -> TestNativeConnection {
-        let connection = try await Self.connect(port: port, group: group)
+    static func handshake(
+        port: Int, group: any EventLoopGroup, gameID: String = "matchhost", from local: String? = nil
+    ) async throws -> TestNativeConnection {
+        let connection = try await Self.connect(port: port, group: group, from: local)
         try await connection.send(.hello(version: 1, gameID: gameID))
         guard case .welcome = try await connection.next() else { throw TestClientError.unexpected("no WELCOME") }
         return connection
@@ -44,9 +46,9 @@ final class TestNativeConnection: Sendable {
 
     /// Connects and authenticates a device; returns the connection and what AUTHENTICATED said.
     static func login(
-        port: Int, group: any EventLoopGroup, device: String, secret: String = ""
+        port: Int, group: any EventLoopGroup, device: String, secret: String = "", from local: String? = nil
     ) async throws -> (TestNativeConnection, NativeAuthenticated) {
-        let connection = try await Self.handshake(port: port, group: group)
+        let connection = try await Self.handshake(port: port, group: group, from: local)
         try await connection.send(.authenticate(.device(id: device, secret: secret)))
         guard case .authenticated(let authenticated) = try await connection.next() else {
             throw TestClientError.unexpected("no AUTHENTICATED")

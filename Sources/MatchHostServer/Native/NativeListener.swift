@@ -35,6 +35,7 @@ public final class NativeListener: Sendable {
         // One budget of new players for both ports: a network may not double it by using both.
         let registrations = catRace?.registrations ?? NetworkBudget.newPlayers(perMinute: configuration.maxNewPlayersPerMinute)
         let matchCreations = catRace?.matchCreations ?? NetworkBudget.newMatches(perMinute: configuration.maxNewMatchesPerMinute)
+        let failedJoins = NetworkBudget.failedJoins(perMinute: configuration.maxFailedJoinsPerMinute)
         var logger = logger
         logger[metadataKey: "listener"] = "native"
         let options = NativeWorldOptions(
@@ -104,7 +105,7 @@ public final class NativeListener: Sendable {
                     clock: clock, storage: WorldStore(
                         store: store, eventLoop: loop, clock: clock, logger: listenerLogger, outages: storageOutages,
                         maximumUnstoredEndings: configuration.maxUnstoredResults, maximumBacklog: configuration.maxStoreBacklog),
-                    registrations: registrations, matchCreations: matchCreations, logger: listenerLogger)
+                    registrations: registrations, matchCreations: matchCreations, failedJoins: failedJoins, logger: listenerLogger)
                 world.start(from: startup)
                 return world
             },

@@ -58,6 +58,8 @@ final class NativeWorld {
     let registrations: NetworkBudget
     /// `--max-new-matches-per-minute`, shared with the Cat Race port.
     let matchCreations: NetworkBudget
+    /// `--max-failed-joins-per-minute`: wrong invite codes and party ids.
+    let failedJoins: NetworkBudget
     /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
     var nextMatchID: MatchID = 1
     /// Private matches by invite code.
@@ -84,7 +86,7 @@ final class NativeWorld {
 
     init(
         options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, storage: WorldStore,
-        registrations: NetworkBudget, matchCreations: NetworkBudget, logger: Logger
+        registrations: NetworkBudget, matchCreations: NetworkBudget, failedJoins: NetworkBudget, logger: Logger
     ) {
         self.options = options
         self.authenticator = authenticator
@@ -94,6 +96,7 @@ final class NativeWorld {
         self.acknowledgements = AcknowledgementBatcher(clock: clock, delay: .milliseconds(200))
         self.registrations = registrations
         self.matchCreations = matchCreations
+        self.failedJoins = failedJoins
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
@@ -158,6 +161,13 @@ final class NativeWorld {
             let refusal = NativeError(
                 .rateLimited, "this network has asked for its most new matches this minute (--max-new-matches-per-minute); try again later")
             session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
+        // A network out of wrong guesses is not told whether its next one is right.
+        case .request(let id, .joinByCode) where !self.failedJoins.allows(network, now: self.clock.now),
+            .request(let id, .joinParty) where !self.failedJoins.allows(network, now: self.clock.now):
+            self.failedJoins.countRefusal()
+            let refusal = NativeError(
+                .rateLimited, "this network has named too many invite codes or parties that do not exist this minute (--max-failed-joins-per-minute); try again later")
+            session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
         case .request(let id, .subscribeLobby(let mode)) where self.subscribe(session, to: mode, requestID: id):
             return
         case .request(let id, let request) where request.isAnsweredFromStorage:
@@ -165,6 +175,9 @@ final class NativeWorld {
         case .request(let id, let request):
             let reply: NativeServerMessage
             let result = self.perform(request, for: session)
+            if case .failure(let error) = result, request.isGuess(refusedWith: error.code) {
+                self.failedJoins.charge(network, now: self.clock.now)
+            }
             switch result {
             case .success(let response): reply = .response(id: id, response)
             case .failure(let error):
@@ -497,6 +510,17 @@ final class NativeWorld {
             } else {
                 match.end(reason: "server shutting down")
             }
+        }
+    }
+}
+
+extension NativeRequest {
+    /// Whether this request, refused with `code`, was a wrong guess at a secret: an invite
+    /// code or a party id that names nothing (`--max-failed-joins-per-minute`).
+    fileprivate func isGuess(refusedWith code: NativeErrorCode) -> Bool {
+        switch (self, code) {
+        case (.joinByCode, .noSuchMatch), (.joinParty, .noSuchParty): return true
+        default: return false
         }
     }
 }

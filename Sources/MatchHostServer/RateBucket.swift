@@ -1,0 +1,42 @@
+import NIOCore
+
+/// An allowance refilled continuously at `rate` a second, holding at most `burst`: what a
+/// connection may send in a burst, and on average.
+struct RateBucket {
+    let rate: Double
+    let burst: Double
+    private var budget: Double
+    private var refilledAt: NIODeadline
+
+    init(rate: Double, burst: Double, now: NIODeadline) {
+        self.rate = rate
+        self.burst = burst
+        self.budget = burst
+        self.refilledAt = now
+    }
+
+    /// What the bucket holds at `now`. A `now` before the latest time seen refills nothing.
+    func available(at now: NIODeadline) -> Double {
+        guard now > self.refilledAt else { return self.budget }
+        return min(self.burst, self.budget + Double((now - self.refilledAt).nanoseconds) / 1e9 * self.rate)
+    }
+
+    /// Takes `amount` from the bucket if it holds that much.
+    mutating func take(_ amount: Double, now: NIODeadline) -> Bool {
+        self.refill(to: now)
+        guard self.budget >= amount else { return false }
+        self.budget -= amount
+        return true
+    }
+
+    /// Puts `amount` back (never more than `burst`): something taken that cost nothing after all.
+    mutating func giveBack(_ amount: Double, now: NIODeadline) {
+        self.refill(to: now)
+        self.budget = min(self.burst, self.budget + amount)
+    }
+
+    private mutating func refill(to now: NIODeadline) {
+        self.budget = self.available(at: now)
+        self.refilledAt = max(self.refilledAt, now)
+    }
+}
