@@ -29,9 +29,19 @@ public final class ServeProcess: @unchecked Sendable {
     ///     passes the port of the process before it, so that clients find it again.
     ///   - capturingLog: keep its stderr (through a pipe, read as it comes) for ``loggedLines()``.
     public static func start(data: URL, nativePort: Int = 0, arguments: [String] = [], capturingLog: Bool = false) async throws -> ServeProcess {
-        try await onOwnThread {
-            Result { try Self.startBlocking(data: data, nativePort: nativePort, arguments: arguments, capturingLog: capturingLog) }
-        }.get()
+        var attempt = 1
+        while true {
+            do {
+                return try await onOwnThread {
+                    Result { try Self.startBlocking(data: data, nativePort: nativePort, arguments: arguments, capturingLog: capturingLog) }
+                }.get()
+            } catch is ServeProcessDidNotStart where nativePort != 0 && attempt < 20 {
+                // The port freed by the process before may have been taken meanwhile as the
+                // local port of one of the other tests' short-lived client connections.
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 
     /// The lines the server logged, once it has ended (stop it first); empty unless captured.
