@@ -412,8 +412,10 @@ final class NativeWorld {
 
     /// START_MATCH in a native catrace match: reserves a seat for each named tutorial client
     /// (a Cat Race port player id) and seats it when it is, or once it gets, connected there;
-    /// then shows everyone the line-up, once. Ids already seated, of native players, or of
-    /// tutorial clients in another race are skipped.
+    /// then shows everyone the line-up, once. Ids already seated, of native players signed in
+    /// now, or of tutorial clients in another race are skipped. (An offline native player's id
+    /// is not known here without the store; its seat goes to a tutorial client claiming the id,
+    /// as any id may be claimed on port 1955.)
     private func invite(_ ids: [PlayerID], toRace match: Match<CatRaceGame>) {
         guard let tutorial = self.catRaceWorld else {
             self.logger.debug("START_MATCH in a native race, but the Cat Race port is not on this loop", metadata: ["match": "\(match.id)"])
