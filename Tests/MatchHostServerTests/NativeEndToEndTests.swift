@@ -148,12 +148,16 @@ extension NativeFrame {
         let thief = try await server.handshake()
         try await thief.send(.authenticate(.device(id: "chosen-device", secret: String(repeating: "0", count: 32))))
         #expect(try await thief.closingError().code == .authenticationFailed)
-        // Too short a secret to choose for a new device.
+        // Too short a secret to choose for a new device, and a wrong short one for a known
+        // device, get the same refusal: it does not tell which device ids are taken.
         let weak = try await server.handshake()
         try await weak.send(.authenticate(.device(id: "weak-device", secret: String(repeating: "a", count: 31))))
         let refusal = try await weak.closingError()
         #expect(refusal.code == .authenticationFailed)
-        #expect(refusal.message.contains("shorter than 32 bytes"))
+        #expect(refusal.message.contains("at least 32 bytes"))
+        let prober = try await server.handshake()
+        try await prober.send(.authenticate(.device(id: "chosen-device", secret: String(repeating: "a", count: 31))))
+        #expect(try await prober.closingError() == refusal)
         try await server.stop()
     }
 

@@ -416,7 +416,8 @@ public final class CatRaceWorld {
 
     private func refuse(_ refusal: CatRaceRequestRefusal, link: any CatRaceLink) {
         self.count(refusal.rawValue)
-        self.logger.info(
+        // Debug: a client may repeat a refused request at its message rate; each is counted.
+        self.logger.debug(
             "request refused",
             metadata: ["player": "\(link.catRacePlayer?.id ?? "-")", "reason": "\(refusal.rawValue)"])
     }

@@ -73,19 +73,14 @@ final class NativeAuthenticator {
             case .success(let identity?):
                 let hash = hexEncoded(SHA256.hash(data: Array(secret.utf8)))
                 guard !secret.isEmpty, constantTimeEquals(hash, hexEncoded(identity.secretHash)) else {
-                    return completion(.failure(NativeError(.authenticationFailed, "wrong secret for this device id")))
+                    return completion(.failure(Self.deviceRefused))
                 }
                 completion(.success((identity.playerID, "")))
             case .success(nil):
                 // A client that chose its own secret can retry a first contact whose answer it
                 // lost; a weak one would let a guessed secret take the new player.
                 guard secret.isEmpty || secret.utf8.count >= Self.minimumChosenSecretBytes else {
-                    return completion(
-                        .failure(
-                            NativeError(
-                                .authenticationFailed,
-                                "unknown device id with a secret shorter than \(Self.minimumChosenSecretBytes) bytes; "
-                                    + "send a longer one, or an empty one for the server to issue")))
+                    return completion(.failure(Self.deviceRefused))
                 }
                 guard mayRegister() else {
                     return completion(
@@ -95,6 +90,14 @@ final class NativeAuthenticator {
             }
         }
     }
+
+    /// The refusal of a wrong secret for a known device and of a too-short one for a new
+    /// device: one text for both, so that a short secret does not tell whether a device id is
+    /// taken.
+    static let deviceRefused = NativeError(
+        .authenticationFailed,
+        "wrong secret for this device id; a new device's own secret must be at least \(minimumChosenSecretBytes) bytes "
+            + "(or empty, for the server to issue one)")
 
     /// The shortest secret a client may choose for a new device (its first contact with a
     /// secret rather than an empty one).
