@@ -14,7 +14,9 @@ extension MatchHostClient {
     }
 
     /// One page of a mode's lobby: its open public matches in creation order.
-    /// - Returns: the entries, and the cursor to pass as `query.after` for the next page (0 at the end).
+    /// - Returns: the entries, and the cursor to pass as `query.after` for the next page (0 at
+    ///   the end). The server looks at no more than 1,000 matches a page, so with a filter a
+    ///   page can have fewer than `query.limit` entries, or none, before the end.
     public func listMatches(_ query: NativeLobbyQuery) async throws -> (entries: [NativeLobbyEntry], next: MatchIdentifier) {
         let response = try await self.request(.listMatches(query))
         guard case .matchList(let entries, let next) = response else {

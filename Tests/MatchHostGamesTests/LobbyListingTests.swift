@@ -60,6 +60,26 @@ private struct Entry: LobbyEntry {
         let firstOdd = listing.page(after: 0, limit: 1) { $0.players % 2 == 1 }
         #expect(firstOdd.entries.map(\.matchID) == [1] && firstOdd.next == 1)
     }
+
+    @Test func aPageLooksAtABoundedNumberOfEntriesAndEndsEarlyWithACursor() {
+        var listing = LobbyListing<Entry>()
+        for id: MatchID in 1...10 { listing.markDirty(id) }
+        _ = listing.publish { Entry(matchID: $0, players: $0 == 9 ? 1 : 2) }
+        var looked: [MatchID] = []
+        var page = listing.page(after: 0, limit: 5, examining: 4) { entry in
+            looked.append(entry.matchID)
+            return entry.players == 1
+        }
+        #expect(looked == [1, 2, 3, 4])
+        #expect(page.entries.isEmpty && page.next == 4, "nothing yet, but more to look at")
+        page = listing.page(after: page.next, limit: 5, examining: 4) { $0.players == 1 }
+        #expect(page.entries.isEmpty && page.next == 8)
+        page = listing.page(after: page.next, limit: 5, examining: 4) { $0.players == 1 }
+        #expect(page.entries.map(\.matchID) == [9] && page.next == 0, "the end reached within the budget")
+        // A budget that ends exactly at the last entry: no cursor, nothing is left.
+        page = listing.page(after: 6, limit: 5, examining: 4) { _ in true }
+        #expect(page.entries.map(\.matchID) == [7, 8, 9, 10] && page.next == 0)
+    }
 }
 
 @Suite struct PartyDirectoryTests {

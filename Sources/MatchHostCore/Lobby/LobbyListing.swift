@@ -75,12 +75,21 @@ public struct LobbyListing<Entry: LobbyEntry> {
 
     /// Listed entries with ids after `after`, in increasing id, that pass `filter`; at most
     /// `limit` of them, and the cursor for the next page (0 when there is none).
-    public func page(after: MatchID, limit: Int, where filter: (Entry) -> Bool) -> (entries: [Entry], next: MatchID) {
+    /// - Parameter examining: the most entries looked at. A filter that few entries pass would
+    ///   otherwise look at the whole listing for one page; when it runs out, the page ends
+    ///   early (with fewer than `limit` entries, maybe none) and its cursor is the last entry
+    ///   looked at.
+    public func page(
+        after: MatchID, limit: Int, examining scanLimit: Int = .max, where filter: (Entry) -> Bool
+    ) -> (entries: [Entry], next: MatchID) {
         var entries: [Entry] = []
         var index = self.firstIndex(after: after)
+        var examined = 0
         while index < self.order.count {
+            if examined == scanLimit { return (entries, self.order[index - 1]) }
             let entry = self.published[self.order[index]]!
             index += 1
+            examined += 1
             guard filter(entry) else { continue }
             if entries.count == limit {
                 return (entries, entries.last!.matchID)

@@ -21,6 +21,9 @@ extension NativeLobbyEntry: LobbyEntry {}
 final class LobbyFeed {
     /// Most changes in one LOBBY_UPDATE: 100 entries with the longest labels stay under 32 KiB.
     static let changesPerMessage = 100
+    /// Most matches one LIST_MATCHES looks at: a filter few pass must not make one request
+    /// walk a lobby of 100,000 matches on the world's loop.
+    static let examinedPerPage = 1_000
 
     var interval: TimeAmount { self.pacing.interval }
     private let clock: any MatchClock
@@ -86,7 +89,7 @@ final class LobbyFeed {
         self.publish()
         let limit = query.limit == 0 ? 20 : min(Int(query.limit), 100)
         let needle = query.labelContains.lowercased()
-        return (self.listings[query.mode] ?? LobbyListing()).page(after: query.after, limit: limit) { entry in
+        return (self.listings[query.mode] ?? LobbyListing()).page(after: query.after, limit: limit, examining: Self.examinedPerPage) { entry in
             (!query.joinableOnly || entry.joinable) && (needle.isEmpty || entry.label.lowercased().contains(needle))
         }
     }
