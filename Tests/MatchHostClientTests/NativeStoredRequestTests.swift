@@ -50,6 +50,14 @@ struct NativeStoredRequestTests {
         #expect(around.map(\.rank) == [1, 2])
         #expect(try await bob.leaderboard(game: "disks").isEmpty)
 
+        // A game in progress is in alice's own history, not in what others read of hers.
+        let running = try await alice.createMatch(mode: "fourinarow", maxPlayers: 2).matchID
+        _ = try await bob.joinMatch(running)
+        #expect(try await alice.matchHistory().map(\.matchID) == [running, second, first])
+        #expect(try await alice.matchHistory().first?.state == .running)
+        #expect(try await bob.matchHistory(of: aliceID).map(\.matchID) == [second, first])
+        #expect(try await carol.matchHistory(of: aliceID, limit: 1).map(\.matchID) == [second])
+
         await expectNativeError(.noSuchPlayer) { _ = try await alice.profile(of: "nobody") }
         await expectNativeError(.noSuchPlayer) { _ = try await alice.matchHistory(of: "nobody") }
         for client in [alice, bob, carol] { await client.close() }
