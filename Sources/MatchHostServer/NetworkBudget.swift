@@ -7,8 +7,10 @@ import NIOCore
 /// invented device ids on the native port, tutorial player ids on the Cat Race port) and new
 /// matches (`--max-new-matches-per-minute`: CREATE_MATCH, START_MATCH), one budget of each
 /// for both ports: the server makes one and both worlds ask it. And of guesses at secrets
-/// (`--max-failed-joins-per-minute`: invite codes and party ids that name nothing). Each
-/// refusal is counted in the budget's metric.
+/// (`--max-failed-joins-per-minute`: invite codes and party ids that name nothing). And of
+/// player values' bytes written (`--max-value-bytes-per-minute`), as each new player may
+/// store up to `--max-keys-per-player` full values. Each refusal is counted in the budget's
+/// metric.
 final class NetworkBudget: Sendable {
     private let buckets: NIOLockedValueBox<NetworkBuckets>
     private let refused: Counter
@@ -31,15 +33,20 @@ final class NetworkBudget: Sendable {
         NetworkBudget(perMinute: perMinute, refusals: "matchhost_join_guesses_refused_total")
     }
 
+    /// The budget of bytes of player values written, `--max-value-bytes-per-minute`.
+    static func valueWrites(bytesPerMinute: Int) -> NetworkBudget {
+        NetworkBudget(perMinute: bytesPerMinute, refusals: "matchhost_value_writes_refused_total")
+    }
+
     /// The budget of new matches, `--max-new-matches-per-minute`.
     static func newMatches(perMinute: Int) -> NetworkBudget {
         NetworkBudget(perMinute: perMinute, refusals: "matchhost_match_creations_refused_total")
     }
 
-    /// Whether `source` may make one more at `now`; if so, it is counted, and if not, the
-    /// refusal.
-    func admit(_ source: String, now: NIODeadline) -> Bool {
-        let admitted = self.buckets.withLockedValue { $0.admit(source, now: now) }
+    /// Whether `source` may make one more (of `cost` units) at `now`; if so, it is counted,
+    /// and if not, the refusal.
+    func admit(_ source: String, now: NIODeadline, cost: Int = 1) -> Bool {
+        let admitted = self.buckets.withLockedValue { $0.admit(source, now: now, cost: cost) }
         if !admitted { self.refused.increment() }
         return admitted
     }
@@ -109,10 +116,10 @@ struct NetworkBuckets {
     /// How many sources are tracked now.
     var trackedSources: Int { self.buckets.count }
 
-    /// Whether `source` may make one more at `now`; if so, it is counted.
-    mutating func admit(_ source: String, now: NIODeadline) -> Bool {
+    /// Whether `source` may make one more (of `cost` units) at `now`; if so, it is counted.
+    mutating func admit(_ source: String, now: NIODeadline, cost: Int = 1) -> Bool {
         var bucket = self.buckets[source] ?? self.fullBucket(at: now)
-        let admitted = bucket.take(1, now: now)
+        let admitted = bucket.take(Double(cost), now: now)
         self.buckets[source] = bucket
         if admitted, self.buckets.count > self.sweepAbove { self.sweep(now: now) }
         return admitted

@@ -80,6 +80,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// and party ids are the only secrets of private matches and parties: guessing them
     /// costs a minute per 60 tries.
     public var maxFailedJoinsPerMinute: Int = 60
+    /// Bytes of player values (key and value of each WRITE_VALUE) one network may write a
+    /// minute, and at once (`--max-value-bytes-per-minute`, default 4 MiB); one more WRITE_VALUE
+    /// gets `RATE_LIMITED`. A new player may store 64 values of 16 KiB by default, and a
+    /// network may make 120 new players a minute: without this, about 120 MiB a minute of disk.
+    public var maxValueBytesPerMinute: Int = 4 * 1024 * 1024
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
     public var lobbyInterval: TimeAmount = .milliseconds(50)
     /// How often the matchmaker forms groups (`--matchmaker-interval`, default 1 s).

@@ -172,6 +172,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-keys-per-player"), help: "Most keys one player may hold in the key-value store (1-1000000).")
     var maxKeysPerPlayer = StorageLimits().maximumKeysPerPlayer
 
+    @Option(
+        name: .customLong("max-value-bytes-per-minute"),
+        help: "Bytes of player values (key and value of each WRITE_VALUE) one network may write a minute; at least one largest key and value.")
+    var maxValueBytesPerMinute = 4 * 1024 * 1024
+
     @OptionGroup(title: "Game rules")
     var gameRules: ServeGameRules
 
@@ -253,6 +258,11 @@ struct ServeCommand: AsyncParsableCommand {
                 )
             }
         }
+        // A value no network could ever afford would be refused for good.
+        let largestWrite = self.maxKeyBytes + self.storageLimits.maximumValueBytes
+        guard self.maxValueBytesPerMinute >= largestWrite else {
+            throw ValidationError("--max-value-bytes-per-minute must be at least \(largestWrite): one write of the longest key and the largest value")
+        }
     }
 
     /// The largest value a WRITE_VALUE under the longest key carries in `--max-frame`.
@@ -321,6 +331,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxNewPlayersPerMinute = self.maxNewPlayersPerMinute
         configuration.maxNewMatchesPerMinute = self.maxNewMatchesPerMinute
         configuration.maxFailedJoinsPerMinute = self.maxFailedJoinsPerMinute
+        configuration.maxValueBytesPerMinute = self.maxValueBytesPerMinute
         if self.maxDevices != nil {
             logger.warning("--max-devices has no effect any more: device identities are kept in the database (--data)")
         }

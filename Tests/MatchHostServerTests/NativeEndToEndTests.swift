@@ -738,6 +738,22 @@ extension Result {
         try await server.stop()
     }
 
+    @Test func aNetworkWritesAtMostItsValueBytesAMinute() async throws {
+        let server = try await RunningNativeServer.start { $0.maxValueBytesPerMinute = 1_000 }
+        let (writer, _) = try await server.login("values-writer")
+        let value = ByteBuffer(repeating: 1, count: 599)
+        #expect(try await writer.response(to: try await writer.request(.writeValue(key: "a", value: value))) == .success(.done))
+        #expect(try await writer.response(to: try await writer.request(.writeValue(key: "b", value: value))).failure?.code == .rateLimited)
+        // The budget is the network's: another player on it is refused too; deleting is not.
+        let (neighbour, _) = try await server.login("values-neighbour")
+        #expect(try await neighbour.response(to: try await neighbour.request(.writeValue(key: "c", value: value))).failure?.code == .rateLimited)
+        #expect(try await writer.response(to: try await writer.request(.deleteValue(key: "a"))) == .success(.done))
+        let (elsewhere, _) = try await server.login("values-elsewhere", from: "127.0.0.2")
+        #expect(try await elsewhere.response(to: try await elsewhere.request(.writeValue(key: "d", value: value))) == .success(.done))
+        #expect(try await elsewhere.response(to: try await elsewhere.request(.readValue(key: "d"))) == .success(.value(key: "d", value: value)))
+        try await server.stop()
+    }
+
     @Test func aFrameLargerThanASecondOfTheByteRateStillPasses() async throws {
         // The burst is one largest frame (4 KiB), four seconds of the rate.
         let server = try await RunningNativeServer.start {

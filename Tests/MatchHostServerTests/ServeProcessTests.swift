@@ -150,6 +150,10 @@ import Testing
         // 65,536 - 29 - 128: the largest value a WRITE_VALUE under the longest key carries.
         (["--max-value-bytes", "65380"], "--max-value-bytes must be 0 to 65379"),
         (["--max-frame", "1024", "--max-key-bytes", "10", "--max-value-bytes", "986"], "--max-value-bytes must be 0 to 985"),
+        (["--max-inbound-rate", "0"], "--max-inbound-rate must be at least 1"),
+        (["--max-failed-joins-per-minute", "0"], "--max-failed-joins-per-minute must be at least 1"),
+        // 128 + 16,384: the longest key and the largest value by default.
+        (["--max-value-bytes-per-minute", "16511"], "--max-value-bytes-per-minute must be at least 16512"),
     ])
     func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) async throws {
         let run = try await runMatchHostToExit(["serve", "--catrace-port", "0", "--port", "0"] + flags)

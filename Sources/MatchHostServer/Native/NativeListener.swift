@@ -36,6 +36,7 @@ public final class NativeListener: Sendable {
         let registrations = catRace?.registrations ?? NetworkBudget.newPlayers(perMinute: configuration.maxNewPlayersPerMinute)
         let matchCreations = catRace?.matchCreations ?? NetworkBudget.newMatches(perMinute: configuration.maxNewMatchesPerMinute)
         let failedJoins = NetworkBudget.failedJoins(perMinute: configuration.maxFailedJoinsPerMinute)
+        let valueWrites = NetworkBudget.valueWrites(bytesPerMinute: configuration.maxValueBytesPerMinute)
         var logger = logger
         logger[metadataKey: "listener"] = "native"
         let options = NativeWorldOptions(
@@ -105,7 +106,8 @@ public final class NativeListener: Sendable {
                     clock: clock, storage: WorldStore(
                         store: store, eventLoop: loop, clock: clock, logger: listenerLogger, outages: storageOutages,
                         maximumUnstoredEndings: configuration.maxUnstoredResults, maximumBacklog: configuration.maxStoreBacklog),
-                    registrations: registrations, matchCreations: matchCreations, failedJoins: failedJoins, logger: listenerLogger)
+                    registrations: registrations, matchCreations: matchCreations, failedJoins: failedJoins,
+                    valueWrites: valueWrites, logger: listenerLogger)
                 world.start(from: startup)
                 return world
             },

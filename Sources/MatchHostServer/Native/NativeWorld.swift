@@ -60,6 +60,8 @@ final class NativeWorld {
     let matchCreations: NetworkBudget
     /// `--max-failed-joins-per-minute`: wrong invite codes and party ids.
     let failedJoins: NetworkBudget
+    /// `--max-value-bytes-per-minute`.
+    let valueWrites: NetworkBudget
     /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
     var nextMatchID: MatchID = 1
     /// Private matches by invite code.
@@ -86,7 +88,8 @@ final class NativeWorld {
 
     init(
         options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, storage: WorldStore,
-        registrations: NetworkBudget, matchCreations: NetworkBudget, failedJoins: NetworkBudget, logger: Logger
+        registrations: NetworkBudget, matchCreations: NetworkBudget, failedJoins: NetworkBudget,
+        valueWrites: NetworkBudget, logger: Logger
     ) {
         self.options = options
         self.authenticator = authenticator
@@ -97,6 +100,7 @@ final class NativeWorld {
         self.registrations = registrations
         self.matchCreations = matchCreations
         self.failedJoins = failedJoins
+        self.valueWrites = valueWrites
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
@@ -167,6 +171,11 @@ final class NativeWorld {
             self.failedJoins.countRefusal()
             let refusal = NativeError(
                 .rateLimited, "this network has named too many invite codes or parties that do not exist this minute (--max-failed-joins-per-minute); try again later")
+            session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
+        case .request(let id, .writeValue(let key, let value))
+        where !self.valueWrites.admit(network, now: self.clock.now, cost: key.utf8.count + value.readableBytes):
+            let refusal = NativeError(
+                .rateLimited, "this network has written its most value bytes this minute (--max-value-bytes-per-minute); try again later")
             session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
         case .request(let id, .subscribeLobby(let mode)) where self.subscribe(session, to: mode, requestID: id):
             return
