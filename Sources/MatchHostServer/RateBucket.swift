@@ -29,6 +29,16 @@ struct RateBucket {
         return true
     }
 
+    /// Takes `amount` whether or not the bucket holds it, going into debt if not.
+    /// - Returns: how long until the debt is paid back by the refill (nil if there is none):
+    ///   what a reader that paces its sender waits before it takes anything more.
+    mutating func charge(_ amount: Double, now: NIODeadline) -> TimeAmount? {
+        self.refill(to: now)
+        self.budget -= amount
+        guard self.budget < 0 else { return nil }
+        return .nanoseconds(Int64((-self.budget / self.rate * 1e9).rounded(.up)))
+    }
+
     /// Puts `amount` back (never more than `burst`): something taken that cost nothing after all.
     mutating func giveBack(_ amount: Double, now: NIODeadline) {
         self.refill(to: now)

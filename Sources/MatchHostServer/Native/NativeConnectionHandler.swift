@@ -34,12 +34,10 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private var flushPending = false
     private var acknowledgementQueued = false
     private var isClosing = false
-    private var messageRate: MessageRateLimiter
-    /// ACK, PING and PONG have their own allowance: a client acknowledging each read batch of
-    /// a busy match must not use up what it may send itself.
-    private var controlRate: MessageRateLimiter
-    /// Every frame counts against it, control frames too.
-    private var byteRate: ByteRateLimiter
+    /// `--max-message-rate` and `--max-inbound-rate`: over them, reading pauses.
+    private var pacing: InboundPacing
+    /// Set while reading pauses for ``pacing``: frames read already wait in `frames`.
+    private var isPaced = false
     /// When the client last showed it is there: a whole frame, or another
     /// ``progressWorthBytes`` of one under way. Not every byte: a client trickling one frame a
     /// byte at a time is as idle as one that sends nothing, while one uploading a large frame
@@ -65,10 +63,10 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.frames = FrameAccumulator(maximumBodySize: maximumFrameBody)
         self.flusher = flusher
         self.logger = logger
-        self.messageRate = MessageRateLimiter(rate: limits.maxMessageRate)
         self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace, hardLimit: limits.outboundHardLimit)
-        self.controlRate = MessageRateLimiter(rate: limits.maxMessageRate)
-        self.byteRate = ByteRateLimiter(bytesPerSecond: limits.maxInboundBytesPerSecond, maxFrameBytes: limits.maxFrameBytes)
+        self.pacing = InboundPacing(
+            messagesPerSecond: limits.maxMessageRate, bytesPerSecond: limits.maxInboundBytesPerSecond,
+            maxFrameBytes: limits.maxFrameBytes, now: .now())
     }
 
     private var logMetadata: Logger.Metadata {
@@ -134,24 +132,42 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         return false
     }
 
-    /// Handles every whole frame received, up to one that starts an authentication.
+    /// Handles every whole frame received, up to one that starts an authentication or uses up
+    /// an allowance of ``pacing``.
     private func handleBufferedFrames() {
         var received = false
         defer { if received { self.lastReceivedAt = .now() } }
         do {
-            while !self.isClosing, !self.isAuthenticating, let body = try self.frames.nextFrame() {
+            while !self.isClosing, !self.isAuthenticating, !self.isPaced, let body = try self.frames.nextFrame() {
                 received = true
-                try self.byteRate.spend(frameBody: body.readableBytes)
                 let frame = try NativeFrame(frameBody: body)
-                switch frame {
-                case .ack, .ping, .pong: try self.controlRate.spend()
-                default: try self.messageRate.spend()
-                }
                 try self.handle(frame)
+                if let wait = self.pacing.taken(isControl: frame.isControl, bodyBytes: body.readableBytes, now: .now()) {
+                    self.pauseReading(for: wait)
+                }
             }
         } catch {
             self.close(with: Self.nativeError(for: error))
         }
+    }
+
+    /// Stops taking in frames for `wait`, the time the client's allowance needs to refill.
+    private func pauseReading(for wait: TimeAmount) {
+        guard let loop = self.context?.eventLoop else { return }
+        self.isPaced = true
+        self.setReading(false)
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        loop.scheduleTask(in: wait) { handler.value.resumeReading() }
+    }
+
+    private func resumeReading() {
+        self.isPaced = false
+        guard !self.isClosing else { return }
+        // The client waited on the server, not the other way round.
+        self.lastReceivedAt = .now()
+        if !self.isAuthenticating { self.setReading(true) }
+        self.handleBufferedFrames()
+        self.queueAcknowledgementIfOwed()
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -271,7 +287,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
                     sessionGraceMilliseconds: UInt32(clamping: self.world.options.sessionGrace.nanoseconds / 1_000_000))))
         self.logger.info("authenticated", metadata: self.logMetadata)
         self.world.sessionStarted(session)
-        self.setReading(true)
+        if !self.isPaced { self.setReading(true) }
         self.handleBufferedFrames()
         self.queueAcknowledgementIfOwed()
     }
@@ -299,7 +315,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         guard !self.isClosing else { return }
         let now = NIODeadline.now()
         let idleLimit = TimeAmount.milliseconds(Int64(self.world.options.welcome.idleTimeoutMilliseconds))
-        if case .established = self.state {
+        if case .established = self.state, !self.isPaced {
             if now - self.lastReceivedAt >= idleLimit {
                 return self.close(
                     with: NativeError(
