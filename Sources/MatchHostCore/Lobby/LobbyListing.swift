@@ -82,6 +82,7 @@ public struct LobbyListing<Entry: LobbyEntry> {
     public func page(
         after: MatchID, limit: Int, examining scanLimit: Int = .max, where filter: (Entry) -> Bool
     ) -> (entries: [Entry], next: MatchID) {
+        precondition(scanLimit >= 1, "a page looks at one entry at least")
         var entries: [Entry] = []
         var index = self.firstIndex(after: after)
         var examined = 0

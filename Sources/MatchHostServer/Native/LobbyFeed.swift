@@ -76,11 +76,22 @@ final class LobbyFeed {
                 self.send(wire, mode: mode, to: audience.values)
                 continue
             }
-            self.send(wire, mode: mode, to: audience.lazy.filter { snapshots[$0.key] == nil }.map(\.value))
-            for snapshot in snapshots.values {
+            // Whoever has had every match these changes are about gets the shared encoding.
+            var everything: [Session] = []
+            everything.reserveCapacity(audience.count)
+            for (key, session) in audience {
+                guard let snapshot = snapshots[key] else {
+                    everything.append(session)
+                    continue
+                }
                 let seen = wire.filter { snapshot.hasSent($0.entry.matchID) }
-                if !seen.isEmpty { self.send(seen, mode: mode, to: CollectionOfOne(snapshot.session)) }
+                if seen.count == wire.count {
+                    everything.append(session)
+                } else if !seen.isEmpty {
+                    self.send(seen, mode: mode, to: CollectionOfOne(session))
+                }
             }
+            self.send(wire, mode: mode, to: everything)
         }
     }
 
@@ -143,20 +154,36 @@ final class LobbyFeed {
         func hasSent(_ matchID: MatchID) -> Bool { matchID <= self.sentThrough || matchID > self.last }
     }
 
-    /// Sends `snapshot`'s next pages while its session's unacknowledged bytes are under half
-    /// its bound: a page is at most about 27 KB, so the session keeps room for its matches.
+    /// Sends `snapshot`'s next pages while its session's backlog is under half its bound, each
+    /// page as many entries (up to 100, at least one) as fit in what is left of that half: the
+    /// session keeps the other half for its matches, however small `--max-backlog` is.
     /// - Returns: whether the snapshot is complete.
     private func advance(_ snapshot: inout Snapshot, mode: String) -> Bool {
         let session = snapshot.session
         guard let listing = self.listings[mode] else { return true }
-        while !session.isEnded, session.outbox.unacknowledgedBytes < session.outbox.maximumBytes / 2 {
-            let page = listing.entries(after: snapshot.sentThrough, through: snapshot.last, limit: Self.changesPerMessage)
-            guard let newest = page.last else { return true }
+        while session.isTakingMessages {
+            let room = session.outbox.maximumBytes / 2 - session.backlogCharged
+            guard room > 0 else { return false }
+            var page = listing.entries(after: snapshot.sentThrough, through: snapshot.last, limit: Self.changesPerMessage)
+            guard !page.isEmpty else { return true }
+            // The message's header and charge, then each entry with its change byte.
+            var size = Session.backlogChargePerMessage + 5 + mode.utf8.count
+            let fitting = page.firstIndex { entry in
+                size += 15 + entry.label.utf8.count
+                return size > room
+            }
+            if let fitting {
+                // Not even one entry fits: wait for acknowledgements, unless nothing is
+                // waiting for them (then one entry goes, or the snapshot never would).
+                if fitting == 0, session.backlogCharged > 0 { return false }
+                page.removeSubrange(max(1, fitting)...)
+            }
+            let newest = page.last!.matchID
             self.send(page.map { NativeLobbyChange(.added, $0) }, mode: mode, to: CollectionOfOne(session))
-            snapshot.sentThrough = newest.matchID
-            if newest.matchID >= snapshot.last { return true }
+            snapshot.sentThrough = newest
+            if newest >= snapshot.last { return true }
         }
-        return session.isEnded
+        return true
     }
 
     /// Goes on with the unfinished snapshots every interval, as their subscribers acknowledge.
@@ -166,11 +193,14 @@ final class LobbyFeed {
             guard let self else { return }
             self.snapshotTimer = nil
             for mode in Array(self.snapshots.keys) {
-                for (key, var snapshot) in self.snapshots[mode]! {
+                for (key, var snapshot) in self.snapshots[mode] ?? [:] {
                     let complete = self.advance(&snapshot, mode: mode)
-                    self.snapshots[mode]![key] = complete ? nil : snapshot
+                    // Written back only if still there: sending never ends a session at once
+                    // today, but a subscription forgotten meanwhile must stay forgotten.
+                    guard self.snapshots[mode]?[key] != nil else { continue }
+                    self.snapshots[mode]?[key] = complete ? nil : snapshot
                 }
-                if self.snapshots[mode]!.isEmpty { self.snapshots[mode] = nil }
+                if self.snapshots[mode]?.isEmpty == true { self.snapshots[mode] = nil }
             }
             if !self.snapshots.isEmpty { self.scheduleSnapshots() }
         }
@@ -182,6 +212,7 @@ final class LobbyFeed {
     }
 
     private func send(_ changes: [NativeLobbyChange], mode: String, to audience: some Collection<Session>) {
+        guard !audience.isEmpty else { return }
         var start = 0
         while start < changes.count {
             let end = min(start + Self.changesPerMessage, changes.count)
