@@ -60,7 +60,9 @@ struct LobbyCommand: AsyncParsableCommand {
                 case .changed: open[change.entry.matchID] = change.entry
                 case .removed: open[change.entry.matchID] = nil
                 }
-                if snapshot > 0 {
+                // The snapshot's pages can be interleaved with changes to matches already sent
+                // (and with matches opened since, which print as open too).
+                if snapshot > 0, change.kind == .added {
                     snapshot -= 1
                     if !self.joinable || change.entry.joinable { benchPrint("  " + Self.line(change.entry)) }
                     continue

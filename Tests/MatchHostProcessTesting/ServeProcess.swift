@@ -35,9 +35,12 @@ public final class ServeProcess: @unchecked Sendable {
                 return try await onOwnThread {
                     Result { try Self.startBlocking(data: data, nativePort: nativePort, arguments: arguments, capturingLog: capturingLog) }
                 }.get()
-            } catch is ServeProcessDidNotStart where nativePort != 0 && attempt < 20 {
-                // The port freed by the process before may have been taken meanwhile as the
-                // local port of one of the other tests' short-lived client connections.
+            } catch let error as ServeProcessDidNotStart
+                where nativePort != 0 && attempt < 20 && error.printed.contains(where: { $0.hasPrefix("catrace listening") })
+            {
+                // It bound its Cat Race port (0: any) but not the native one: the port freed by
+                // the process before was taken meanwhile, as the local port of one of the other
+                // tests' short-lived client connections.
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(100))
             }

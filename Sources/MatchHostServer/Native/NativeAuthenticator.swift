@@ -93,7 +93,8 @@ final class NativeAuthenticator {
 
     /// The refusal of a wrong secret for a known device and of a too-short one for a new
     /// device: one text for both, so that a short secret does not tell whether a device id is
-    /// taken.
+    /// taken. (A first contact with an empty or a long secret still tells, by succeeding: device
+    /// ids must be hard to guess.)
     static let deviceRefused = NativeError(
         .authenticationFailed,
         "wrong secret for this device id; a new device's own secret must be at least \(minimumChosenSecretBytes) bytes "
