@@ -137,16 +137,17 @@ extension SQLiteGameStore {
         }
     }
 
-    /// See ``GameStore/matchHistory(playerID:limit:)``.
-    public func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
+    /// See ``GameStore/matchHistory(playerID:limit:endedOnly:)``.
+    public func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) async throws -> [MatchRecord] {
         try await self.read { db in
             try Self.fetchMatches(
                 db,
                 sql: """
                     SELECT m.* FROM match_player p JOIN game_match m ON m.id = p.match_id
-                    WHERE p.player_id = ? ORDER BY m.started_at DESC, m.id DESC LIMIT ?
+                    WHERE p.player_id = ? AND (? = 0 OR m.state <> 'running')
+                    ORDER BY m.started_at DESC, m.id DESC LIMIT ?
                     """,
-                arguments: [playerID, max(0, limit)])
+                arguments: [playerID, endedOnly, max(0, limit)])
         }
     }
 

@@ -47,7 +47,7 @@ struct FailingGameStore: GameStore {
         return 0
     }
     func match(id: MatchID) async throws -> MatchRecord? { throw self.failure }
-    func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] { throw self.failure }
+    func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) async throws -> [MatchRecord] { throw self.failure }
     func largestMatchID() async throws -> MatchID {
         if self.failsAtStartup { throw self.failure }
         return 0

@@ -303,6 +303,9 @@ struct MatchStorageTests {
             #expect(try await store.matchHistory(playerID: "a", limit: 10).map(\.id) == [11, 10, 12, 1])
             #expect(try await store.matchHistory(playerID: "a", limit: 0).isEmpty)
             #expect(try await store.matchHistory(playerID: "nobody", limit: 5).isEmpty)
+            // What another player may read: ended matches only, the limit counting only them.
+            #expect(try await store.matchHistory(playerID: "a", limit: 1, endedOnly: true).map(\.id) == [12])
+            #expect(try await store.matchHistory(playerID: "a", limit: 10, endedOnly: true).map(\.id) == [12])
             let second = try #require(try await store.matchHistory(playerID: "a", limit: 2).last)
             #expect(second.players == ["b", "a"], "players stay in seat order")
         }

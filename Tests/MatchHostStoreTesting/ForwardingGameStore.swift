@@ -55,8 +55,8 @@ extension ForwardingGameStore {
     }
     public func deleteEndNotices(endedBefore: UnixMillis) async throws -> Int { try await self.inner.deleteEndNotices(endedBefore: endedBefore) }
     public func match(id: MatchID) async throws -> MatchRecord? { try await self.inner.match(id: id) }
-    public func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
-        try await self.inner.matchHistory(playerID: playerID, limit: limit)
+    public func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) async throws -> [MatchRecord] {
+        try await self.inner.matchHistory(playerID: playerID, limit: limit, endedOnly: endedOnly)
     }
     public func largestMatchID() async throws -> MatchID { try await self.inner.largestMatchID() }
     public func reserveMatchIDs(through: MatchID) async throws { try await self.inner.reserveMatchIDs(through: through) }

@@ -118,8 +118,9 @@ public protocol GameStore: Sendable {
     /// The match with `id`, if any.
     func match(id: MatchID) async throws -> MatchRecord?
 
-    /// The player's matches, newest start first (equal starts: larger id first), at most `limit`.
-    func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord]
+    /// The player's matches, newest start first (equal starts: larger id first), at most
+    /// `limit`; with `endedOnly`, only those finished or abandoned (what another player may read).
+    func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) async throws -> [MatchRecord]
 
     /// The largest match id ever recorded or reserved (``reserveMatchIDs(through:)``), 0 if
     /// none: new ids continue after it, so they never repeat across restarts.
@@ -231,5 +232,12 @@ extension GameStore {
                 completion(.failure(error))
             }
         }
+    }
+}
+
+extension GameStore {
+    /// The player's matches, running ones included: ``matchHistory(playerID:limit:endedOnly:)``.
+    public func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
+        try await self.matchHistory(playerID: playerID, limit: limit, endedOnly: false)
     }
 }

@@ -208,10 +208,14 @@ public actor InMemoryGameStore: GameStore {
         self.matches[id]
     }
 
-    /// See ``GameStore/matchHistory(playerID:limit:)``.
-    public func matchHistory(playerID: PlayerID, limit: Int) -> [MatchRecord] {
+    /// See ``GameStore/matchHistory(playerID:limit:endedOnly:)``.
+    public func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) -> [MatchRecord] {
         let played = self.matches.values
-            .filter { $0.players.contains(playerID) }
+            .filter { match in
+                guard match.players.contains(playerID) else { return false }
+                if endedOnly, case .running = match.state { return false }
+                return true
+            }
             .sorted { ($0.startedAt, $0.id) > ($1.startedAt, $1.id) }
         return Array(played.prefix(max(0, limit)))
     }

@@ -36,17 +36,12 @@ extension NativeWorld {
             let target = playerID.isEmpty ? asker : playerID
             let count = Self.listLength(limit, default: 20)
             // Another player's running matches say where that player is now (and which
-            // private games it plays): only its own history shows them. It has at most
-            // --max-matches-per-player running, so that many more are read to fill the page.
-            let ownHistory = target == asker
-            let read = ownHistory ? count : count + self.options.maxMatchesPerPlayer
+            // private games it plays): only its own history shows them.
+            let endedOnly = target != asker
             call = { store in
-                var matches = try await store.matchHistory(playerID: target, limit: read)
+                let matches = try await store.matchHistory(playerID: target, limit: count, endedOnly: endedOnly)
                 if matches.isEmpty, try await store.player(id: target) == nil {
                     throw NativeError(.noSuchPlayer, "no player with id \(target)")
-                }
-                if !ownHistory {
-                    matches = Array(matches.lazy.filter { if case .running = $0.state { false } else { true } }.prefix(count))
                 }
                 return .matchHistory(playerID: target, matches: matches.map { Self.summary(of: $0, for: target) })
             }
