@@ -19,18 +19,8 @@ struct LobbySnapshotPacingTests {
             $0.maxNewMatchesPerMinute = 100_000
         }
         let (host, _) = try await server.login("snapshot-host")
-        var ids: [MatchIdentifier] = []
-        for index in 0..<250 {
-            let label = "match \(index) " + String(repeating: "x", count: 100 - "match \(index) ".count)
-            let id = try await host.request(.createMatch(mode: "relay", maxPlayers: 4, label: label))
-            guard case .success(.matchJoined(let info)) = try await host.response(to: id) else {
-                throw TestClientError.unexpected("no MATCH_JOINED")
-            }
-            ids.append(info.matchID)
-        }
-        let (watcher, _) = try await server.login("snapshot-watcher")
-        let subscription = try await watcher.request(.subscribeLobby(mode: "relay"))
-        #expect(try await watcher.response(to: subscription) == .success(.lobbySubscribed(mode: "relay", count: 250)))
+        let ids = try await Self.createMatches(250, by: host)
+        let watcher = try await Self.subscribedWatcher(on: server, expecting: 250)
         let firstPage = try await Self.lobbyChanges(watcher)
         let sent = firstPage.count
         #expect((50...80).contains(sent))
@@ -86,18 +76,8 @@ struct LobbySnapshotPacingTests {
             $0.maxMessageRate = 100_000
         }
         let (host, _) = try await server.login("small-host")
-        var ids: [MatchIdentifier] = []
-        for index in 0..<40 {
-            let label = "match \(index) " + String(repeating: "y", count: 100 - "match \(index) ".count)
-            let id = try await host.request(.createMatch(mode: "relay", maxPlayers: 4, label: label))
-            guard case .success(.matchJoined(let info)) = try await host.response(to: id) else {
-                throw TestClientError.unexpected("no MATCH_JOINED")
-            }
-            ids.append(info.matchID)
-        }
-        let (watcher, _) = try await server.login("small-watcher")
-        let subscription = try await watcher.request(.subscribeLobby(mode: "relay"))
-        #expect(try await watcher.response(to: subscription) == .success(.lobbySubscribed(mode: "relay", count: 40)))
+        let ids = try await Self.createMatches(40, by: host)
+        let watcher = try await Self.subscribedWatcher(on: server, expecting: 40)
         var pages: [[NativeLobbyChange]] = []
         while pages.last?.last?.entry.matchID != ids.last {
             pages.append(try await Self.lobbyChanges(watcher))
@@ -110,6 +90,28 @@ struct LobbySnapshotPacingTests {
         await host.close()
         await watcher.close()
         try await server.stop()
+    }
+
+    /// `count` relay matches of `host`, each with a 100-byte label.
+    private static func createMatches(_ count: Int, by host: TestNativeConnection) async throws -> [MatchIdentifier] {
+        var ids: [MatchIdentifier] = []
+        for index in 0..<count {
+            let label = "match \(index) " + String(repeating: "x", count: 100 - "match \(index) ".count)
+            let id = try await host.request(.createMatch(mode: "relay", maxPlayers: 4, label: label))
+            guard case .success(.matchJoined(let info)) = try await host.response(to: id) else {
+                throw TestClientError.unexpected("no MATCH_JOINED")
+            }
+            ids.append(info.matchID)
+        }
+        return ids
+    }
+
+    /// A new player subscribed to the relay lobby, told `count` matches are open.
+    private static func subscribedWatcher(on server: RunningNativeServer, expecting count: UInt32) async throws -> TestNativeConnection {
+        let (watcher, _) = try await server.login("watcher")
+        let subscription = try await watcher.request(.subscribeLobby(mode: "relay"))
+        #expect(try await watcher.response(to: subscription) == .success(.lobbySubscribed(mode: "relay", count: count)))
+        return watcher
     }
 
     private static func lobbyChanges(_ connection: TestNativeConnection) async throws -> [NativeLobbyChange] {
