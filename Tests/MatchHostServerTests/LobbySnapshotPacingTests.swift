@@ -85,7 +85,7 @@ struct LobbySnapshotPacingTests {
         }
         #expect(pages.joined().map(\.entry.matchID) == ids)
         #expect(pages.count >= 3, "each page under 2 KiB")
-        #expect(pages.allSatisfy { $0.count <= 17 }, "(2,048 - 74 bytes of header and charge) / 115 an entry")
+        #expect(pages.allSatisfy { $0.count <= 17 }, "(2,048 - 74 bytes of header and charge) / 114 an entry")
         #expect(try await watcher.drain() == [], "still open")
         await host.close()
         await watcher.close()

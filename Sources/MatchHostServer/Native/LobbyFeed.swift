@@ -165,11 +165,11 @@ final class LobbyFeed {
             let room = session.outbox.maximumBytes / 2 - session.backlogCharged
             guard room > 0 else { return false }
             var page = listing.entries(after: snapshot.sentThrough, through: snapshot.last, limit: Self.changesPerMessage)
+                .map { NativeLobbyChange(.added, $0) }
             guard !page.isEmpty else { return true }
-            // The message's header and charge, then each entry with its change byte.
-            var size = Session.backlogChargePerMessage + 5 + mode.utf8.count
-            let fitting = page.firstIndex { entry in
-                size += 15 + entry.label.utf8.count
+            var size = Session.backlogChargePerMessage + NativeLobbyChange.updateHeaderSize(mode: mode)
+            let fitting = page.firstIndex { change in
+                size += change.encodedSize
                 return size > room
             }
             if let fitting {
@@ -178,8 +178,8 @@ final class LobbyFeed {
                 if fitting == 0, session.backlogCharged > 0 { return false }
                 page.removeSubrange(max(1, fitting)...)
             }
-            let newest = page.last!.matchID
-            self.send(page.map { NativeLobbyChange(.added, $0) }, mode: mode, to: CollectionOfOne(session))
+            let newest = page.last!.entry.matchID
+            self.send(page, mode: mode, to: CollectionOfOne(session))
             snapshot.sentThrough = newest
             if newest >= snapshot.last { return true }
         }

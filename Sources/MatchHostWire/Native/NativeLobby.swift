@@ -30,6 +30,10 @@ public struct NativeLobbyEntry: Hashable, Sendable {
         self.joinable = try body.readWireByte(field: "joinable") != 0
     }
 
+    /// Its bytes on the wire (at most: a control character in the label is written as a
+    /// space, which may be shorter).
+    public var encodedSize: Int { 8 + 2 + self.label.utf8.count + 3 }
+
     func encode(into buffer: inout ByteBuffer) {
         buffer.writeNativeUInt64(self.matchID)
         buffer.writeNativeString(self.label)
@@ -100,6 +104,13 @@ public struct NativeLobbyChange: Hashable, Sendable {
         self.kind = kind
         self.entry = entry
     }
+
+    /// The bytes of a LOBBY_UPDATE of `mode` around its changes: the type byte, the mode and
+    /// the count.
+    public static func updateHeaderSize(mode: String) -> Int { 1 + 2 + mode.utf8.count + 2 }
+
+    /// Its bytes in a LOBBY_UPDATE: the kind, then the entry.
+    public var encodedSize: Int { 1 + self.entry.encodedSize }
 
     init(from body: inout ByteBuffer) throws {
         let raw = try body.readWireByte(field: "lobby change")
