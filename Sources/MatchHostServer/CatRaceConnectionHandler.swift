@@ -27,7 +27,7 @@ struct MessageRateLimiter {
     private var bucket: RateBucket
 
     init(rate: Double) {
-        self.bucket = RateBucket(rate: rate, burst: max(1, rate), now: .now())
+        self.bucket = .frames(perSecond: rate, now: .now())
     }
 
     /// Takes one message from the bucket.
@@ -45,13 +45,13 @@ struct ByteRateLimiter {
     private var bucket: RateBucket
 
     init(bytesPerSecond: Int, maxFrameBytes: Int) {
-        self.bucket = RateBucket(rate: Double(bytesPerSecond), burst: Double(max(bytesPerSecond, maxFrameBytes + 4)), now: .now())
+        self.bucket = .bytes(perSecond: bytesPerSecond, maxFrameBytes: maxFrameBytes, now: .now())
     }
 
     /// Takes a frame of `bodyBytes` (and its 4-byte length prefix) from the bucket.
     /// - Throws: ``ConnectionLimitError/byteRate(limit:)`` when the bucket holds less.
     mutating func spend(frameBody bodyBytes: Int) throws(ConnectionLimitError) {
-        guard self.bucket.take(Double(bodyBytes + 4), now: .now()) else { throw .byteRate(limit: Int(self.bucket.rate)) }
+        guard self.bucket.take(Double(RateBucket.bytes(ofFrameBody: bodyBytes)), now: .now()) else { throw .byteRate(limit: Int(self.bucket.rate)) }
     }
 }
 

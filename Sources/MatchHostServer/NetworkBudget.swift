@@ -51,7 +51,8 @@ final class NetworkBudget: Sendable {
         return admitted
     }
 
-    /// Counts one for `source` at `now`, whether or not it had one left.
+    /// Counts one for `source` at `now`, after ``allows(_:now:)`` said it has one left (a
+    /// refused request that costs an allowance: a wrong guess). No refusal is counted.
     func charge(_ source: String, now: NIODeadline) {
         _ = self.buckets.withLockedValue { $0.admit(source, now: now) }
     }

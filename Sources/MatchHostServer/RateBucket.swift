@@ -50,3 +50,20 @@ struct RateBucket {
         self.refilledAt = max(self.refilledAt, now)
     }
 }
+
+extension RateBucket {
+    /// A connection's frame allowance (`--max-message-rate`): one second's worth, at least one.
+    static func frames(perSecond rate: Double, now: NIODeadline) -> RateBucket {
+        RateBucket(rate: rate, burst: max(1, rate), now: now)
+    }
+
+    /// A connection's byte allowance (`--max-inbound-rate`): one second's worth, or one largest
+    /// frame if that is more, so that a frame `--max-frame` allows always gets through.
+    static func bytes(perSecond rate: Int, maxFrameBytes: Int, now: NIODeadline) -> RateBucket {
+        RateBucket(rate: Double(rate), burst: Double(max(rate, Self.bytes(ofFrameBody: maxFrameBytes))), now: now)
+    }
+
+    /// What a frame with a body of `bodyBytes` costs a byte allowance: the body and its 4-byte
+    /// length prefix.
+    static func bytes(ofFrameBody bodyBytes: Int) -> Int { bodyBytes + 4 }
+}

@@ -17,10 +17,9 @@ struct InboundPacing {
     private var bytes: RateBucket
 
     init(messagesPerSecond: Double, bytesPerSecond: Int, maxFrameBytes: Int, now: NIODeadline) {
-        let burst = max(1, messagesPerSecond)
-        self.messages = RateBucket(rate: messagesPerSecond, burst: burst, now: now)
-        self.controls = RateBucket(rate: messagesPerSecond, burst: burst, now: now)
-        self.bytes = RateBucket(rate: Double(bytesPerSecond), burst: Double(max(bytesPerSecond, maxFrameBytes + 4)), now: now)
+        self.messages = .frames(perSecond: messagesPerSecond, now: now)
+        self.controls = .frames(perSecond: messagesPerSecond, now: now)
+        self.bytes = .bytes(perSecond: bytesPerSecond, maxFrameBytes: maxFrameBytes, now: now)
     }
 
     /// Counts a frame taken in: `isControl` for ACK, PING and PONG, `bodyBytes` its body
@@ -28,7 +27,7 @@ struct InboundPacing {
     /// - Returns: how long to stop reading before the next frame (nil: read on).
     mutating func taken(isControl: Bool, bodyBytes: Int, now: NIODeadline) -> TimeAmount? {
         let frameWait = isControl ? self.controls.charge(1, now: now) : self.messages.charge(1, now: now)
-        let byteWait = self.bytes.charge(Double(bodyBytes + 4), now: now)
+        let byteWait = self.bytes.charge(Double(RateBucket.bytes(ofFrameBody: bodyBytes)), now: now)
         switch (frameWait, byteWait) {
         case (nil, nil): return nil
         case (let wait?, nil), (nil, let wait?): return wait
