@@ -152,31 +152,43 @@ final class NativeWorld {
 
     // MARK: - Messages from sessions
 
+    /// `RATE_LIMITED` if `request` is over one of its network's budgets (each admitted request
+    /// is counted against it), nil otherwise.
+    private func overBudget(_ request: NativeRequest, from network: String) -> NativeError? {
+        let now = self.clock.now
+        switch request {
+        // A ticket asks for a new match as CREATE_MATCH does: matchmaking, then leaving, in a
+        // loop would otherwise store matches without bound.
+        case .createMatch, .matchmake:
+            guard !self.matchCreations.admit(network, now: now) else { return nil }
+            return NativeError(
+                .rateLimited, "this network has asked for its most new matches this minute (--max-new-matches-per-minute); try again later")
+        // Only wrong guesses count (after the lookup); a network out of them is not told
+        // whether its next one is right.
+        case .joinByCode, .joinParty:
+            guard !self.failedJoins.allows(network, now: now) else { return nil }
+            self.failedJoins.countRefusal()
+            return NativeError(
+                .rateLimited,
+                "this network has named too many invite codes or parties that do not exist this minute (--max-failed-joins-per-minute); try again later")
+        case .writeValue(let key, let value):
+            guard !self.valueWrites.admit(network, now: now, cost: key.utf8.count + value.readableBytes) else { return nil }
+            return NativeError(
+                .rateLimited, "this network has written its most value bytes this minute (--max-value-bytes-per-minute); try again later")
+        default:
+            return nil
+        }
+    }
+
     /// Handles one message from `session`'s player.
     /// - Throws: a decoding error for game input the game cannot read.
     /// - Parameter network: the network the message came from (``NetworkBudget/source(of:)``).
     func handle(_ message: NativeClientMessage, from session: Session, network: String, reliable: Bool) throws {
+        if case .request(let id, let request) = message, let refusal = self.overBudget(request, from: network) {
+            self.logger.debug("request refused: over a network's budget", metadata: ["source": "\(network)", "error": "\(refusal)"])
+            return session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
+        }
         switch message {
-        // A ticket asks for a new match as CREATE_MATCH does: matchmaking, then leaving, in a
-        // loop would otherwise store matches without bound.
-        case .request(let id, .createMatch) where !self.matchCreations.admit(network, now: self.clock.now),
-            .request(let id, .matchmake) where !self.matchCreations.admit(network, now: self.clock.now):
-            self.logger.debug("match refused: too many new from this network", metadata: ["source": "\(network)"])
-            let refusal = NativeError(
-                .rateLimited, "this network has asked for its most new matches this minute (--max-new-matches-per-minute); try again later")
-            session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
-        // A network out of wrong guesses is not told whether its next one is right.
-        case .request(let id, .joinByCode) where !self.failedJoins.allows(network, now: self.clock.now),
-            .request(let id, .joinParty) where !self.failedJoins.allows(network, now: self.clock.now):
-            self.failedJoins.countRefusal()
-            let refusal = NativeError(
-                .rateLimited, "this network has named too many invite codes or parties that do not exist this minute (--max-failed-joins-per-minute); try again later")
-            session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
-        case .request(let id, .writeValue(let key, let value))
-        where !self.valueWrites.admit(network, now: self.clock.now, cost: key.utf8.count + value.readableBytes):
-            let refusal = NativeError(
-                .rateLimited, "this network has written its most value bytes this minute (--max-value-bytes-per-minute); try again later")
-            session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
         case .request(let id, .subscribeLobby(let mode)) where self.subscribe(session, to: mode, requestID: id):
             return
         case .request(let id, let request) where request.isAnsweredFromStorage:
