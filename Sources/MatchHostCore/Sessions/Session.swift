@@ -61,12 +61,6 @@ public final class Session {
     /// Whether the session still takes messages: neither ended nor about to end.
     public var isTakingMessages: Bool { !self.isEnded && !self.isEnding }
 
-    /// What its unacknowledged messages count against `--max-backlog`: their bytes, and
-    /// ``backlogChargePerMessage`` for each.
-    public var backlogCharged: Int {
-        self.outbox.unacknowledgedBytes + self.outbox.unacknowledgedCount * self.outbox.chargePerMessage
-    }
-
     /// Sends `message` (type byte first) reliably: numbered, kept until acknowledged, written
     /// now if a connection is attached and resent after a resume otherwise. Past the backlog
     /// bound the session ends with `BACKLOG_EXCEEDED`.

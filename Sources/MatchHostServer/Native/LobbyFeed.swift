@@ -162,7 +162,7 @@ final class LobbyFeed {
         let session = snapshot.session
         guard let listing = self.listings[mode] else { return true }
         while session.isTakingMessages {
-            let room = session.outbox.maximumBytes / 2 - session.backlogCharged
+            let room = session.outbox.maximumBytes / 2 - session.outbox.chargedBytes
             guard room > 0 else { return false }
             var page = listing.entries(after: snapshot.sentThrough, through: snapshot.last, limit: Self.changesPerMessage)
                 .map { NativeLobbyChange(.added, $0) }
@@ -175,7 +175,7 @@ final class LobbyFeed {
             if let fitting {
                 // Not even one entry fits: wait for acknowledgements, unless nothing is
                 // waiting for them (then one entry goes, or the snapshot never would).
-                if fitting == 0, session.backlogCharged > 0 { return false }
+                if fitting == 0, session.outbox.chargedBytes > 0 { return false }
                 page.removeSubrange(max(1, fitting)...)
             }
             let newest = page.last!.entry.matchID

@@ -49,6 +49,10 @@ public struct ReliableOutbox: Sendable {
         self.chargePerMessage = max(0, chargePerMessage)
     }
 
+    /// What the unacknowledged messages count against ``maximumBytes``: their bytes, and
+    /// ``chargePerMessage`` for each.
+    public var chargedBytes: Int { self.unacknowledgedBytes + self.pending.count * self.chargePerMessage }
+
     /// The last sequence number handed out (0 before the first message).
     public var lastSent: UInt64 { self.nextSequence - 1 }
     /// The sequence number of the oldest unacknowledged message.
@@ -61,7 +65,7 @@ public struct ReliableOutbox: Sendable {
     ///   backlog (bytes and per-message charges) would pass ``maximumBytes``.
     public mutating func append(_ message: ByteBuffer) throws(ReliableStreamError) -> UInt64 {
         let total = self.unacknowledgedBytes + message.readableBytes
-        let charged = total + (self.pending.count + 1) * self.chargePerMessage
+        let charged = self.chargedBytes + message.readableBytes + self.chargePerMessage
         guard charged <= self.maximumBytes else {
             throw .backlogExceeded(bytes: charged, limit: self.maximumBytes)
         }
