@@ -35,12 +35,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-tap-rate"), help: "Cat Race steps per second refilled into each racer's bucket of 5 steps; faster moves are refused.")
     var maxTapRate: Double = 20
 
-    @Option(name: .customLong("max-message-rate"), help: "Messages per second one connection may send (burst: one second's worth) before it is closed.")
+    @Option(name: .customLong("max-message-rate"), help: "Frames per second one connection may send (burst: one second's worth); over it the native port reads it more slowly, the Cat Race port closes it.")
     var maxMessageRate: Double = 100
 
     @Option(
         name: .customLong("max-inbound-rate"),
-        help: "Bytes per second one connection may send (burst: one second's worth, or one --max-frame frame if more) before it is closed.")
+        help: "Bytes per second one connection may send (burst: one second's worth, or one --max-frame frame if more); over it the native port reads it more slowly, the Cat Race port closes it.")
     var maxInboundRate = 64 * 1024
 
     @Option(
