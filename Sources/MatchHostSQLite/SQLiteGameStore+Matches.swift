@@ -2,10 +2,12 @@ import GRDB
 import MatchHostCore
 
 extension SQLiteGameStore {
-    /// See ``GameStore/recordMatchStarted(id:game:mode:players:startedAt:)``.
-    public func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
+    /// See ``GameStore/recordMatchStarted(id:game:mode:players:startedAt:isPrivate:)``.
+    public func recordMatchStarted(
+        id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool
+    ) async throws {
         try await self.write { db in
-            try Self.insertMatch(db, id: id, game: game, mode: mode, kind: .realTime, players: players, startedAt: startedAt)
+            try Self.insertMatch(db, id: id, game: game, mode: mode, kind: .realTime, players: players, startedAt: startedAt, isPrivate: isPrivate)
         }
     }
 
@@ -137,17 +139,32 @@ extension SQLiteGameStore {
         }
     }
 
-    /// See ``GameStore/matchHistory(playerID:limit:endedOnly:)``.
-    public func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) async throws -> [MatchRecord] {
+    /// See ``GameStore/matchHistory(playerID:limit:readBy:)``.
+    public func matchHistory(playerID: PlayerID, limit: Int, readBy reader: MatchHistoryReader) async throws -> [MatchRecord] {
         try await self.read { db in
-            try Self.fetchMatches(
-                db,
-                sql: """
-                    SELECT m.* FROM match_player p JOIN game_match m ON m.id = p.match_id
-                    WHERE p.player_id = ? AND (? = 0 OR m.state <> 'running')
-                    ORDER BY m.started_at DESC, m.id DESC LIMIT ?
-                    """,
-                arguments: [playerID, endedOnly, max(0, limit)])
+            switch reader {
+            case .owner:
+                return try Self.fetchMatches(
+                    db,
+                    sql: """
+                        SELECT m.* FROM match_player p JOIN game_match m ON m.id = p.match_id
+                        WHERE p.player_id = ?
+                        ORDER BY m.started_at DESC, m.id DESC LIMIT ?
+                        """,
+                    arguments: [playerID, max(0, limit)])
+            case .otherPlayer(let viewer):
+                // The rule is MatchRecord.isShown(to:), in SQL so that LIMIT counts only what is shown.
+                return try Self.fetchMatches(
+                    db,
+                    sql: """
+                        SELECT m.* FROM match_player p JOIN game_match m ON m.id = p.match_id
+                        WHERE p.player_id = ? AND m.state <> 'running'
+                            AND (m.is_private = 0
+                                OR EXISTS (SELECT 1 FROM match_player v WHERE v.match_id = m.id AND v.player_id = ?))
+                        ORDER BY m.started_at DESC, m.id DESC LIMIT ?
+                        """,
+                    arguments: [playerID, viewer, max(0, limit)])
+            }
         }
     }
 
@@ -179,15 +196,16 @@ extension SQLiteGameStore {
     // MARK: Shared with turn-based games
 
     static func insertMatch(
-        _ db: Database, id: MatchID, game: String, mode: String, kind: MatchKind, players: [PlayerID], startedAt: UnixMillis
+        _ db: Database, id: MatchID, game: String, mode: String, kind: MatchKind, players: [PlayerID], startedAt: UnixMillis,
+        isPrivate: Bool
     ) throws {
         try MatchRecord.checkNew(id: id, players: players)
         let storedID = Int64(id)
         let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM game_match WHERE id = ?)", arguments: [storedID]) ?? false
         guard !exists else { throw GameStoreError.matchExists(id) }
         try db.execute(
-            sql: "INSERT INTO game_match (id, game, mode, kind, started_at, state) VALUES (?, ?, ?, ?, ?, 'running')",
-            arguments: [storedID, game, mode, kind.rawValue, startedAt.milliseconds])
+            sql: "INSERT INTO game_match (id, game, mode, kind, started_at, state, is_private) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+            arguments: [storedID, game, mode, kind.rawValue, startedAt.milliseconds, isPrivate])
         for (seat, player) in players.enumerated() {
             try db.execute(
                 sql: "INSERT INTO match_player (match_id, seat, player_id) VALUES (?, ?, ?)", arguments: [storedID, seat, player])
@@ -221,7 +239,7 @@ extension SQLiteGameStore {
             return MatchRecord(
                 id: MatchID(id), game: row["game"], mode: row["mode"], kind: kind, players: lines.map { $0["player_id"] },
                 startedAt: UnixMillis(milliseconds: row["started_at"]), endedAt: endedAt.map(UnixMillis.init(milliseconds:)),
-                state: try Self.state(of: row, lines: lines))
+                state: try Self.state(of: row, lines: lines), isPrivate: row["is_private"])
         }
     }
 

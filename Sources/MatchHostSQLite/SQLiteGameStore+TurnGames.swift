@@ -3,12 +3,13 @@ import GRDB
 import MatchHostCore
 
 extension SQLiteGameStore {
-    /// See ``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:)``.
+    /// See ``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:isPrivate:)``.
     public func createTurnGame(
-        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8], isPrivate: Bool
     ) async throws {
         try await self.write { db in
-            try Self.insertMatch(db, id: matchID, game: game, mode: mode, kind: .turnBased, players: players, startedAt: startedAt)
+            try Self.insertMatch(
+                db, id: matchID, game: game, mode: mode, kind: .turnBased, players: players, startedAt: startedAt, isPrivate: isPrivate)
             try db.execute(
                 sql: "INSERT INTO turn_game (match_id, state, move_count, last_move_at) VALUES (?, ?, 0, ?)",
                 arguments: [Int64(matchID), Data(state), startedAt.milliseconds])

@@ -11,6 +11,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v3", migrate: createExternalIdentities)
         migrator.registerMigration("v4", migrate: createMatchIDReservation)
         migrator.registerMigration("v5", migrate: createMatchEndNotices)
+        migrator.registerMigration("v6", migrate: addMatchPrivacy)
         return migrator
     }()
 
@@ -134,5 +135,12 @@ enum SQLiteSchema {
             ) WITHOUT ROWID;
             CREATE INDEX match_end_notice_by_end ON match_end_notice(ended_at);
             """)
+    }
+
+    /// Whether a match was private (joined by invite code), so that another player's history
+    /// leaves it out; added after the end notices. Matches stored before were not marked, and
+    /// count as open ones.
+    private static func addMatchPrivacy(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE game_match ADD COLUMN is_private INTEGER NOT NULL DEFAULT 0 CHECK (is_private IN (0, 1))")
     }
 }

@@ -185,7 +185,8 @@ struct PlayerCommand: AsyncParsableCommand {
         guard !history.isEmpty else { return }
         print("recent matches:")
         for match in history {
-            print("  \(match.id)  \(match.game)  \(formatted(match.startedAt))  \(Self.describe(match.state, for: id))")
+            let privacy = match.isPrivate ? "  (private)" : ""
+            print("  \(match.id)  \(match.game)  \(formatted(match.startedAt))  \(Self.describe(match.state, for: id))\(privacy)")
         }
     }
 

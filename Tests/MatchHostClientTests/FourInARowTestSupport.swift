@@ -25,10 +25,16 @@ func play(
 /// the match id once both have seen it end.
 func playQuickWin(
     _ winner: MatchHostClient, _ winnerEvents: Recorder<MatchHostClient.Event>,
-    over loser: MatchHostClient, _ loserEvents: Recorder<MatchHostClient.Event>
+    over loser: MatchHostClient, _ loserEvents: Recorder<MatchHostClient.Event>,
+    isPrivate: Bool = false
 ) async throws -> MatchIdentifier {
-    let match = try await winner.createMatch(mode: "fourinarow").matchID
-    _ = try await loser.joinMatch(match)
+    let created = try await winner.createMatch(mode: "fourinarow", isPrivate: isPrivate)
+    let match = created.matchID
+    if isPrivate {
+        _ = try await loser.joinMatch(code: created.inviteCode)
+    } else {
+        _ = try await loser.joinMatch(match)
+    }
     for number in UInt16(1)...7 {
         let seat0 = number % 2 == 1
         try await play(

@@ -64,6 +64,31 @@ struct NativeStoredRequestTests {
         await server.stop()
     }
 
+    @Test("a private game shows in another player's history only to its own players")
+    func privateGamesInHistory() async throws {
+        let server = try await TestServer.start()
+        let alice = makeClient(port: server.port)
+        let bob = makeClient(port: server.port)
+        let carol = makeClient(port: server.port)
+        let aliceID = try await alice.connect().playerID
+        _ = try await bob.connect().playerID
+        _ = try await carol.connect().playerID
+        let aliceEvents = Recorder(alice.events)
+        let bobEvents = Recorder(bob.events)
+        let carolEvents = Recorder(carol.events)
+        let open = try await playQuickWin(alice, aliceEvents, over: bob, bobEvents)
+        let invited = try await playQuickWin(alice, aliceEvents, over: carol, carolEvents, isPrivate: true)
+
+        #expect(try await alice.matchHistory().map(\.matchID) == [invited, open])
+        #expect(try await carol.matchHistory(of: aliceID).map(\.matchID) == [invited, open])
+        #expect(try await bob.matchHistory(of: aliceID).map(\.matchID) == [open])
+        #expect(try await bob.matchHistory(of: aliceID, limit: 1).map(\.matchID) == [open])
+        // Its result still counts: privacy hides the match, not the player's record.
+        #expect(try await bob.profile(of: aliceID).stats.first?.won == 2)
+        for client in [alice, bob, carol] { await client.close() }
+        await server.stop()
+    }
+
     @Test("a player's values are its own, stored within the limits")
     func values() async throws {
         let server = try await TestServer.start()

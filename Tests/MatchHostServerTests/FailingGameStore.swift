@@ -23,7 +23,9 @@ struct FailingGameStore: GameStore {
     }
     func player(externalIdentity identity: ExternalIdentity) async throws -> PlayerRecord? { throw self.failure }
     func findOrCreatePlayers(_ claims: [ExternalIdentityClaim], at: UnixMillis) async throws -> [PlayerRecord] { throw self.failure }
-    func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
+    func recordMatchStarted(
+        id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool
+    ) async throws {
         throw self.failure
     }
     func addMatchPlayer(matchID: MatchID, playerID: PlayerID) async throws { throw self.failure }
@@ -47,7 +49,7 @@ struct FailingGameStore: GameStore {
         return 0
     }
     func match(id: MatchID) async throws -> MatchRecord? { throw self.failure }
-    func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) async throws -> [MatchRecord] { throw self.failure }
+    func matchHistory(playerID: PlayerID, limit: Int, readBy reader: MatchHistoryReader) async throws -> [MatchRecord] { throw self.failure }
     func largestMatchID() async throws -> MatchID {
         if self.failsAtStartup { throw self.failure }
         return 0
@@ -59,7 +61,7 @@ struct FailingGameStore: GameStore {
     func leaderboard(game: String, limit: Int) async throws -> [LeaderboardEntry] { throw self.failure }
     func leaderboard(game: String, around playerID: PlayerID, count: Int) async throws -> [LeaderboardEntry] { throw self.failure }
     func createTurnGame(
-        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8], isPrivate: Bool
     ) async throws { throw self.failure }
     func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
         throw self.failure

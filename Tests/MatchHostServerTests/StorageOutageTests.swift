@@ -67,9 +67,11 @@ struct StorageOutageTests {
             try await self.inner.createPlayer(id: id, alias: alias, createdAt: createdAt)
         }
 
-        func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
+        func recordMatchStarted(
+            id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool
+        ) async throws {
             try self.failIfFull()
-            try await self.inner.recordMatchStarted(id: id, game: game, mode: mode, players: players, startedAt: startedAt)
+            try await self.inner.recordMatchStarted(id: id, game: game, mode: mode, players: players, startedAt: startedAt, isPrivate: isPrivate)
         }
 
         func recordMatchFinished(matchID: MatchID, endedAt: UnixMillis, result: MatchResultRecord) async throws -> [PlayerStats] {

@@ -20,11 +20,11 @@ struct StoreTurnJournalTests {
         let moves = NIOLockedValueBox<[(moveNumber: Int, fromTheLoop: Bool)]>([])
 
         func createTurnGame(
-            matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+            matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8], isPrivate: Bool
         ) async throws {
             await self.creation.wait()
             try await self.inner.createTurnGame(
-                matchID: matchID, game: game, mode: mode, players: players, startedAt: startedAt, state: state)
+                matchID: matchID, game: game, mode: mode, players: players, startedAt: startedAt, state: state, isPrivate: isPrivate)
         }
 
         func appendMove(

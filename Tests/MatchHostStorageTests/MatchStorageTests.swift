@@ -304,10 +304,40 @@ struct MatchStorageTests {
             #expect(try await store.matchHistory(playerID: "a", limit: 0).isEmpty)
             #expect(try await store.matchHistory(playerID: "nobody", limit: 5).isEmpty)
             // What another player may read: ended matches only, the limit counting only them.
-            #expect(try await store.matchHistory(playerID: "a", limit: 1, endedOnly: true).map(\.id) == [12])
-            #expect(try await store.matchHistory(playerID: "a", limit: 10, endedOnly: true).map(\.id) == [12])
+            #expect(try await store.matchHistory(playerID: "a", limit: 1, readBy: .otherPlayer("z")).map(\.id) == [12])
+            #expect(try await store.matchHistory(playerID: "a", limit: 10, readBy: .otherPlayer("z")).map(\.id) == [12])
             let second = try #require(try await store.matchHistory(playerID: "a", limit: 2).last)
             #expect(second.players == ["b", "a"], "players stay in seat order")
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func privateMatchesShowInAnotherPlayersHistoryOnlyToTheirOwnPlayers(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let won = MatchResultRecord(players: [
+                PlayerResultRecord(playerID: "a", outcome: .won), PlayerResultRecord(playerID: "b", outcome: .lost),
+            ])
+            try await store.recordMatchStarted(id: 1, game: "race", mode: "", players: ["a", "b"], startedAt: 100, isPrivate: true)
+            try await store.recordMatchFinished(matchID: 1, endedAt: 150, result: won)
+            try await store.createTurnGame(
+                matchID: 2, game: "fourinarow", mode: "", players: ["a", "b"], startedAt: 200, state: [0], isPrivate: true)
+            try await store.recordMatchAbandoned(matchID: 2, endedAt: 250, reason: "left")
+            try await store.recordMatchStarted(id: 3, game: "race", mode: "", players: ["a", "c"], startedAt: 300)
+            try await store.recordMatchAbandoned(matchID: 3, endedAt: 350, reason: "left")
+            try await store.recordMatchStarted(id: 4, game: "race", mode: "", players: ["a", "c"], startedAt: 400, isPrivate: true)
+            try await store.recordMatchAbandoned(matchID: 4, endedAt: 450, reason: "left")
+
+            #expect(try await store.matchHistory(playerID: "a", limit: 10).map(\.id) == [4, 3, 2, 1])
+            #expect(try await store.matchHistory(playerID: "a", limit: 10).map(\.isPrivate) == [true, false, true, true])
+            #expect(try await store.match(id: 2)?.isPrivate == true)
+            #expect(try await store.match(id: 3)?.isPrivate == false)
+            // b played in 1 and 2, c in 3 and 4: each sees the private ones it was in.
+            #expect(try await store.matchHistory(playerID: "a", limit: 10, readBy: .otherPlayer("b")).map(\.id) == [3, 2, 1])
+            #expect(try await store.matchHistory(playerID: "a", limit: 10, readBy: .otherPlayer("c")).map(\.id) == [4, 3])
+            #expect(try await store.matchHistory(playerID: "a", limit: 10, readBy: .otherPlayer("z")).map(\.id) == [3])
+            // The limit counts only what the reader is shown.
+            #expect(try await store.matchHistory(playerID: "b", limit: 1, readBy: .otherPlayer("c")).isEmpty)
+            #expect(try await store.matchHistory(playerID: "c", limit: 1, readBy: .otherPlayer("z")).map(\.id) == [3])
         }
     }
 

@@ -28,7 +28,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.synchronousSetting() == 2, "FULL by default")
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
         let normal = try await SQLiteGameStore.open(path: path, options: SQLiteStoreOptions(durability: .normal))
         #expect(try await normal.synchronousSetting() == 1)
         try await normal.close()
@@ -45,7 +45,7 @@ struct SQLiteOpeningTests {
         try await store.writeValue(playerID: "p1", key: "k", value: [1])
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
     }
 
     @Test func aFileFromThePreviousSchemaIsMigratedAndKeepsItsData() async throws {
@@ -63,7 +63,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.readValue(playerID: "p1", key: "k") == [5])
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
     }
 
     @Test func aFileFromBeforeExternalIdentitiesIsMigratedAndKeepsItsData() async throws {
@@ -89,7 +89,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.player(externalIdentity: tutorial)?.id == "p2")
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
     }
 
     @Test func aFileFromBeforeMatchIDReservationsIsMigratedAndKeepsItsMatches() async throws {
@@ -106,7 +106,7 @@ struct SQLiteOpeningTests {
         try await store.reserveMatchIDs(through: 1_007)
         try await store.reserveMatchIDs(through: 500)  // never lowers it
         try await store.close()
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
 
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.largestMatchID() == 1_007)
@@ -132,10 +132,35 @@ struct SQLiteOpeningTests {
         #expect(try await store.largestMatchID() == 1_007)
         _ = try await store.endInterruptedMatches(at: 50, reason: "server restarted", notice: "abandoned(server restarted)")
         try await store.close()
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
 
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.endNotices() == [MatchEndNotice(playerID: "p", matchID: 7, reason: "abandoned(server restarted)", endedAt: 50)])
+        try await store.close()
+    }
+
+    @Test func aFileFromBeforeMatchPrivacyIsMigratedWithItsMatchesOpen() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v5")
+        try SQLiteSchema.execute(
+            """
+            INSERT INTO game_match (id, game, mode, kind, started_at, ended_at, state, abandon_reason)
+                VALUES (7, 'disks', '', 'real_time', 10, 20, 'abandoned', 'left');
+            INSERT INTO match_player (match_id, seat, player_id) VALUES (7, 0, 'p'), (7, 1, 'q');
+            """,
+            atPath: path)
+
+        var store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.match(id: 7)?.isPrivate == false)
+        #expect(try await store.matchHistory(playerID: "p", limit: 5, readBy: .otherPlayer("z")).map(\.id) == [7])
+        try await store.recordMatchStarted(id: 8, game: "disks", mode: "", players: ["p"], startedAt: 30, isPrivate: true)
+        try await store.close()
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
+
+        store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.match(id: 8)?.isPrivate == true)
         try await store.close()
     }
 

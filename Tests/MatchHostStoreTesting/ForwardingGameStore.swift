@@ -30,8 +30,10 @@ extension ForwardingGameStore {
         try await self.inner.addDeviceIdentity(deviceID: deviceID, secretHash: secretHash, playerID: playerID)
     }
     public func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { try await self.inner.deviceIdentity(deviceID: deviceID) }
-    public func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
-        try await self.inner.recordMatchStarted(id: id, game: game, mode: mode, players: players, startedAt: startedAt)
+    public func recordMatchStarted(
+        id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool
+    ) async throws {
+        try await self.inner.recordMatchStarted(id: id, game: game, mode: mode, players: players, startedAt: startedAt, isPrivate: isPrivate)
     }
     public func addMatchPlayer(matchID: MatchID, playerID: PlayerID) async throws {
         try await self.inner.addMatchPlayer(matchID: matchID, playerID: playerID)
@@ -55,8 +57,8 @@ extension ForwardingGameStore {
     }
     public func deleteEndNotices(endedBefore: UnixMillis) async throws -> Int { try await self.inner.deleteEndNotices(endedBefore: endedBefore) }
     public func match(id: MatchID) async throws -> MatchRecord? { try await self.inner.match(id: id) }
-    public func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) async throws -> [MatchRecord] {
-        try await self.inner.matchHistory(playerID: playerID, limit: limit, endedOnly: endedOnly)
+    public func matchHistory(playerID: PlayerID, limit: Int, readBy reader: MatchHistoryReader) async throws -> [MatchRecord] {
+        try await self.inner.matchHistory(playerID: playerID, limit: limit, readBy: reader)
     }
     public func largestMatchID() async throws -> MatchID { try await self.inner.largestMatchID() }
     public func reserveMatchIDs(through: MatchID) async throws { try await self.inner.reserveMatchIDs(through: through) }
@@ -66,9 +68,10 @@ extension ForwardingGameStore {
         try await self.inner.leaderboard(game: game, around: playerID, count: count)
     }
     public func createTurnGame(
-        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8], isPrivate: Bool
     ) async throws {
-        try await self.inner.createTurnGame(matchID: matchID, game: game, mode: mode, players: players, startedAt: startedAt, state: state)
+        try await self.inner.createTurnGame(
+            matchID: matchID, game: game, mode: mode, players: players, startedAt: startedAt, state: state, isPrivate: isPrivate)
     }
     public func appendMove(matchID: MatchID, moveNumber: Int, move: [UInt8], state: [UInt8], at: UnixMillis) async throws {
         try await self.inner.appendMove(matchID: matchID, moveNumber: moveNumber, move: move, state: state, at: at)

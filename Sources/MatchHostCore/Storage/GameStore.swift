@@ -72,10 +72,11 @@ public protocol GameStore: Sendable {
     // MARK: Matches
 
     /// Records that a real-time match started (turn-based ones start with
-    /// ``createTurnGame(matchID:game:mode:players:startedAt:state:)``). Players need no
-    /// stored account. Throws ``GameStoreError/matchExists(_:)`` or ``GameStoreError/invalidMatch(_:reason:)``.
+    /// ``createTurnGame(matchID:game:mode:players:startedAt:state:isPrivate:)``), private if
+    /// it is joined by invite code. Players need no stored account. Throws
+    /// ``GameStoreError/matchExists(_:)`` or ``GameStoreError/invalidMatch(_:reason:)``.
     func recordMatchStarted(
-        id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis
+        id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool
     ) async throws
 
     /// Adds a player to a running match, in the next seat: for games players may join after
@@ -118,9 +119,9 @@ public protocol GameStore: Sendable {
     /// The match with `id`, if any.
     func match(id: MatchID) async throws -> MatchRecord?
 
-    /// The player's matches, newest start first (equal starts: larger id first), at most
-    /// `limit`; with `endedOnly`, only those finished or abandoned (what another player may read).
-    func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) async throws -> [MatchRecord]
+    /// The player's matches that `reader` may see (``MatchRecord/isShown(to:)``), newest
+    /// start first (equal starts: larger id first), at most `limit`.
+    func matchHistory(playerID: PlayerID, limit: Int, readBy reader: MatchHistoryReader) async throws -> [MatchRecord]
 
     /// The largest match id ever recorded or reserved (``reserveMatchIDs(through:)``), 0 if
     /// none: new ids continue after it, so they never repeat across restarts.
@@ -166,9 +167,9 @@ public protocol GameStore: Sendable {
     // MARK: Turn-based games
 
     /// Records that a turn-based match started, with its initial state, in one transaction.
-    /// Throws like ``recordMatchStarted(id:game:mode:players:startedAt:)``.
+    /// Throws like ``recordMatchStarted(id:game:mode:players:startedAt:isPrivate:)``.
     func createTurnGame(
-        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8], isPrivate: Bool
     ) async throws
 
     /// Accepts move `moveNumber` (the stored count + 1) and the state after it, in one
@@ -236,8 +237,24 @@ extension GameStore {
 }
 
 extension GameStore {
-    /// The player's matches, running ones included: ``matchHistory(playerID:limit:endedOnly:)``.
+    /// The player's matches as the player itself sees them, running and private ones included:
+    /// ``matchHistory(playerID:limit:readBy:)`` with ``MatchHistoryReader/owner``.
     public func matchHistory(playerID: PlayerID, limit: Int) async throws -> [MatchRecord] {
-        try await self.matchHistory(playerID: playerID, limit: limit, endedOnly: false)
+        try await self.matchHistory(playerID: playerID, limit: limit, readBy: .owner)
+    }
+
+    /// Records a real-time match that is not private:
+    /// ``recordMatchStarted(id:game:mode:players:startedAt:isPrivate:)``.
+    public func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) async throws {
+        try await self.recordMatchStarted(id: id, game: game, mode: mode, players: players, startedAt: startedAt, isPrivate: false)
+    }
+
+    /// Records a turn-based match that is not private:
+    /// ``createTurnGame(matchID:game:mode:players:startedAt:state:isPrivate:)``.
+    public func createTurnGame(
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+    ) async throws {
+        try await self.createTurnGame(
+            matchID: matchID, game: game, mode: mode, players: players, startedAt: startedAt, state: state, isPrivate: false)
     }
 }

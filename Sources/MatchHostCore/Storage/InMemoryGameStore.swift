@@ -125,9 +125,11 @@ public actor InMemoryGameStore: GameStore {
 
     // MARK: Matches
 
-    /// See ``GameStore/recordMatchStarted(id:game:mode:players:startedAt:)``.
-    public func recordMatchStarted(id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis) throws {
-        try self.insertMatch(id: id, game: game, mode: mode, kind: .realTime, players: players, startedAt: startedAt)
+    /// See ``GameStore/recordMatchStarted(id:game:mode:players:startedAt:isPrivate:)``.
+    public func recordMatchStarted(
+        id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool
+    ) throws {
+        try self.insertMatch(id: id, game: game, mode: mode, kind: .realTime, players: players, startedAt: startedAt, isPrivate: isPrivate)
     }
 
     /// See ``GameStore/addMatchPlayer(matchID:playerID:)``.
@@ -208,14 +210,10 @@ public actor InMemoryGameStore: GameStore {
         self.matches[id]
     }
 
-    /// See ``GameStore/matchHistory(playerID:limit:endedOnly:)``.
-    public func matchHistory(playerID: PlayerID, limit: Int, endedOnly: Bool) -> [MatchRecord] {
+    /// See ``GameStore/matchHistory(playerID:limit:readBy:)``.
+    public func matchHistory(playerID: PlayerID, limit: Int, readBy reader: MatchHistoryReader) -> [MatchRecord] {
         let played = self.matches.values
-            .filter { match in
-                guard match.players.contains(playerID) else { return false }
-                if endedOnly, case .running = match.state { return false }
-                return true
-            }
+            .filter { $0.players.contains(playerID) && $0.isShown(to: reader) }
             .sorted { ($0.startedAt, $0.id) > ($1.startedAt, $1.id) }
         return Array(played.prefix(max(0, limit)))
     }
@@ -280,11 +278,12 @@ public actor InMemoryGameStore: GameStore {
 
     // MARK: Turn-based games
 
-    /// See ``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:)``.
+    /// See ``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:isPrivate:)``.
     public func createTurnGame(
-        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8]
+        matchID: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, state: [UInt8], isPrivate: Bool
     ) throws {
-        try self.insertMatch(id: matchID, game: game, mode: mode, kind: .turnBased, players: players, startedAt: startedAt)
+        try self.insertMatch(
+            id: matchID, game: game, mode: mode, kind: .turnBased, players: players, startedAt: startedAt, isPrivate: isPrivate)
         self.turnStates[matchID] = TurnState(state: state, lastMoveAt: startedAt, moves: [])
     }
 
@@ -355,11 +354,12 @@ public actor InMemoryGameStore: GameStore {
     // MARK: Internals
 
     private func insertMatch(
-        id: MatchID, game: String, mode: String, kind: MatchKind, players: [PlayerID], startedAt: UnixMillis
+        id: MatchID, game: String, mode: String, kind: MatchKind, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool
     ) throws {
         try MatchRecord.checkNew(id: id, players: players)
         guard self.matches[id] == nil else { throw GameStoreError.matchExists(id) }
-        self.matches[id] = MatchRecord(id: id, game: game, mode: mode, kind: kind, players: players, startedAt: startedAt)
+        self.matches[id] = MatchRecord(
+            id: id, game: game, mode: mode, kind: kind, players: players, startedAt: startedAt, isPrivate: isPrivate)
     }
 
     private func runningMatch(_ id: MatchID) throws -> MatchRecord {

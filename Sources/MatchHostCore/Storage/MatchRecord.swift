@@ -3,7 +3,7 @@ public enum MatchKind: String, Sendable, Hashable, CaseIterable {
     /// Runs only while the server does: after a crash it is recorded as abandoned, or finished
     /// with its interim result if it kept one (``GameStore/recordInterimResult(matchID:result:)``).
     case realTime = "real_time"
-    /// Its state and move log are stored (``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:)``),
+    /// Its state and move log are stored (``GameStore/createTurnGame(matchID:game:mode:players:startedAt:state:isPrivate:)``),
     /// so it continues after a restart.
     case turnBased = "turn_based"
 }
@@ -16,6 +16,14 @@ public enum MatchState: Sendable, Hashable {
     case finished(MatchResultRecord)
     /// Ended without a result, for the reason given.
     case abandoned(reason: String)
+}
+
+/// Who reads a player's match history, which decides what it shows.
+public enum MatchHistoryReader: Sendable, Hashable {
+    /// The player itself, or the server's operator: every match, running ones too.
+    case owner
+    /// Another player: ended matches only, and of the private ones only those it played in.
+    case otherPlayer(PlayerID)
 }
 
 /// A stored match.
@@ -36,11 +44,14 @@ public struct MatchRecord: Sendable, Hashable {
     public var endedAt: UnixMillis?
     /// Running, finished or abandoned.
     public var state: MatchState
+    /// Whether it was private (joined by invite code): another player's history shows it only
+    /// to those who played in it (``MatchHistoryReader``).
+    public var isPrivate: Bool
 
     /// Creates a record.
     public init(
         id: MatchID, game: String, mode: String, kind: MatchKind, players: [PlayerID],
-        startedAt: UnixMillis, endedAt: UnixMillis? = nil, state: MatchState = .running
+        startedAt: UnixMillis, endedAt: UnixMillis? = nil, state: MatchState = .running, isPrivate: Bool = false
     ) {
         self.id = id
         self.game = game
@@ -50,6 +61,19 @@ public struct MatchRecord: Sendable, Hashable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.state = state
+        self.isPrivate = isPrivate
+    }
+
+    /// Whether `reader` may see this match in its players' history.
+    public func isShown(to reader: MatchHistoryReader) -> Bool {
+        switch reader {
+        case .owner:
+            return true
+        case .otherPlayer(let viewer):
+            // A running match says where its players are now; a private one, whom they play.
+            if case .running = self.state { return false }
+            return !self.isPrivate || self.players.contains(viewer)
+        }
     }
 
     /// The largest id storage accepts: SQLite integers are signed 64-bit.

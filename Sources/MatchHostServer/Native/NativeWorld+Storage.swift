@@ -234,7 +234,7 @@ extension NativeWorld {
         case .realTime:
             if self.storedMatches.recordedPlayers[id] == nil {
                 self.storedMatches.recordedPlayers[id] = [player]
-                self.storage.recordRealTimeStart(of: id, game: game, players: [player])
+                self.storage.recordRealTimeStart(of: id, game: game, players: [player], isPrivate: match.inviteCode != nil)
             } else {
                 self.storedMatches.recordedPlayers[id]?.append(player)
                 self.storage.recordPlayerAdded(player, to: id)
@@ -243,11 +243,13 @@ extension NativeWorld {
             guard self.storedMatches.recordedPlayers[id] == nil, let state = match.storedTurnState() else { return }
             let players = match.seatPlayers
             let startedAt = self.storage.now()
+            let isPrivate = match.inviteCode != nil
             self.storedMatches.recordedPlayers[id] = players
             self.storage.write(
                 for: id,
                 { store in
-                    try await store.createTurnGame(matchID: id, game: game, mode: "", players: players, startedAt: startedAt, state: state)
+                    try await store.createTurnGame(
+                        matchID: id, game: game, mode: "", players: players, startedAt: startedAt, state: state, isPrivate: isPrivate)
                 }
             ) { [weak self] result in
                 guard case .failure(let error) = result, let self else { return }

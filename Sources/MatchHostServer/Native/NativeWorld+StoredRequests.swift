@@ -35,11 +35,9 @@ extension NativeWorld {
         case .getMatchHistory(let playerID, let limit):
             let target = playerID.isEmpty ? asker : playerID
             let count = Self.listLength(limit, default: 20)
-            // Another player's running matches say where that player is now (and which
-            // private games it plays): only its own history shows them.
-            let endedOnly = target != asker
+            let reader: MatchHistoryReader = target == asker ? .owner : .otherPlayer(asker)
             call = { store in
-                let matches = try await store.matchHistory(playerID: target, limit: count, endedOnly: endedOnly)
+                let matches = try await store.matchHistory(playerID: target, limit: count, readBy: reader)
                 if matches.isEmpty, try await store.player(id: target) == nil {
                     throw NativeError(.noSuchPlayer, "no player with id \(target)")
                 }

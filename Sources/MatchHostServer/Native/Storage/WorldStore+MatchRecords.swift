@@ -6,11 +6,15 @@ import NIOCore
 /// before the ending. Failures are logged; only the announcement of a result waits on them
 /// (``recordEnding(_:of:players:then:)``), never the match's loop.
 extension WorldStore {
-    /// Records that real-time match `id` of `game` started with `players` (stored ids, in seat order).
-    func recordRealTimeStart(of id: MatchID, game: String, players: [PlayerID]) {
+    /// Records that real-time match `id` of `game` started with `players` (stored ids, in seat
+    /// order), private if it is joined by invite code.
+    func recordRealTimeStart(of id: MatchID, game: String, players: [PlayerID], isPrivate: Bool = false) {
         let startedAt = self.now()
         self.write(
-            for: id, { store in try await store.recordMatchStarted(id: id, game: game, mode: "", players: players, startedAt: startedAt) }
+            for: id,
+            { store in
+                try await store.recordMatchStarted(id: id, game: game, mode: "", players: players, startedAt: startedAt, isPrivate: isPrivate)
+            }
         ) { [weak self] result in
             guard case .failure(let error) = result, let self else { return }
             if GameStoreError.isStorageFailure(error) { self.matchesNotRecorded.insert(id) }
