@@ -922,6 +922,70 @@ extension NativeServerMessage {
         try await server.stop()
     }
 
+    /// Unreliable data relayed in one pass counts against `--max-outbound` as it is gathered,
+    /// not only once the channel has it: else the pass in which the client's socket buffers fill
+    /// leaves far more waiting than any reading client may have, and its next reliable message
+    /// finds the connection past the hard bound.
+    @Test func aBurstOfUnreliableDataInOnePassStaysUnderTheOutboundBound() async throws {
+        let log = LogLines()
+        let server = try await RunningNativeServer.start(logger: log.logger) {
+            // The hard bound: 8 KiB + 2 × 4 KiB, and 21 bytes for each reliable message waiting.
+            $0.maxOutboundBytes = 4096
+            $0.maxBacklogBytes = 8 * 1024
+            $0.slowConsumerGrace = .seconds(3600)
+            $0.maxInboundBytesPerSecond = 1 << 30  // the sender floods on purpose
+            $0.maxMessageRate = 1_000_000
+        }
+        let (victim, _) = try await server.login("burst-victim")
+        let (sender, ps) = try await server.login("burst-sender")
+        let matchID = try await relayPair(victim, sender, bPlayer: ps.playerID)
+        _ = try await victim.drain()
+        try await victim.channel.setOption(.autoRead, value: false).get()
+        let frame = NativeFrame.unreliable(
+            message: NativeClientMessage.sendData(matchID: matchID, targets: [], payload: ByteBuffer(repeating: 0x55, count: 1000)).encoded()
+        ).encodedFrame()
+        let burst = Array(repeatElement(Array(frame.readableBytesView), count: 64).joined())
+        let batches = 400
+        var closed = false
+        var sent = 0
+        // 25 MB in all: more than the kernel's socket buffers hold for a client that reads
+        // nothing, so some pass meets them full.
+        while sent < batches, !closed {
+            try await sender.sendRaw(burst)
+            sent += 1
+            // A reliable message now and then (the backlog holds about 80): each is written
+            // through the hard bound's check.
+            guard sent % 10 == 0 else { continue }
+            try await sender.sendReliable(.sendData(matchID: matchID, targets: [], payload: ByteBuffer(string: "\(sent)")))
+            // Answered after the sends before it.
+            #expect(try await sender.ask(.leaveMatch(0)).failure?.code == .notInMatch)
+            closed = try await server.listener.counts().connections == 1
+        }
+        #expect(!closed, "closed after \(sent) bursts: \(log.all.filter { $0.contains("closing connection") })")
+
+        // Reading again, the client finds every reliable message, in order, among what
+        // unreliable data was written.
+        try await victim.channel.setOption(.autoRead, value: true).get()
+        var reliable: [String] = []
+        var unreliable = 0
+        while reliable.count < sent / 10 {
+            switch try await victim.next(timeout: .seconds(20)) {
+            case .reliable(_, _, let message):
+                guard case .matchData(_, _, let payload) = try NativeServerMessage(message: message) else { continue }
+                reliable.append(String(buffer: payload))
+            case .unreliable:
+                unreliable += 1
+            default:
+                continue
+            }
+        }
+        #expect(reliable == stride(from: 10, through: sent, by: 10).map { "\($0)" })
+        #expect(unreliable < 64 * sent, "some unreliable data was given up")
+        await victim.close()
+        await sender.close()
+        try await server.stop()
+    }
+
     @Test func aResumeWhoseBacklogIsOverTheOutboundBoundIsNoSlowConsumer() async throws {
         // One pass hands the resumed connection ten times the mark: a client that reads is
         // given its grace to take it, and takes it.

@@ -54,6 +54,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     private var network = ""
     private var heartbeat: RepeatedTask?
     private let slowConsumer: SlowConsumerWatch
+    /// `--max-outbound`: unreliable data is written only while less than this waits.
+    private let maxOutboundBytes: Int
 
     init(
         world: NativeWorld, maximumFrameBody: Int, limits: ConnectionLimits, flusher: FlushCoalescer,
@@ -64,6 +66,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.flusher = flusher
         self.logger = logger
         self.slowConsumer = SlowConsumerWatch(grace: limits.slowConsumerGrace, hardLimit: limits.outboundHardLimit)
+        self.maxOutboundBytes = limits.maxOutboundBytes
         self.pacing = InboundPacing(
             messagesPerSecond: limits.maxMessageRate, bytesPerSecond: limits.maxInboundBytesPerSecond,
             maxFrameBytes: limits.maxFrameBytes, now: .now())
@@ -362,8 +365,14 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func writeUnreliable(message: ByteBuffer) {
-        // Unreliable data is the first thing to give up when the client falls behind.
+        // Unreliable data is the first thing to give up when the client falls behind. What
+        // this pass has gathered counts too, as the channel has not seen it yet: else one pass
+        // (a burst relayed from many senders) could queue any amount while the channel still
+        // says writable, and take a client that reads past the hard limit. A frame larger than
+        // the whole allowance still goes when nothing else waits in the pass.
         guard self.context?.channel.isWritable ?? false else { return }
+        let gathered = self.outbound?.readableBytes ?? 0
+        guard gathered == 0 || gathered + NativeFrame.unreliableHeaderSize + message.readableBytes <= self.maxOutboundBytes else { return }
         self.appendOutbound { $0.writeUnreliableFrame(message: message) }
     }
 

@@ -127,6 +127,8 @@ public enum NativeFrame: Hashable, Sendable {
     public static let protocolVersion: UInt16 = 1
     /// The bytes a `RELIABLE` frame adds in front of its message: length, kind, sequence, ack.
     public static let reliableHeaderSize = 4 + 1 + 8 + 8
+    /// The bytes an `UNRELIABLE` frame adds in front of its message: length, kind.
+    public static let unreliableHeaderSize = 4 + 1
 
     /// Decodes a frame body (without its length prefix). Message bytes are slices of `frameBody`.
     public init(frameBody: ByteBuffer) throws {
