@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MatchHostServer", targets: ["MatchHostServer"]),
         .library(name: "MatchHostClient", targets: ["MatchHostClient"]),
         .library(name: "MatchHostSQLite", targets: ["MatchHostSQLite"]),
+        .library(name: "MatchHostAdmin", targets: ["MatchHostAdmin"]),
         .executable(name: "matchhost", targets: ["matchhost"]),
     ],
     dependencies: [
@@ -23,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -64,6 +67,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Hummingbird and Prometheus stay in this target alone: the admin HTTP endpoints.
+        .target(
+            name: "MatchHostAdmin",
+            dependencies: [
+                "MatchHostServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "MatchHostClient",
             dependencies: [
@@ -76,7 +91,9 @@ let package = Package(
         .executableTarget(
             name: "matchhost",
             dependencies: [
-                "MatchHostServer", "MatchHostClient", "MatchHostWire", "MatchHostSQLite",
+                "MatchHostServer", "MatchHostClient", "MatchHostWire", "MatchHostSQLite", "MatchHostAdmin",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -107,6 +124,8 @@ let package = Package(
             name: "MatchHostServerTests",
             dependencies: [
                 "MatchHostServer", "MatchHostGames", "MatchHostWire", "MatchHostSQLite", "MatchHostProcessTesting", "MatchHostStoreTesting",
+                "MatchHostAdmin",
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

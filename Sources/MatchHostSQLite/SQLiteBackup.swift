@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MatchHostCore
 
 #if canImport(Glibc)
 import Glibc
@@ -123,7 +124,7 @@ private struct CheckedCopy {
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         guard files.fileExists(atPath: source, isDirectory: &isDirectory) else {
-            let sourceDirectory = (source as NSString).deletingLastPathComponent
+            let sourceDirectory = FilePaths.parent(of: source)
             let directoryExists = files.fileExists(atPath: sourceDirectory.isEmpty ? "." : sourceDirectory)
             throw SQLiteStoreError(.missing, path: source, reason: directoryExists ? "the file does not exist" : "the directory does not exist")
         }
@@ -132,7 +133,7 @@ private struct CheckedCopy {
         }
         // Refuses a file that is not a MatchHost database, or is from a newer one.
         try SQLiteOpening(path: source, options: SQLiteStoreOptions(createIfMissing: false)).inspect()
-        let directory = (destination as NSString).deletingLastPathComponent
+        let directory = FilePaths.parent(of: destination)
         guard files.fileExists(atPath: directory.isEmpty ? "." : directory) else {
             throw SQLiteBackupError(path: directory, reason: "the directory does not exist; create it first")
         }
@@ -191,7 +192,7 @@ private struct CheckedCopy {
 
     /// So that the new name survives a crash too.
     private static func syncDirectory(of path: String) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePaths.parent(of: path)
         let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)

@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostCore
 
 #if canImport(Glibc)
 import Glibc
@@ -41,7 +42,7 @@ public final class DataDirectoryLock {
             }
             return
         }
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = FilePaths.parent(of: directory)
         if !parent.isEmpty, parent != directory { try Self.makeDirectory(parent) }
         guard mkdir(directory, 0o700) != 0 else { return }
         let failure = errno

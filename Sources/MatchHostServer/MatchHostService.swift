@@ -19,22 +19,26 @@ public struct MatchHostService: Service {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let onListening: @Sendable (String, SocketAddress) -> Void
+    private let status: ServerStatus?
 
     /// Creates the service.
     /// - Parameters:
     ///   - configuration: host, ports and limits.
     ///   - group: the event loops; by default one per core the process may run on.
     ///   - logger: the server's logger.
+    ///   - status: where the listeners are shown to the admin endpoints while they serve.
     ///   - onListening: called once per listener with its name and the address it bound.
     public init(
         configuration: ServerConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger,
+        status: ServerStatus? = nil,
         onListening: @escaping @Sendable (String, SocketAddress) -> Void = { _, _ in }
     ) {
         self.configuration = configuration
         self.group = group
         self.logger = logger
+        self.status = status
         self.onListening = onListening
     }
 
@@ -51,9 +55,11 @@ public struct MatchHostService: Service {
             throw error
         }
         self.onListening("native", native.localAddress)
+        self.status?.attach(native: native, catRace: catRace)
         // Wait for the shutdown signal; cancellation ends the wait the same way.
         try? await gracefulShutdown()
         self.logger.info("shutting down")
+        self.status?.detach()
         await native.close()
         await catRace.close()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostCore
 
 #if canImport(Glibc)
 import Glibc
@@ -93,7 +94,7 @@ struct DeviceFile {
     /// Writes `credentials`, mode 0600, replacing the file atomically.
     /// - Throws: ``PlayError`` when the directory or the file cannot be written.
     func save(_ credentials: Credentials) throws {
-        let directory = (self.path as NSString).deletingLastPathComponent
+        let directory = FilePaths.parent(of: self.path)
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             do {
                 try FileManager.default.createDirectory(

@@ -1,12 +1,15 @@
 import ArgumentParser
 import Foundation
 import Logging
+import MatchHostAdmin
 import MatchHostCore
 import MatchHostSQLite
 import MatchHostServer
 import MatchHostWire
+import Metrics
 import NIOCore
 import NIOPosix
+import Prometheus
 import ServiceLifecycle
 
 #if canImport(Glibc)
@@ -193,11 +196,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(
+        name: .customLong("admin-host"),
+        help: "Address of the admin HTTP endpoints (/health, /metrics); the default keeps them to this machine.")
+    var adminHost = "127.0.0.1"
+
+    @Option(name: .customLong("admin-port"), help: "Port of the admin HTTP endpoints; 0 picks a free port.")
+    var adminPort = 7356
+
+    @Flag(name: .customLong("no-admin"), help: "Serve no admin HTTP endpoints (and export no metrics).")
+    var noAdmin = false
+
     func validate() throws {
         guard Logger.Level(rawValue: self.logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard (0...65535).contains(self.catRacePort) else { throw ValidationError("--catrace-port must be 0-65535") }
+        guard (0...65535).contains(self.adminPort) else { throw ValidationError("--admin-port must be 0-65535") }
+        guard !self.adminHost.isEmpty else { throw ValidationError("--admin-host must name an address") }
         guard self.grace.isFinite, (0...86_400).contains(self.grace) else {
             throw ValidationError("--grace must be 0 to 86400 seconds")
         }
@@ -383,12 +399,24 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("--store memory: players, matches and moves are kept in memory only and are lost when the server stops")
         }
 
-        let service = MatchHostService(configuration: configuration, logger: logger) { name, address in
+        @Sendable func announce(_ name: String, _ address: SocketAddress) {
             print("\(name) listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)")
             fflush(nil)  // stdout may be a pipe: the bound address must not wait in a buffer
         }
+        let status = ServerStatus()
+        var services: [any Service] = []
+        if !self.noAdmin {
+            // Before any metric is made: each is created in the registry the endpoint reads.
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            services.append(
+                AdminEndpoints.application(
+                    host: self.adminHost, port: self.adminPort, status: status, registry: registry, logger: logger
+                ) { announce("admin", $0) })
+        }
+        services.append(MatchHostService(configuration: configuration, logger: logger, status: status, onListening: announce))
         let group = ServiceGroup(
-            configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {

@@ -13,13 +13,16 @@ public final class ServeProcess: @unchecked Sendable {
     public let nativePort: Int
     /// The Cat Race port it bound.
     public let catRacePort: Int
+    /// The port of its admin HTTP endpoints; nil when started with `--no-admin`.
+    public let adminPort: Int?
     /// Everything it writes to stderr, once it has ended; `nil` unless the log was captured.
     private let log: OutputReader?
 
-    private init(process: ChildProcess, nativePort: Int, catRacePort: Int, log: OutputReader?) {
+    private init(process: ChildProcess, nativePort: Int, catRacePort: Int, adminPort: Int?, log: OutputReader?) {
         self.process = process
         self.nativePort = nativePort
         self.catRacePort = catRacePort
+        self.adminPort = adminPort
         self.log = log
     }
 
@@ -54,16 +57,18 @@ public final class ServeProcess: @unchecked Sendable {
     }
 
     private static func startBlocking(data: URL, nativePort: Int, arguments: [String], capturingLog: Bool) throws -> ServeProcess {
+        // The admin endpoints on a free port too, unless the test turns them off.
+        let admin = !arguments.contains("--no-admin")
         let process = try ChildProcess(
             MatchHostBinary.url.path,
             [
                 "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "\(nativePort)", "--data", data.path,
                 "--log-level", "error",
-            ] + arguments,
+            ] + (admin ? ["--admin-port", "0"] : []) + arguments,
             standardOutput: .pipe, standardError: capturingLog ? .pipe : .discard)
         let log = process.standardError.map(OutputReader.init)
         var printed = Data()
-        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2, let output = process.standardOutput {
+        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < (admin ? 3 : 2), let output = process.standardOutput {
             let chunk = output.availableData
             if chunk.isEmpty { break }
             printed.append(chunk)
@@ -72,11 +77,11 @@ public final class ServeProcess: @unchecked Sendable {
         func port(of listener: String) -> Int? {
             lines.first { $0.hasPrefix("\(listener) listening on ") }.flatMap { Int($0.split(separator: ":").last ?? "") }
         }
-        guard let native = port(of: "native"), let catRace = port(of: "catrace") else {
+        guard let native = port(of: "native"), let catRace = port(of: "catrace"), !admin || port(of: "admin") != nil else {
             process.terminate()
             throw ServeProcessDidNotStart(printed: lines.map(String.init))
         }
-        return ServeProcess(process: process, nativePort: native, catRacePort: catRace, log: log)
+        return ServeProcess(process: process, nativePort: native, catRacePort: catRace, adminPort: port(of: "admin"), log: log)
     }
 
     /// Sends `signal` and waits for the process to end.
@@ -97,7 +102,7 @@ public final class ServeProcess: @unchecked Sendable {
     }
 }
 
-/// `matchhost serve` ended, or stopped printing, before it named both bound addresses.
+/// `matchhost serve` ended, or stopped printing, before it named every bound address.
 public struct ServeProcessDidNotStart: Error, CustomStringConvertible {
     /// The lines it printed on standard output.
     public var printed: [String]

@@ -8,7 +8,8 @@ import Testing
     /// Runs `matchhost serve` on `data` until it exits.
     private func serveUntilExit(data: URL) async throws -> FinishedProcess {
         try await runMatchHostToExit([
-            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--log-level", "warning",
+            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--data", data.path,
+            "--log-level", "warning",
         ])
     }
 
@@ -29,8 +30,8 @@ import Testing
         let process = try ChildProcess(
             MatchHostBinary.url.path,
             [
-                "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--data", data.path, "--store", "memory",
-                "--log-level", "warning",
+                "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--no-admin", "--data", data.path,
+                "--store", "memory", "--log-level", "warning",
             ],
             standardOutput: .pipe)
         defer { if process.isRunning { process.terminate() } }

@@ -11,12 +11,17 @@ import NIOCore
 /// with no hop.
 public final class NativeListener: Sendable {
     private let listener: GameListener<NativeWorld>
+    private let storageOutages: StorageOutageMonitor
 
     /// The address the listener actually bound (with the real port when 0 was asked for).
     public var localAddress: SocketAddress { self.listener.localAddress }
 
-    private init(listener: GameListener<NativeWorld>) {
+    /// Whether the database is failing writes now (both ports share one outage).
+    public var isStorageFailing: Bool { self.storageOutages.isFailing }
+
+    private init(listener: GameListener<NativeWorld>, storageOutages: StorageOutageMonitor) {
         self.listener = listener
+        self.storageOutages = storageOutages
     }
 
     /// Binds the listener.
@@ -133,7 +138,7 @@ public final class NativeListener: Sendable {
                 }
             }.get()
         }
-        return NativeListener(listener: listener)
+        return NativeListener(listener: listener, storageOutages: storageOutages)
     }
 
     /// How many connections are open, sessions live and matches running (for tests and the admin page).

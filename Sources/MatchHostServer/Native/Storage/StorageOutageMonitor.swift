@@ -28,6 +28,11 @@ final class StorageOutageMonitor: Sendable {
         self.failing.record(0)
     }
 
+    /// Whether an outage lasts now.
+    var isFailing: Bool {
+        self.outage.withLockedValue { $0.failingSince != nil }
+    }
+
     /// A call failed with `error`.
     func failed(_ error: any Error) {
         guard GameStoreError.isStorageFailure(error) else { return }
