@@ -2,11 +2,13 @@ import Foundation
 import Hummingbird
 import Logging
 import MatchHostServer
+import NIOConcurrencyHelpers
 import NIOCore
 import Prometheus
 import ServiceLifecycle
 
-/// The admin HTTP endpoints: `GET /health` and `GET /metrics`.
+/// The admin HTTP endpoints: `GET /` (the admin page), `GET /health`, `GET /metrics` and
+/// `GET /api/matches`.
 ///
 /// - `/health`: 200 with a JSON report while the server accepts players, 503 with the same
 ///   report while it starts or shuts down. The report: `status` ("serving" or "unavailable"),
@@ -14,7 +16,21 @@ import ServiceLifecycle
 ///   STORAGE_FAILED; the server keeps running), and the counts of ``ServerSnapshot``.
 /// - `/metrics`: every metric the server records through swift-metrics, and the gauges of
 ///   ``ServerGauges``, in Prometheus' text format (version 0.0.4).
+/// - `/api/matches`: the running native matches (``RunningMatchSummary``), lowest id first, at
+///   most ``listedMatches`` of them, and how many run in all, as JSON: `{"total":…,"matches":[…]}`.
+/// - `/`: a page that shows the two JSON answers and refreshes itself.
 public enum AdminEndpoints {
+    /// The most matches `/api/matches` lists: the page stays small however busy the server.
+    public static let listedMatches = 200
+
+    /// What `/api/matches` answers.
+    public struct MatchList: Codable, Sendable, Hashable {
+        /// Native matches running in all.
+        public var total: Int
+        /// The first of them by id.
+        public var matches: [RunningMatchSummary]
+    }
+
     /// What `/health` answers.
     public struct HealthReport: Codable, Sendable, Hashable {
         /// "serving", or "unavailable" while the server starts or stops.
@@ -51,15 +67,21 @@ public enum AdminEndpoints {
     public static func router(status: ServerStatus, registry: PrometheusCollectorRegistry) -> Router<BasicRequestContext> {
         let gauges = ServerGauges(registry: registry)
         let router = Router()
+        router.get("/") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: AdminPage.html)))
+        }
         router.get("health") { _, _ -> Response in
             let report = HealthReport(await status.snapshot())
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let body = try encoder.encode(report)
-            return Response(
-                status: report.status == "serving" ? .ok : .serviceUnavailable,
-                headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+            return try Self.json(report, status: report.status == "serving" ? .ok : .serviceUnavailable)
+        }
+        router.get("api/matches") { _, _ -> Response in
+            guard let (total, matches) = await status.runningMatches(limit: Self.listedMatches) else {
+                return try Self.json(MatchList(total: 0, matches: []), status: .serviceUnavailable)
+            }
+            return try Self.json(MatchList(total: total, matches: matches), status: .ok)
         }
         router.get("metrics") { _, _ -> Response in
             gauges.update(from: await status.snapshot())
@@ -71,18 +93,64 @@ public enum AdminEndpoints {
         return router
     }
 
+    private static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
     /// The admin HTTP server on `host`:`port` (0 picks a free port), to run in the server's
-    /// service group. `onListening` gets the address it bound.
+    /// service group. `onListening` gets the address it bound. If it cannot bind, its `run`
+    /// throws ``AdminBindError``.
     public static func application(
         host: String, port: Int, status: ServerStatus, registry: PrometheusCollectorRegistry, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void
     ) -> some Service {
-        Application(
+        let bound = NIOLockedValueBox(false)
+        let application = Application(
             router: Self.router(status: status, registry: registry),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "matchhost"),
             onServerRunning: { channel in
+                bound.withLockedValue { $0 = true }
                 if let address = channel.localAddress { onListening(address) }
             },
             logger: logger)
+        return AdminService(application: application, host: host, port: port, bound: bound)
+    }
+}
+
+/// The admin endpoints could not listen on their address (the port is taken, the host is not
+/// this machine's).
+public struct AdminBindError: Error, CustomStringConvertible {
+    /// `--admin-host`.
+    public var host: String
+    /// `--admin-port`.
+    public var port: Int
+    /// What binding said.
+    public var reason: String
+
+    /// The one line `serve` prints.
+    public var description: String {
+        "cannot serve the admin endpoints on \(self.host):\(self.port) (\(self.reason)); choose another --admin-port, or pass --no-admin"
+    }
+}
+
+/// Hummingbird's application, with a failure to bind told as ``AdminBindError``.
+private struct AdminService<Wrapped: Service>: Service {
+    let application: Wrapped
+    let host: String
+    let port: Int
+    let bound: NIOLockedValueBox<Bool>
+
+    func run() async throws {
+        do {
+            try await self.application.run()
+        } catch {
+            guard !self.bound.withLockedValue({ $0 }) else { throw error }
+            throw AdminBindError(host: self.host, port: self.port, reason: "\(error)")
+        }
     }
 }

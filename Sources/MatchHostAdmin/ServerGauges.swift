@@ -4,6 +4,10 @@ import Prometheus
 /// Gauges of what the server holds (connections, sessions, matches), set from a
 /// ``ServerStatus`` snapshot each time they are scraped rather than kept up to date on the
 /// hot path: a scrape every few seconds costs one hop to each world's loop.
+///
+/// Their names (`matchhost_serving`, `matchhost_connections`, `matchhost_sessions`,
+/// `matchhost_matches`, `matchhost_catrace_players`) are taken: the Prometheus registry stops
+/// the process if a swift-metrics metric of another type or labels is made under one of them.
 public struct ServerGauges: Sendable {
     private let serving: Gauge
     private let nativeConnections: Gauge

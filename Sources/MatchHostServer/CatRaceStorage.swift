@@ -155,7 +155,7 @@ final class CatRaceStorage: CatRaceRecorder {
         race.players = racers.map(\.storedID)
         self.races[match.id] = race
         if !race.players.isEmpty {
-            self.storage.recordRealTimeStart(of: match.id, game: CatRaceGame.mode, players: race.players)
+            self.storage.recordRealTimeStart(of: match.id, game: CatRaceGame.mode, players: race.players, isPrivate: false)
         }
     }
 
@@ -165,7 +165,7 @@ final class CatRaceStorage: CatRaceRecorder {
         race.players.append(storedID)
         self.races[match.id] = race
         if race.players.count == 1 {
-            self.storage.recordRealTimeStart(of: match.id, game: CatRaceGame.mode, players: race.players)
+            self.storage.recordRealTimeStart(of: match.id, game: CatRaceGame.mode, players: race.players, isPrivate: false)
         } else {
             self.storage.recordPlayerAdded(storedID, to: match.id)
         }

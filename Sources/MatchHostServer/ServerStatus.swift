@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What a running server holds right now, for the admin endpoints (health, metrics): counted
 /// on each listener's loop when asked, so that nothing on the hot path keeps these numbers.
@@ -6,23 +6,24 @@ import Synchronization
 /// ``MatchHostService`` attaches its listeners once they are bound and detaches them when it
 /// starts shutting down; until then and after, ``snapshot()`` says the server is not serving.
 public final class ServerStatus: Sendable {
-    private let listeners = Mutex<(native: NativeListener, catRace: CatRaceListener)?>(nil)
+    fileprivate let listeners = NIOLockedValueBox<(native: NativeListener, catRace: CatRaceListener)?>(nil)
 
     /// Creates a status with nothing attached.
     public init() {}
 
     func attach(native: NativeListener, catRace: CatRaceListener) {
-        self.listeners.withLock { $0 = (native, catRace) }
+        self.listeners.withLockedValue { $0 = (native, catRace) }
     }
 
     func detach() {
-        self.listeners.withLock { $0 = nil }
+        self.listeners.withLockedValue { $0 = nil }
     }
 
     /// The counts now, or nil while the server is not serving (starting or shutting down).
     public func snapshot() async -> ServerSnapshot? {
-        guard let (native, catRace) = self.listeners.withLock({ $0 }) else { return nil }
-        // A listener closing meanwhile cannot answer: the server is no longer serving.
+        guard let (native, catRace) = self.listeners.withLockedValue({ $0 }) else { return nil }
+        // Listeners are detached before they close, and their loops outlive them: a snapshot
+        // taken as the shutdown begins may still say serving, never hangs.
         guard let nativeCounts = try? await native.counts(), let catRaceCounts = try? await catRace.counts() else { return nil }
         return ServerSnapshot(
             nativeConnections: nativeCounts.connections, sessions: nativeCounts.sessions, nativeMatches: nativeCounts.matches,
@@ -60,5 +61,43 @@ public struct ServerSnapshot: Sendable, Hashable {
         self.catRacePlayers = catRacePlayers
         self.catRaceMatches = catRaceMatches
         self.isStorageFailing = isStorageFailing
+    }
+}
+
+/// One running native match as the admin page lists it: no invite code, no player ids.
+public struct RunningMatchSummary: Sendable, Hashable, Codable {
+    /// The match's id.
+    public var id: UInt64
+    /// Its game mode.
+    public var mode: String
+    /// The label its creator or its game set.
+    public var label: String
+    /// Players seated (connected, away or reserved).
+    public var players: Int
+    /// Of those, the ones connected now.
+    public var connected: Int
+    /// The most players it holds.
+    public var capacity: Int
+    /// Whether it is joined by invite code only.
+    public var isPrivate: Bool
+
+    /// Creates a summary.
+    public init(id: UInt64, mode: String, label: String, players: Int, connected: Int, capacity: Int, isPrivate: Bool) {
+        self.id = id
+        self.mode = mode
+        self.label = label
+        self.players = players
+        self.connected = connected
+        self.capacity = capacity
+        self.isPrivate = isPrivate
+    }
+}
+
+extension ServerStatus {
+    /// The running native matches, lowest id first, at most `limit` of them, and how many run
+    /// in all; nil while the server is not serving.
+    public func runningMatches(limit: Int) async -> (total: Int, matches: [RunningMatchSummary])? {
+        guard let native = self.listeners.withLockedValue({ $0?.native }) else { return nil }
+        return try? await native.runningMatches(limit: limit)
     }
 }

@@ -405,20 +405,40 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let status = ServerStatus()
         var services: [any Service] = []
-        if !self.noAdmin {
+        // The game ports wait for the admin endpoints to be bound: a taken admin port stops
+        // the server before it takes a player.
+        let adminBound = AsyncStream<Void>.makeStream()
+        if self.noAdmin {
+            adminBound.continuation.finish()
+        } else {
             // Before any metric is made: each is created in the registry the endpoint reads.
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             services.append(
                 AdminEndpoints.application(
                     host: self.adminHost, port: self.adminPort, status: status, registry: registry, logger: logger
-                ) { announce("admin", $0) })
+                ) { address in
+                    announce("admin", address)
+                    adminBound.continuation.finish()
+                })
         }
-        services.append(MatchHostService(configuration: configuration, logger: logger, status: status, onListening: announce))
+        services.append(
+            MatchHostService(
+                configuration: configuration, logger: logger, status: status,
+                beforeBinding: {
+                    for await _ in adminBound.stream {}
+                    // Cancelled: the admin endpoints failed, and the group is stopping.
+                    try Task.checkCancellation()
+                },
+                onListening: announce))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
+        } catch let error as AdminBindError {
+            try? await store?.close()
+            FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+            throw ExitCode(2)
         } catch {
             try? await store?.close()
             throw error

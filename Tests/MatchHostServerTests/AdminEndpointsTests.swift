@@ -37,8 +37,12 @@ func httpGet(_ path: String, port: Int, group: any EventLoopGroup) async throws 
     }
     let done = group.next().makePromise(of: [UInt8].self)
     let channel = try await ClientBootstrap(group: group)
+        .connectTimeout(.seconds(10))
         .channelInitializer { channel in channel.pipeline.addHandler(Collector(done: done)) }
         .connect(host: "127.0.0.1", port: port).get()
+    // A server that never answers fails the test instead of hanging it.
+    let timeout = channel.eventLoop.scheduleTask(in: .seconds(20)) { channel.close(promise: nil) }
+    defer { timeout.cancel() }
     try await channel.writeAndFlush(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
     let text = String(decoding: try await done.futureResult.get(), as: UTF8.self)
     let parts = text.components(separatedBy: "\r\n\r\n")
@@ -51,6 +55,36 @@ func httpGet(_ path: String, port: Int, group: any EventLoopGroup) async throws 
     }
     return HTTPAnswer(
         status: statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0, headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+}
+
+/// Headless Chromium, for the admin page: `.ci/run` installs it and sets
+/// `MATCHHOST_REQUIRE_BROWSER`, so that CI fails rather than skips without it.
+enum HeadlessBrowser {
+    static let path = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let isRequired = ProcessInfo.processInfo.environment["MATCHHOST_REQUIRE_BROWSER"] != nil
+
+    /// The DOM of `url` once its scripts have run for up to `budget` of virtual time.
+    static func renderedDOM(of url: String, budget: Duration = .seconds(5)) async throws -> String {
+        let browser = try #require(Self.path, "no chromium")
+        return try await onOwnThread {
+            Result { () throws -> String in
+                // A profile of its own: two browsers at once must not share one.
+                let profile = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-chromium-\(UUID().uuidString)")
+                defer { try? FileManager.default.removeItem(at: profile) }
+                let process = try ChildProcess(
+                    browser,
+                    [
+                        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)",
+                        "--virtual-time-budget=\(budget.components.seconds * 1000)", "--dump-dom", url,
+                    ],
+                    standardOutput: .pipe, standardError: .discard)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
+                let dom = String(decoding: process.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+                process.waitUntilExit()
+                return dom
+            }
+        }.get()
+    }
 }
 
 @Suite struct AdminEndpointsTests {
@@ -108,6 +142,61 @@ func httpGet(_ path: String, port: Int, group: any EventLoopGroup) async throws 
         try await group.shutdownGracefully()
     }
 
+    /// The admin page in a real browser: its script reads the endpoints and shows the server's
+    /// counts and its running matches.
+    @Test(.enabled(if: HeadlessBrowser.path != nil || HeadlessBrowser.isRequired, "needs chromium (apt install chromium)"))
+    func theAdminPageShowsTheRunningServerInABrowser() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-adminpage-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        let admin = try #require(server.adminPort)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (host, _) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "page-host")
+        let open = try #require(try await host.response(to: try await host.request(.createMatch(mode: "relay", maxPlayers: 4, label: "<b>open</b>"))).joined)
+        let invited = try #require(
+            try await host.response(to: try await host.request(.createMatch(mode: "fourinarow", maxPlayers: 2, label: "", isPrivate: true))).joined)
+
+        let page = try await httpGet("/", port: admin, group: group)
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+        let dom = try await HeadlessBrowser.renderedDOM(of: "http://127.0.0.1:\(admin)/")
+        #expect(dom.contains("<strong id=\"status\" class=\"serving\">serving</strong>"), "\(dom)")
+        #expect(dom.contains("<td id=\"nativeConnections\">1</td>"))
+        #expect(dom.contains("<td id=\"nativeMatches\">2</td>"))
+        // A label is shown as the text it is, never as markup.
+        #expect(dom.contains("<tr data-match=\"\(open.matchID)\"><td>\(open.matchID)</td><td>relay</td><td>&lt;b&gt;open&lt;/b&gt;</td><td>1</td><td>1</td><td>4</td><td>open</td></tr>"))
+        #expect(dom.contains("<tr data-match=\"\(invited.matchID)\"><td>\(invited.matchID)</td><td>fourinarow</td><td></td><td>1</td><td>1</td><td>2</td><td>invite code</td></tr>"))
+        #expect(!dom.contains(invited.inviteCode), "no invite code on the page")
+
+        let list = try JSONDecoder().decode(AdminEndpoints.MatchList.self, from: Data(try await httpGet("/api/matches", port: admin, group: group).body.utf8))
+        #expect(list.total == 2)
+        #expect(list.matches.map(\.id) == [open.matchID, invited.matchID])
+        await host.close()
+        await server.stop(with: SIGTERM)
+        try await group.shutdownGracefully()
+    }
+
+    /// A taken admin port stops `serve` with one line naming the flag, before a game port is
+    /// bound: no player is taken by a server that then stops.
+    @Test func aTakenAdminPortStopsTheServerBeforeItBindsAGamePort() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let holder = try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        let taken = try #require(holder.localAddress?.port)
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-takenadmin-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+
+        let run = try await runMatchHostToExit([
+            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "\(taken)", "--data", data.path,
+            "--log-level", "critical",
+        ])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty, "nothing was bound: \(run.stdout)")
+        #expect(run.stderr.hasPrefix("matchhost: cannot serve the admin endpoints on 127.0.0.1:\(taken) ("), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix("; choose another --admin-port, or pass --no-admin\n"))
+        try await holder.close()
+        try await group.shutdownGracefully()
+    }
+
     /// Before the listeners are up, and once the server is shutting down, `/health` says so
     /// with 503, for a load balancer to stop sending players.
     @Test func aServerNotServingAnswersServiceUnavailable() async throws {
@@ -118,7 +207,11 @@ func httpGet(_ path: String, port: Int, group: any EventLoopGroup) async throws 
         ) { address in
             bound.continuation.yield(address.port ?? 0)
         }
-        let running = Task { try await app.run() }
+        let running = Task {
+            // A failed bind ends the stream, so that the wait below fails instead of hanging.
+            defer { bound.continuation.finish() }
+            try await app.run()
+        }
         defer { running.cancel() }
         var ports = bound.stream.makeAsyncIterator()
         let port = try #require(await ports.next())

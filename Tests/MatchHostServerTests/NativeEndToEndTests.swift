@@ -935,6 +935,9 @@ extension NativeServerMessage {
             $0.slowConsumerGrace = .seconds(3600)
             $0.maxInboundBytesPerSecond = 1 << 30  // the sender floods on purpose
             $0.maxMessageRate = 1_000_000
+            // The victim reads nothing for the whole burst, however long a loaded machine takes.
+            $0.heartbeatInterval = .seconds(600)
+            $0.idleTimeout = .seconds(600)
         }
         let (victim, _) = try await server.login("burst-victim")
         let (sender, ps) = try await server.login("burst-sender")

@@ -108,7 +108,7 @@ struct UnstoredEndingTests {
         try await fixture.end(5, full: true)
         // Match 6 starts and ends on the full disk: its result could never be stored, and must
         // not push out match 5's, which can.
-        try await fixture.run(full: true) { world, _ in world.recordRealTimeStart(of: 6, game: "disks", players: ["a", "b"]) }
+        try await fixture.run(full: true) { world, _ in world.recordRealTimeStart(of: 6, game: "disks", players: ["a", "b"], isPrivate: false) }
         try await fixture.end(6, full: true)
         #expect(try await fixture.waiting() == [5])
         #expect(fixture.log.all.contains { $0.hasPrefix("debug match result not recorded") && $0.contains("match=6") })

@@ -368,11 +368,11 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         // Unreliable data is the first thing to give up when the client falls behind. What
         // this pass has gathered counts too, as the channel has not seen it yet: else one pass
         // (a burst relayed from many senders) could queue any amount while the channel still
-        // says writable, and take a client that reads past the hard limit. A frame larger than
-        // the whole allowance still goes when nothing else waits in the pass.
+        // says writable, and take a client that reads past the hard limit. So at most twice
+        // --max-outbound of it waits: under the channel's mark, and one pass's worth.
         guard self.context?.channel.isWritable ?? false else { return }
         let gathered = self.outbound?.readableBytes ?? 0
-        guard gathered == 0 || gathered + NativeFrame.unreliableHeaderSize + message.readableBytes <= self.maxOutboundBytes else { return }
+        guard gathered + NativeFrame.unreliableHeaderSize + message.readableBytes <= self.maxOutboundBytes else { return }
         self.appendOutbound { $0.writeUnreliableFrame(message: message) }
     }
 

@@ -146,6 +146,25 @@ public final class NativeListener: Sendable {
         try await self.listener.inspect { world, connections in (connections.count, world.sessions.count, world.matchCount) }
     }
 
+    /// The running matches, lowest id first, at most `limit`, and how many run in all (for the
+    /// admin page). Sorting happens on the world's loop: a page of the admin's, not a hot path.
+    public func runningMatches(limit: Int) async throws -> (total: Int, matches: [RunningMatchSummary]) {
+        try await self.listener.inspect { world, _ in
+            let running = world.matches.values.filter { !$0.isEnded }
+            let first = running.sorted { $0.id < $1.id }.prefix(max(0, limit))
+            return (
+                running.count,
+                first.map { match in
+                    let info = match.info()
+                    return RunningMatchSummary(
+                        id: info.matchID, mode: info.mode, label: info.label, players: info.players.count,
+                        connected: info.players.filter { $0.presence == .connected }.count, capacity: Int(info.capacity),
+                        isPrivate: !info.inviteCode.isEmpty)
+                }
+            )
+        }
+    }
+
     /// How long a stop waits for the results being written before it tells them anyway.
     static let resultWaitAtShutdown = TimeAmount.seconds(2)
 

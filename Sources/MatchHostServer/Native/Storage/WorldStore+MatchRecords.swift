@@ -8,7 +8,7 @@ import NIOCore
 extension WorldStore {
     /// Records that real-time match `id` of `game` started with `players` (stored ids, in seat
     /// order), private if it is joined by invite code.
-    func recordRealTimeStart(of id: MatchID, game: String, players: [PlayerID], isPrivate: Bool = false) {
+    func recordRealTimeStart(of id: MatchID, game: String, players: [PlayerID], isPrivate: Bool) {
         let startedAt = self.now()
         self.write(
             for: id,
