@@ -43,6 +43,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// over ``maxConnections`` is. Many players behind one NAT share an address, hence a
     /// generous default: the limit is there so that one machine cannot take every place.
     public var maxConnectionsPerAddress: Int = 1_000
+    /// The most native sessions live at once, connected or waiting for a resume
+    /// (`--max-sessions`; `serve`'s default is twice its `--max-connections`): a session
+    /// outlives its connection for ``sessionGrace``, so connections alone do not bound them.
+    /// An AUTHENTICATE that would start one more is answered ERROR `SERVER_FULL`; a player's
+    /// new login that replaces its own session, and a RESUME, still succeed.
+    public var maxSessions: Int = 40_000
 
     /// The native protocol's port (`--port`, default 7355; 0 picks a free port).
     public var port: Int = 7355

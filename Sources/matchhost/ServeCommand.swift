@@ -77,6 +77,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     @Option(
+        name: .customLong("max-sessions"),
+        help: "Most native sessions live at once, connected or waiting --session-grace for a resume; one more login gets ERROR SERVER_FULL. Default: twice --max-connections.")
+    var maxSessions: Int?
+
+    @Option(
         name: .customLong("max-connections-per-address"),
         help: "Most connections open at once on each port from one network (an IPv4 address, an IPv6 /64); one more is closed as it arrives (native: ERROR SERVER_FULL).")
     var maxConnectionsPerAddress = 1_000
@@ -231,6 +236,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.backlog >= 1 else { throw ValidationError("--backlog must be at least 1") }
         guard (1...1_000_000).contains(self.maxConnections ?? 1) else { throw ValidationError("--max-connections must be 1-1000000") }
         guard self.maxConnectionsPerAddress >= 1 else { throw ValidationError("--max-connections-per-address must be at least 1") }
+        guard (1...2_000_000).contains(self.maxSessions ?? 1) else { throw ValidationError("--max-sessions must be 1-2000000") }
         guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
         guard !self.gameIDs.isEmpty, self.gameIDs.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 }) else {
             throw ValidationError("--game-id must be 1 to 255 bytes")
@@ -331,6 +337,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxInboundBytesPerSecond = self.maxInboundRate
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerAddress = self.maxConnectionsPerAddress
+        configuration.maxSessions = self.maxSessions ?? 2 * maxConnections
         configuration.maxOutboundBytes = self.maxOutbound
         configuration.slowConsumerGrace = .nanoseconds(Int64(self.slowConsumerGrace * 1e9))
         configuration.maxRacers = self.maxRacers

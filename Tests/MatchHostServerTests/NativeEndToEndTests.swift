@@ -1041,6 +1041,47 @@ extension NativeServerMessage {
         try await server.stop()
     }
 
+    /// Sessions outlive their connections for the grace: --max-sessions bounds them, and a
+    /// player's own new login or resume is never refused by it.
+    @Test func overTheSessionLimitANewLoginIsToldWhileAResumeAndAReplacementGetIn() async throws {
+        let server = try await RunningNativeServer.start {
+            $0.maxSessions = 2
+            $0.sessionGrace = .seconds(600)
+        }
+        let (first, issued) = try await server.login("sessions-1")
+        let (second, secondIssued) = try await server.login("sessions-2")
+        // Both connections drop: their sessions wait for a resume, and still count.
+        await first.close()
+        await second.close()
+        try await server.waitForConnections(atMost: 0)
+        #expect(try await server.listener.counts().sessions == 2)
+
+        let refused = try await server.handshake()
+        try await refused.send(.authenticate(.device(id: "sessions-3", secret: "")))
+        let error = try await refused.closingError()
+        #expect(error.code == .serverFull)
+        #expect(error.message.contains("--max-sessions"))
+
+        // The first player signs in again: its new session replaces its old one.
+        let (again, replaced) = try await server.login("sessions-1", secret: issued.deviceSecret)
+        #expect(replaced.playerID == issued.playerID)
+        // The second resumes.
+        let back = try await server.handshake()
+        try await back.send(.resume(sessionID: secondIssued.sessionID, resumeToken: secondIssued.resumeToken, lastReceived: 0))
+        guard case .resumed = try await back.next() else { throw TestClientError.unexpected("no RESUMED") }
+        #expect(try await server.listener.counts().sessions == 2)
+
+        // A session that ends makes room. The refused device was not registered: its first
+        // contact is made again, and its secret issued now.
+        try await back.send(.goodbye)
+        try await back.waitUntilClosed()
+        let (third, thirdIssued) = try await server.login("sessions-3")
+        #expect(!thirdIssued.deviceSecret.isEmpty)
+        #expect(try await third.response(to: try await third.request(.leaveMatch(1))).failure?.code == .notInMatch)
+        for connection in [again, third] { await connection.close() }
+        try await server.stop()
+    }
+
     @Test func oneNetworkGetsAtMostItsShareOfConnectionsAndOthersStillGetIn() async throws {
         let log = LogLines()
         let server = try await RunningNativeServer.start(logger: log.logger) { $0.maxConnectionsPerAddress = 2 }

@@ -158,6 +158,7 @@ import Testing
         (["--max-frame", "1024", "--max-key-bytes", "10", "--max-value-bytes", "986"], "--max-value-bytes must be 0 to 985"),
         (["--max-inbound-rate", "0"], "--max-inbound-rate must be at least 1"),
         (["--max-failed-joins-per-minute", "0"], "--max-failed-joins-per-minute must be at least 1"),
+        (["--max-sessions", "0"], "--max-sessions must be 1-2000000"),
         // 128 + 16,384: the longest key and the largest value by default.
         (["--max-value-bytes-per-minute", "16511"], "--max-value-bytes-per-minute must be at least 16512"),
     ])

@@ -33,10 +33,10 @@ final class NativeAuthenticator {
 
     /// Finds the player behind `credentials` and marks it seen. `completion` runs on the
     /// storage's loop, at once for a token, after the store answers for a device.
-    /// - Parameter mayRegister: asked (on the storage's loop) before an unknown device's first
-    ///   contact creates a player; false refuses it with `RATE_LIMITED`.
+    /// - Parameter registrationRefusal: asked (on the storage's loop) before an unknown
+    ///   device's first contact creates a player; an error refuses it with that error.
     func authenticate(
-        _ credentials: NativeCredentials, storage: WorldStore, logger: Logger, mayRegister: @escaping () -> Bool,
+        _ credentials: NativeCredentials, storage: WorldStore, logger: Logger, registrationRefusal: @escaping () -> NativeError?,
         completion: @escaping (Outcome) -> Void
     ) {
         let touchAndComplete: (Outcome) -> Void = { outcome in
@@ -49,7 +49,8 @@ final class NativeAuthenticator {
         case .token(let token):
             touchAndComplete(self.signer.verify(token, now: self.now()).map { ($0, "") })
         case .device(let id, let secret):
-            self.authenticateDevice(id, secret: secret, storage: storage, mayRegister: mayRegister, completion: touchAndComplete)
+            self.authenticateDevice(
+                id, secret: secret, storage: storage, registrationRefusal: registrationRefusal, completion: touchAndComplete)
         }
     }
 
@@ -60,7 +61,7 @@ final class NativeAuthenticator {
     }
 
     private func authenticateDevice(
-        _ deviceID: String, secret: String, storage: WorldStore, mayRegister: @escaping () -> Bool,
+        _ deviceID: String, secret: String, storage: WorldStore, registrationRefusal: @escaping () -> NativeError?,
         completion: @escaping (Outcome) -> Void
     ) {
         guard !deviceID.isEmpty else {
@@ -82,10 +83,7 @@ final class NativeAuthenticator {
                 guard secret.isEmpty || secret.utf8.count >= Self.minimumChosenSecretBytes else {
                     return completion(.failure(Self.deviceRefused))
                 }
-                guard mayRegister() else {
-                    return completion(
-                        .failure(NativeError(.rateLimited, "too many new players from this network (--max-new-players-per-minute); try again in a minute")))
-                }
+                if let refusal = registrationRefusal() { return completion(.failure(refusal)) }
                 self.createPlayer(deviceID: deviceID, chosenSecret: secret.isEmpty ? nil : secret, storage: storage, completion: completion)
             }
         }
@@ -128,7 +126,10 @@ final class NativeAuthenticator {
                         .failure(NativeError(.authenticationFailed, "device id \(deviceID) was just registered; authenticate with its secret")))
                 }
                 // The same first contact made twice at once (a retry): the secret decides, as for any known device.
-                self.authenticateDevice(deviceID, secret: chosenSecret, storage: storage, mayRegister: { false }, completion: completion)
+                self.authenticateDevice(
+                    deviceID, secret: chosenSecret, storage: storage,
+                    registrationRefusal: { NativeError(.authenticationFailed, "device id \(deviceID) was just registered") },
+                    completion: completion)
             }
         }
     }

@@ -218,7 +218,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
                 self.setReading(false)
                 let (world, network) = (self.world, self.network)
                 self.world.authenticator.authenticate(
-                    credentials, storage: self.world.storage, logger: self.logger, mayRegister: { world.admitRegistration(from: network) }
+                    credentials, storage: self.world.storage, logger: self.logger,
+                    registrationRefusal: { world.registrationRefusal(from: network) }
                 ) { outcome in
                     self.authenticationAnswered(outcome)
                 }
@@ -275,6 +276,14 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             return
         case .success(let who):
             (playerID, issuedSecret) = who
+        }
+        // Sessions outlive connections: --max-connections alone does not bound them. A player
+        // who has one replaces it, which adds none. A player created just now is let in even
+        // so (the limit was checked before it was made, and only its AUTHENTICATED carries its
+        // secret): at most one over for each registration under way.
+        if issuedSecret.isEmpty, self.world.sessions.session(of: playerID) == nil, let refusal = self.world.sessionLimitRefusal() {
+            self.close(with: refusal)
+            return
         }
         // The client waited on the store, not the other way round: its idle time starts now.
         self.lastReceivedAt = .now()

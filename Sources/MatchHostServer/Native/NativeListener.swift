@@ -52,6 +52,7 @@ public final class NativeListener: Sendable {
             maxPlayersPerMatch: configuration.maxPlayersPerMatch,
             maxMatchesPerPlayer: configuration.maxMatchesPerPlayer,
             maxPendingStoredRequests: configuration.maxPendingRequests,
+            maxSessions: configuration.maxSessions,
             catRace: CatRaceOptions(maxTapRate: configuration.maxTapRate),
             disks: configuration.disksOptions,
             turnTimeLimit: configuration.turnTimeLimit,

@@ -14,6 +14,8 @@ struct NativeWorldOptions {
     var maxPlayersPerMatch: Int
     var maxMatchesPerPlayer: Int
     var maxPendingStoredRequests: Int = 16
+    /// The most sessions live at once (``ServerConfiguration/maxSessions``).
+    var maxSessions: Int = 40_000
     var catRace: CatRaceOptions
     /// What every `disks` match is created with (its seed aside).
     var disks = DisksGame.Options()
@@ -85,6 +87,8 @@ final class NativeWorld {
     private let droppedData = Counter(label: "matchhost_native_dropped_data_total")
     /// Round-trip times measured by the server's pings.
     let roundTrips = Metrics.Timer(label: "matchhost_native_round_trip")
+    /// AUTHENTICATEs refused because ``NativeWorldOptions/maxSessions`` sessions were live.
+    let sessionsRefused = Counter(label: "matchhost_sessions_refused_total")
 
     init(
         options: NativeWorldOptions, authenticator: NativeAuthenticator, clock: any MatchClock, storage: WorldStore,
@@ -414,13 +418,24 @@ final class NativeWorld {
         }
     }
 
-    /// Whether a client from `source` may register a new player now (counted if so).
-    func admitRegistration(from source: String) -> Bool {
+    /// Why a client from `source` may not register a new player now (no room for its session,
+    /// or its network's budget spent), or nil if it may (then counted).
+    func registrationRefusal(from source: String) -> NativeError? {
+        // Checked before the player is made: a device refused after it would be registered
+        // with a secret its client never learned.
+        if let full = self.sessionLimitRefusal() { return full }
         guard self.registrations.admit(source, now: self.clock.now) else {
             self.logger.debug("new player refused: too many from this network", metadata: ["source": "\(source)"])
-            return false
+            return NativeError(.rateLimited, "too many new players from this network (--max-new-players-per-minute); try again in a minute")
         }
-        return true
+        return nil
+    }
+
+    /// SERVER_FULL if `--max-sessions` sessions are live (counted), nil if one more may start.
+    func sessionLimitRefusal() -> NativeError? {
+        guard self.sessions.count >= self.options.maxSessions else { return nil }
+        self.sessionsRefused.increment()
+        return NativeError(.serverFull, "the server holds its most sessions (\(self.options.maxSessions), --max-sessions); try again later")
     }
 
     /// `session`'s player has had its MATCH_JOINED (or MATCHMAKER_MATCHED): what the match sent
