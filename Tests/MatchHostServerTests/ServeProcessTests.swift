@@ -159,6 +159,8 @@ import Testing
         (["--max-inbound-rate", "0"], "--max-inbound-rate must be at least 1"),
         (["--max-failed-joins-per-minute", "0"], "--max-failed-joins-per-minute must be at least 1"),
         (["--max-sessions", "0"], "--max-sessions must be 1-2000000"),
+        (["--admin-port", "65536"], "--admin-port must be 0-65535"),
+        (["--admin-host", ""], "--admin-host must name an address"),
         // 128 + 16,384: the longest key and the largest value by default.
         (["--max-value-bytes-per-minute", "16511"], "--max-value-bytes-per-minute must be at least 16512"),
     ])
