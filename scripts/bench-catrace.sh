@@ -15,7 +15,7 @@ start_server() {
     # Bench raises the per-racer tap and per-connection message limits above the load it offers,
     # and the new-player limit: every bench racer is a new player from this machine; the
     # connection limit above what half the open-file limit allows (only this port is used).
-    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --catrace-port "$PORT" --max-tap-rate 1000 \
+    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --no-web --catrace-port "$PORT" --max-tap-rate 1000 \
         --max-message-rate 10000 --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 --max-connections 12000 --log-level warning "$@" >/dev/null &
     SERVER_PID=$!
     for _ in $(seq 50); do

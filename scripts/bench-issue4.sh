@@ -30,7 +30,7 @@ trap 'rm -rf "$DATA"' EXIT
 # The server keeps its default limits (message rate, backlog, matches per player): the
 # benches stay within them, so they are part of what is measured. The Cat Race port gets 0.
 start_server() {
-    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --data "$DATA" --catrace-port 0 --port "$PORT" --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 \
+    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --no-web --data "$DATA" --catrace-port 0 --port "$PORT" --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 \
         --lobby-interval "$LOBBY_INTERVAL" --log-level warning >/dev/null 2>"$DATA/server.log" &
     SERVER_PID=$!
     for _ in $(seq 50); do

@@ -34,7 +34,7 @@ trap 'rm -rf "$WORK" ${DATA:+"$DATA"}' EXIT
 
 start_server() {  # store
     DATA=$(mktemp -d -p "$DATA_PARENT" matchhost-bench5.XXXXXX)
-    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --data "$DATA" --store "$1" --catrace-port 0 --port "$PORT" --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 \
+    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --no-web --data "$DATA" --store "$1" --catrace-port 0 --port "$PORT" --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 \
         --log-level warning >/dev/null 2>"$WORK/server.log" &
     SERVER_PID=$!
     for _ in $(seq 50); do

@@ -22,7 +22,7 @@ trap 'rm -rf "$DATA"' EXIT
 # Bench raises the per-connection message limit (and, for Cat Race, the tap limit) above the
 # load it offers; the other protocol's listener gets port 0, so only $PORT is fixed.
 start_server() {
-    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --data "$DATA" --max-message-rate 10000 --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 --log-level warning "$@" >/dev/null &
+    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --no-web --data "$DATA" --max-message-rate 10000 --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 --log-level warning "$@" >/dev/null &
     SERVER_PID=$!
     for _ in $(seq 50); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0

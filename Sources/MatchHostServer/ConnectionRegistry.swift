@@ -101,9 +101,15 @@ final class RefusedConnectionHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     private let farewell: ByteBuffer?
+    private let linger: TimeAmount?
 
-    init(farewell: ByteBuffer?) {
+    /// - Parameter linger: for a client that speaks first (an HTTP request is on its way as
+    ///   the farewell goes out): only the sending side is closed after the farewell, and the
+    ///   rest when the client closes or after this long. Closing a socket with the request
+    ///   unread would reset it, and the reset can destroy the farewell before it is read.
+    init(farewell: ByteBuffer?, linger: TimeAmount? = nil) {
         self.farewell = farewell
+        self.linger = linger
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -112,7 +118,14 @@ final class RefusedConnectionHandler: ChannelInboundHandler {
             channel.close(promise: nil)
             return
         }
-        channel.writeAndFlush(farewell).whenComplete { _ in channel.close(promise: nil) }
+        guard let linger = self.linger else {
+            channel.writeAndFlush(farewell).whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
+        channel.writeAndFlush(farewell).whenComplete { _ in
+            channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
+        }
+        channel.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {}

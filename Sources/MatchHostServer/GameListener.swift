@@ -13,10 +13,21 @@ struct GameListener<World> {
     /// The loop-confined parts.
     typealias State = NIOLoopBound<(world: World, connections: ConnectionRegistry)>
 
+    /// Builds an admitted connection's pipeline: adds the game's handler at once (TCP), or
+    /// after a handshake of its own (the WebSocket port's HTTP upgrade). Runs on the world's loop.
+    typealias PipelineSetup = @Sendable (_ channel: any Channel, _ makeHandler: @escaping @Sendable () -> any ChannelHandler) throws -> Void
+
+    /// The pipeline of a plain TCP port: the game's handler is the whole of it.
+    static var handlerOnly: PipelineSetup {
+        { channel, makeHandler in try channel.pipeline.syncOperations.addHandler(makeHandler()) }
+    }
+
     let localAddress: SocketAddress
     let serverChannel: any Channel
     let worldLoop: WorldLoop
     let state: State
+    /// Writes everything the loop's pass gathered for each connection, once per pass.
+    let flusher: NIOLoopBound<FlushCoalescer>
 
     /// Creates the world on one loop of `group` (or on `worldLoop`) and binds `port`.
     /// - Parameters:
@@ -52,7 +63,34 @@ struct GameListener<World> {
             return State((world: makeWorld(clock.value), connections: connections), eventLoop: loop)
         }.get()
         let flusher = try await loop.submit { NIOLoopBound(FlushCoalescer(eventLoop: loop), eventLoop: loop) }.get()
-        let channel = try await ServerBootstrap(group: group, childGroup: loop)
+        let channel = try await Self.accept(
+            configuration: configuration, port: port, group: group, loop: loop, state: state, flusher: flusher, farewell: farewell,
+            setUp: Self.handlerOnly, makeHandler: makeHandler)
+        guard let address = channel.localAddress else {
+            throw ListenerError.noLocalAddress
+        }
+        return GameListener(localAddress: address, serverChannel: channel, worldLoop: worldLoop, state: state, flusher: flusher)
+    }
+
+    /// Accepts connections on another port into this listener's world, counted by the same
+    /// registry (so `--max-connections` bounds both ports together), each set up by `setUp`.
+    /// Returns the bound server channel; the caller closes it before ``close(shutDown:)``.
+    func acceptAlso(
+        configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?,
+        refusalLinger: TimeAmount? = nil, setUp: @escaping PipelineSetup, makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
+    ) async throws -> any Channel {
+        try await Self.accept(
+            configuration: configuration, port: port, group: group, loop: self.worldLoop.eventLoop, state: self.state, flusher: self.flusher,
+            farewell: farewell, refusalLinger: refusalLinger, setUp: setUp, makeHandler: makeHandler)
+    }
+
+    private static func accept(
+        configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, loop: any EventLoop, state: State,
+        flusher: NIOLoopBound<FlushCoalescer>, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?, refusalLinger: TimeAmount? = nil,
+        setUp: @escaping PipelineSetup,
+        makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
+    ) async throws -> any Channel {
+        try await ServerBootstrap(group: group, childGroup: loop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: Int32(clamping: configuration.backlog))
             // Accept many connections per wake-up so a connect burst drains the backlog fast.
@@ -65,19 +103,14 @@ struct GameListener<World> {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let refusal = state.value.connections.admit(channel) {
-                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell?(refusal)))
+                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell?(refusal), linger: refusalLinger))
                         return
                     }
-                    let handler = makeHandler(state.value.world, flusher.value)
-                    try channel.pipeline.syncOperations.addHandler(handler)
+                    try setUp(channel) { makeHandler(state.value.world, flusher.value) }
                 }
             }
             .bind(host: configuration.host, port: port)
             .get()
-        guard let address = channel.localAddress else {
-            throw ListenerError.noLocalAddress
-        }
-        return GameListener(localAddress: address, serverChannel: channel, worldLoop: worldLoop, state: state)
     }
 
     /// Stops accepting; runs `shutDown` on the world (it tells players why), then flushes and

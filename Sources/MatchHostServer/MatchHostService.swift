@@ -64,6 +64,7 @@ public struct MatchHostService: Service {
         // Attached before it is announced: whoever acts on the line finds it serving.
         self.status?.attach(native: native, catRace: catRace)
         self.onListening("native", native.localAddress)
+        if let web = native.webAddress { self.onListening("web", web) }
         // Wait for the shutdown signal; cancellation ends the wait the same way.
         try? await gracefulShutdown()
         self.logger.info("shutting down")

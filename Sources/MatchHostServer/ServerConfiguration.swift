@@ -52,6 +52,11 @@ public struct ServerConfiguration: Sendable, Hashable {
 
     /// The native protocol's port (`--port`, default 7355; 0 picks a free port).
     public var port: Int = 7355
+    /// The web port: the native protocol over a WebSocket at `/native`, and the browser client
+    /// at `/` (`--web-port`; `matchhost serve` binds 7357 unless `--no-web`). Nil (the default
+    /// here) binds none; 0 picks a free port. Its connections count with the native port's
+    /// against ``maxConnections`` and ``maxConnectionsPerAddress``.
+    public var webPort: Int?
     /// The game ids a native client may name in HELLO (`--game-id`, repeatable; default `matchhost`).
     public var gameIDs: [String] = ["matchhost"]
     /// How long a native session outlives its connection (`--session-grace`, default 30 s).

@@ -212,12 +212,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-admin"), help: "Serve no admin HTTP endpoints (and export no metrics).")
     var noAdmin = false
 
+    @Option(
+        name: .customLong("web-port"),
+        help: "Port of the browser client (/) and of the native protocol over a WebSocket (/native); 0 picks a free port. Its connections count with --port's against --max-connections.")
+    var webPort = 7357
+
+    @Flag(name: .customLong("no-web"), help: "Serve no browser client and no WebSocket.")
+    var noWeb = false
+
     func validate() throws {
         guard Logger.Level(rawValue: self.logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard (0...65535).contains(self.catRacePort) else { throw ValidationError("--catrace-port must be 0-65535") }
         guard (0...65535).contains(self.adminPort) else { throw ValidationError("--admin-port must be 0-65535") }
+        guard (0...65535).contains(self.webPort) else { throw ValidationError("--web-port must be 0-65535") }
         guard !self.adminHost.isEmpty else { throw ValidationError("--admin-host must name an address") }
         guard self.grace.isFinite, (0...86_400).contains(self.grace) else {
             throw ValidationError("--grace must be 0 to 86400 seconds")
@@ -343,6 +352,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxRacers = self.maxRacers
         configuration.backlog = self.backlog
         configuration.port = self.port
+        configuration.webPort = self.noWeb ? nil : self.webPort
         configuration.gameIDs = self.gameIDs
         configuration.sessionGrace = .nanoseconds(Int64(self.sessionGrace * 1e9))
         configuration.heartbeatInterval = .nanoseconds(Int64(self.heartbeat * 1e9))

@@ -26,7 +26,7 @@ import Glibc
         // Had it started, it would have recorded the first server's running match as abandoned
         // by a restart.
         let second = try await runMatchHostToExit(
-            ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--data", data.path],
+            ["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--web-port", "0", "--data", data.path],
             timeout: .seconds(10))
         #expect(second.status == 2)
         #expect(second.stdout.isEmpty, "nothing was bound")

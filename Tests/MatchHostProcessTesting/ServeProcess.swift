@@ -15,14 +15,17 @@ public final class ServeProcess: @unchecked Sendable {
     public let catRacePort: Int
     /// The port of its admin HTTP endpoints; nil when started with `--no-admin`.
     public let adminPort: Int?
+    /// Its web port (the browser client and the WebSocket); nil when started with `--no-web`.
+    public let webPort: Int?
     /// Everything it writes to stderr, once it has ended; `nil` unless the log was captured.
     private let log: OutputReader?
 
-    private init(process: ChildProcess, nativePort: Int, catRacePort: Int, adminPort: Int?, log: OutputReader?) {
+    private init(process: ChildProcess, nativePort: Int, catRacePort: Int, adminPort: Int?, webPort: Int?, log: OutputReader?) {
         self.process = process
         self.nativePort = nativePort
         self.catRacePort = catRacePort
         self.adminPort = adminPort
+        self.webPort = webPort
         self.log = log
     }
 
@@ -57,18 +60,19 @@ public final class ServeProcess: @unchecked Sendable {
     }
 
     private static func startBlocking(data: URL, nativePort: Int, arguments: [String], capturingLog: Bool) throws -> ServeProcess {
-        // The admin endpoints on a free port too, unless the test turns them off.
+        // The admin endpoints and the web port on free ports too, unless the test turns them off.
         let admin = !arguments.contains("--no-admin")
+        let web = !arguments.contains("--no-web")
         let process = try ChildProcess(
             MatchHostBinary.url.path,
             [
                 "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "\(nativePort)", "--data", data.path,
                 "--log-level", "error",
-            ] + (admin ? ["--admin-port", "0"] : []) + arguments,
+            ] + (admin ? ["--admin-port", "0"] : []) + (web ? ["--web-port", "0"] : []) + arguments,
             standardOutput: .pipe, standardError: capturingLog ? .pipe : .discard)
         let log = process.standardError.map(OutputReader.init)
         var printed = Data()
-        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < (admin ? 3 : 2), let output = process.standardOutput {
+        while printed.filter({ $0 == UInt8(ascii: "\n") }).count < 2 + (admin ? 1 : 0) + (web ? 1 : 0), let output = process.standardOutput {
             let chunk = output.availableData
             if chunk.isEmpty { break }
             printed.append(chunk)
@@ -77,11 +81,14 @@ public final class ServeProcess: @unchecked Sendable {
         func port(of listener: String) -> Int? {
             lines.first { $0.hasPrefix("\(listener) listening on ") }.flatMap { Int($0.split(separator: ":").last ?? "") }
         }
-        guard let native = port(of: "native"), let catRace = port(of: "catrace"), !admin || port(of: "admin") != nil else {
+        guard let native = port(of: "native"), let catRace = port(of: "catrace"), !admin || port(of: "admin") != nil,
+            !web || port(of: "web") != nil
+        else {
             process.terminate()
             throw ServeProcessDidNotStart(printed: lines.map(String.init))
         }
-        return ServeProcess(process: process, nativePort: native, catRacePort: catRace, adminPort: port(of: "admin"), log: log)
+        return ServeProcess(
+            process: process, nativePort: native, catRacePort: catRace, adminPort: port(of: "admin"), webPort: port(of: "web"), log: log)
     }
 
     /// Sends `signal` and waits for the process to end.

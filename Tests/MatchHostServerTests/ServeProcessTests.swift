@@ -14,7 +14,7 @@ import Testing
         let process = try ChildProcess(
             MatchHostBinary.url.path,
             [
-                "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--data", data.path,
+                "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--web-port", "0", "--data", data.path,
                 "--log-level", "warning",
             ],
             standardOutput: .pipe)
@@ -22,16 +22,19 @@ import Testing
 
         // The first stdout lines name the bound addresses, one per listener: the game ports in
         // this order, the admin endpoints' as soon as they run.
-        let printed = await readLines(3, from: try #require(process.standardOutput))
+        let printed = await readLines(4, from: try #require(process.standardOutput))
         let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
-        #expect(lines.count == 3)
+        #expect(lines.count == 4)
         let ports = lines.filter { !$0.hasPrefix("admin listening on 127.0.0.1:") }
         #expect(lines.count - ports.count == 1)
+        #expect(ports.count == 3)
         #expect(ports.first?.hasPrefix("catrace listening on 127.0.0.1:") == true)
-        #expect(ports.last?.hasPrefix("native listening on 127.0.0.1:") == true)
+        #expect(ports.dropFirst().first?.hasPrefix("native listening on 127.0.0.1:") == true)
+        #expect(ports.last?.hasPrefix("web listening on 127.0.0.1:") == true)
         let port = try #require(Int(ports.first?.split(separator: ":").last ?? ""))
-        let nativePort = try #require(Int(ports.last?.split(separator: ":").last ?? ""))
-        #expect(port > 0 && nativePort > 0)
+        let nativePort = try #require(Int(ports.dropFirst().first?.split(separator: ":").last ?? ""))
+        let webPort = try #require(Int(ports.last?.split(separator: ":").last ?? ""))
+        #expect(port > 0 && nativePort > 0 && webPort > 0)
         // The token key was created in the data directory, readable by the owner only.
         let key = data.appendingPathComponent("token-signing.key")
         let attributes = try FileManager.default.attributesOfItem(atPath: key.path)
@@ -101,7 +104,7 @@ import Testing
             "/bin/sh",
             [
                 "-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", MatchHostBinary.url.path, "serve", "--host", "127.0.0.1",
-                "--catrace-port", "0", "--port", "0", "--no-admin", "--data", data.path, "--log-level", "info",
+                "--catrace-port", "0", "--port", "0", "--no-admin", "--web-port", "0", "--data", data.path, "--log-level", "info",
             ] + (maxConnections.map { ["--max-connections", "\($0)"] } ?? []),
             standardOutput: .pipe, standardError: .pipe)
         defer { if process.isRunning { process.terminate() } }
@@ -118,7 +121,7 @@ import Testing
         let key = data.appendingPathComponent("token-signing.key")
         try Data("not a key\n".utf8).write(to: key)
 
-        let run = try await runMatchHostToExit(["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--data", data.path])
+        let run = try await runMatchHostToExit(["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--web-port", "0", "--data", data.path])
         #expect(run.status == 2)
         // One line, as every other start-up error: not a log line.
         #expect(
@@ -134,7 +137,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: parent) }
         let data = parent.appendingPathComponent("data")
 
-        let run = try await runMatchHostToExit(["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--data", data.path])
+        let run = try await runMatchHostToExit(["serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--web-port", "0", "--data", data.path])
         #expect(run.status == 2)
         #expect(run.stderr == "matchhost: cannot use the data directory \(data.path): \(parent.path) is a file, not a directory\n")
     }
@@ -165,7 +168,7 @@ import Testing
         (["--max-value-bytes-per-minute", "16511"], "--max-value-bytes-per-minute must be at least 16512"),
     ])
     func gameRuleFlagsOutOfRangeAreRefused(flags: [String], message: String) async throws {
-        let run = try await runMatchHostToExit(["serve", "--catrace-port", "0", "--port", "0", "--admin-port", "0"] + flags)
+        let run = try await runMatchHostToExit(["serve", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--web-port", "0"] + flags)
         #expect(run.status != 0)
         #expect(run.stderr.contains(message))
     }

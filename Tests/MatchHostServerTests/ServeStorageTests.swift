@@ -8,7 +8,7 @@ import Testing
     /// Runs `matchhost serve` on `data` until it exits.
     private func serveUntilExit(data: URL) async throws -> FinishedProcess {
         try await runMatchHostToExit([
-            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--data", data.path,
+            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--web-port", "0", "--data", data.path,
             "--log-level", "warning",
         ])
     }
@@ -30,7 +30,7 @@ import Testing
         let process = try ChildProcess(
             MatchHostBinary.url.path,
             [
-                "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--no-admin", "--data", data.path,
+                "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--no-admin", "--web-port", "0", "--data", data.path,
                 "--store", "memory", "--log-level", "warning",
             ],
             standardOutput: .pipe)

@@ -10,7 +10,7 @@ final class TestNativeConnection: Sendable {
     private let inbox: NIOLoopBound<Inbox<NativeFrame>>
     private let sequences = Mutex((nextOut: UInt64(1), lastIn: UInt64(0), nextRequest: UInt32(1)))
 
-    private init(channel: any Channel, inbox: NIOLoopBound<Inbox<NativeFrame>>) {
+    init(channel: any Channel, inbox: NIOLoopBound<Inbox<NativeFrame>>) {
         self.channel = channel
         self.inbox = inbox
     }

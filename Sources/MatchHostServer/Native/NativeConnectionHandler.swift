@@ -83,6 +83,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // Added after a handshake of another protocol (a WebSocket upgrade): the connection
+        // is active already, and channelActive will not come.
+        if context.channel.isActive { self.begin(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -90,6 +93,12 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        self.begin(context: context)
+        context.fireChannelActive()
+    }
+
+    /// Starts the connection's clocks: the handshake's deadline and the heartbeat.
+    private func begin(context: ChannelHandlerContext) {
         self.network = NetworkBudget.source(of: context.channel.remoteAddress)
         self.connectedAt = .now()
         self.lastReceivedAt = self.connectedAt
@@ -99,7 +108,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             handler.value.heartbeatDue()
         }
         self.logger.debug("connection opened", metadata: self.logMetadata)
-        context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -352,6 +360,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Bad input found in front of this handler (by the WebSocket bridge) is answered as
+        // bad input found here.
+        if let error = error as? NativeError { return self.close(with: error) }
         self.closeQuietly(reason: "\(error)")
     }
 

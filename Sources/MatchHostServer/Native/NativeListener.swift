@@ -12,16 +12,21 @@ import NIOCore
 public final class NativeListener: Sendable {
     private let listener: GameListener<NativeWorld>
     private let storageOutages: StorageOutageMonitor
+    private let webChannel: (any Channel)?
 
     /// The address the listener actually bound (with the real port when 0 was asked for).
     public var localAddress: SocketAddress { self.listener.localAddress }
 
+    /// The web port's address (``ServerConfiguration/webPort``), nil when it has none.
+    public var webAddress: SocketAddress? { self.webChannel?.localAddress }
+
     /// Whether the database is failing writes now (both ports share one outage).
     public var isStorageFailing: Bool { self.storageOutages.isFailing }
 
-    private init(listener: GameListener<NativeWorld>, storageOutages: StorageOutageMonitor) {
+    private init(listener: GameListener<NativeWorld>, storageOutages: StorageOutageMonitor, webChannel: (any Channel)?) {
         self.listener = listener
         self.storageOutages = storageOutages
+        self.webChannel = webChannel
     }
 
     /// Binds the listener.
@@ -89,6 +94,10 @@ public final class NativeListener: Sendable {
         let portFull = NativeFrame.error(
             NativeError(.serverFull, "the server holds its most connections (\(configuration.maxConnections)); try again later")
         ).encodedFrame()
+        let makeHandler: @Sendable (NativeWorld, FlushCoalescer) -> any ChannelHandler = { world, flusher in
+            NativeConnectionHandler(
+                world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher, logger: listenerLogger)
+        }
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             portName: "native", logger: logger,
@@ -117,11 +126,7 @@ public final class NativeListener: Sendable {
                 world.start(from: startup)
                 return world
             },
-            makeHandler: { world, flusher in
-                NativeConnectionHandler(
-                    world: world, maximumFrameBody: maximumFrameBody, limits: limits, flusher: flusher,
-                    logger: listenerLogger)
-            })
+            makeHandler: makeHandler)
         if let catRace {
             let native = listener.state
             let tutorial = catRace.listener.state
@@ -139,7 +144,20 @@ public final class NativeListener: Sendable {
                 }
             }.get()
         }
-        return NativeListener(listener: listener, storageOutages: storageOutages)
+        var webChannel: (any Channel)?
+        if let webPort = configuration.webPort {
+            let maxConnections = configuration.maxConnections
+            do {
+                webChannel = try await listener.acceptAlso(
+                    configuration: configuration, port: webPort, group: group,
+                    farewell: { WebPort.farewell($0, maxConnections: maxConnections) }, refusalLinger: WebPort.refusalLinger,
+                    setUp: WebPort.pipeline(configuration: configuration), makeHandler: makeHandler)
+            } catch {
+                await NativeListener(listener: listener, storageOutages: storageOutages, webChannel: nil).close()
+                throw error
+            }
+        }
+        return NativeListener(listener: listener, storageOutages: storageOutages, webChannel: webChannel)
     }
 
     /// How many connections are open, sessions live and matches running (for tests and the admin page).
@@ -174,6 +192,7 @@ public final class NativeListener: Sendable {
     /// committed (waiting at most ``resultWaitAtShutdown``), before its players' sessions end.
     public func close() async {
         try? await self.listener.serverChannel.close()
+        try? await self.webChannel?.close()
         let loop = self.listener.worldLoop.eventLoop
         let writes = try? await self.listener.inspect { world, _ in
             world.endMatchesForShutdown()

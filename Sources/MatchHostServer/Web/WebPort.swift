@@ -1,0 +1,67 @@
+import MatchHostWire
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+
+/// The web port (`--web-port`, default 7357 in `matchhost serve`): the native protocol over a
+/// WebSocket at `/native`, and the browser client at `/`.
+///
+/// Its connections are native connections like the TCP port's: the same world and event
+/// loop, the same handler behind a ``NativeWebSocketBridge``, and the same registry, so
+/// `--max-connections` and `--max-connections-per-address` count both ports together.
+enum WebPort {
+    /// How an admitted connection is set up: HTTP first; an upgrade at ``WebPortHTTPHandler/nativePath``
+    /// swaps it for the WebSocket codec, the bridge and the native handler.
+    static func pipeline(configuration: ServerConfiguration) -> GameListener<NativeWorld>.PipelineSetup {
+        let framePayload = configuration.maxFrameBytes + 4
+        var page = ByteBufferAllocator().buffer(capacity: 64 * 1024)
+        page.writeString(WebClientPage.html(gameID: configuration.gameIDs.first ?? "matchhost"))
+        let deadline = configuration.idleTimeout
+        return { [page] channel, makeHandler in
+            let http = WebPortHTTPHandler(page: page, deadline: deadline)
+            let boundHTTP = NIOLoopBound(http, eventLoop: channel.eventLoop)
+            let upgrader = NIOWebSocketServerUpgrader(
+                maxFrameSize: framePayload, automaticErrorHandling: false,
+                shouldUpgrade: { channel, head in
+                    let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                    return channel.eventLoop.makeSucceededFuture(path == WebPortHTTPHandler.nativePath ? HTTPHeaders() : nil)
+                },
+                upgradePipelineHandler: { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandlers([
+                            NativeWebSocketBridge(maximumFramePayload: framePayload), makeHandler(),
+                        ])
+                    }
+                })
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withServerUpgrade: (
+                    upgraders: [upgrader],
+                    completionHandler: { context in
+                        context.pipeline.syncOperations.removeHandler(boundHTTP.value, promise: nil)
+                    }
+                ))
+            try channel.pipeline.syncOperations.addHandler(http)
+        }
+    }
+
+    /// How long a refused connection is kept half-open for its client to read the 503 and close
+    /// (``RefusedConnectionHandler``).
+    static let refusalLinger = TimeAmount.seconds(2)
+
+    /// What a refused connection reads before the close: an HTTP 503 (it has not sent its
+    /// request yet; a browser shows the reason, a WebSocket client sees the upgrade fail).
+    static func farewell(_ refusal: ConnectionRefusal, maxConnections: Int) -> ByteBuffer {
+        let reason =
+            switch refusal {
+            case .portFull:
+                "the server holds its most connections (\(maxConnections), --max-connections); try again later\n"
+            case .addressFull(let source, let maximum):
+                "\(source) has the most connections one network may open (\(maximum), --max-connections-per-address); close one or try again later\n"
+            }
+        var buffer = ByteBufferAllocator().buffer(capacity: 256)
+        buffer.writeString(
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(reason.utf8.count)\r\nConnection: close\r\n\r\n\(reason)"
+        )
+        return buffer
+    }
+}

@@ -1,0 +1,97 @@
+import NIOCore
+import NIOHTTP1
+
+/// The web port's HTTP side, before a connection becomes a WebSocket: `GET /` is the browser
+/// client (``WebClientPage``), `GET /native` with a WebSocket upgrade is the native protocol
+/// (the upgrader takes those before they reach this handler), anything else a short error.
+///
+/// One request per connection (every answer says `Connection: close`), and the request must
+/// come within `deadline` of connecting, or the connection is closed: a socket that says
+/// nothing holds a place of `--max-connections` for no longer than a silent native one.
+final class WebPortHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The path of the native protocol's WebSocket.
+    static let nativePath = "/native"
+
+    private let page: ByteBuffer
+    private let deadline: TimeAmount
+    private var timeout: Scheduled<Void>?
+    private var request: HTTPRequestHead?
+    private var answered = false
+
+    /// - Parameters:
+    ///   - page: the browser client's HTML, encoded once for every connection.
+    ///   - deadline: how long a connection may take to send its request.
+    init(page: ByteBuffer, deadline: TimeAmount) {
+        self.page = page
+        self.deadline = deadline
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        self.timeout = context.eventLoop.scheduleTask(in: self.deadline) { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.timeout?.cancel()
+        self.timeout = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch Self.unwrapInboundIn(data) {
+        case .head(let head):
+            self.request = head
+        case .body:
+            break  // no request here has a body worth reading; it is dropped as it comes
+        case .end:
+            guard let head = self.request, !self.answered else { return }
+            self.answered = true
+            self.answer(head, context: context)
+        }
+    }
+
+    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        switch (head.method, path) {
+        case (.GET, "/"), (.GET, "/index.html"), (.HEAD, "/"), (.HEAD, "/index.html"):
+            self.respond(
+                .ok, contentType: "text/html; charset=utf-8", body: self.page, includeBody: head.method == .GET,
+                extraHeaders: [
+                    // The page's script and style are inline; it talks to this origin alone.
+                    ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"),
+                    ("Cache-Control", "no-cache"),
+                ], context: context)
+        case (_, Self.nativePath):
+            self.respondText(.upgradeRequired, "\(Self.nativePath) is the native protocol over a WebSocket: connect with a WebSocket client\n", context: context, extraHeaders: [("Upgrade", "websocket")])
+        case (.GET, _), (.HEAD, _):
+            self.respondText(.notFound, "not found: the browser client is at /, the native protocol's WebSocket at \(Self.nativePath)\n", context: context)
+        default:
+            self.respondText(.methodNotAllowed, "only GET is served here\n", context: context, extraHeaders: [("Allow", "GET, HEAD")])
+        }
+    }
+
+    private func respondText(_ status: HTTPResponseStatus, _ text: String, context: ChannelHandlerContext, extraHeaders: [(String, String)] = []) {
+        self.respond(
+            status, contentType: "text/plain; charset=utf-8", body: context.channel.allocator.buffer(string: text), includeBody: true,
+            extraHeaders: extraHeaders, context: context)
+    }
+
+    private func respond(
+        _ status: HTTPResponseStatus, contentType: String, body: ByteBuffer, includeBody: Bool, extraHeaders: [(String, String)],
+        context: ChannelHandlerContext
+    ) {
+        var headers = HTTPHeaders([
+            ("Content-Type", contentType), ("Content-Length", "\(body.readableBytes)"), ("Connection", "close"),
+            ("X-Content-Type-Options", "nosniff"),
+        ])
+        headers.add(contentsOf: extraHeaders)
+        context.write(Self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if includeBody {
+            context.write(Self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        }
+        let channel = context.channel
+        context.writeAndFlush(Self.wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import MatchHostServer
+import MatchHostWire
+import NIOCore
+import NIOEmbedded
+import NIOPosix
+import NIOWebSocket
+import Testing
+
+@testable import MatchHostServer
+
+/// A native server with its web port on 127.0.0.1, port 0.
+private func startWithWebPort(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> (RunningNativeServer, Int) {
+    let server = try await RunningNativeServer.start { configuration in
+        configuration.webPort = 0
+        configure(&configuration)
+    }
+    return (server, try #require(server.listener.webAddress?.port))
+}
+
+/// Logs in over the web port's WebSocket.
+private func webLogin(port: Int, group: any EventLoopGroup, device: String) async throws -> (TestNativeConnection, NativeAuthenticated) {
+    let connection = try await TestNativeConnection.connectWebSocket(port: port, group: group)
+    try await connection.send(.hello(version: 1, gameID: "matchhost"))
+    guard case .welcome = try await connection.next() else { throw TestClientError.unexpected("no WELCOME") }
+    try await connection.send(.authenticate(.device(id: device, secret: "")))
+    guard case .authenticated(let authenticated) = try await connection.next() else { throw TestClientError.unexpected("no AUTHENTICATED") }
+    return (connection, authenticated)
+}
+
+@Suite struct WebPortTests {
+    /// A browser's player and a TCP player meet in one match: the web port's connections are
+    /// native connections of the same world, whatever cuts the stream into messages.
+    @Test func aWebSocketPlayerAndATCPPlayerPlayInOneMatch() async throws {
+        let (server, web) = try await startWithWebPort()
+        let (alice, aliceID) = try await webLogin(port: web, group: server.group, device: "web-alice")
+        let (bob, bobID) = try await server.login("tcp-bob")
+
+        let created = try #require(try await alice.response(to: try await alice.request(.createMatch(mode: "relay", maxPlayers: 2, label: "web"))).joined)
+        #expect(try await bob.response(to: try await bob.request(.joinMatch(created.matchID))).joined?.players.count == 2)
+        #expect(try await alice.nextMessage() == .presence(matchID: created.matchID, playerID: bobID.playerID, change: .joined, reason: .none))
+
+        try await bob.sendReliable(.sendData(matchID: created.matchID, targets: [], payload: ByteBuffer(string: "from tcp")))
+        #expect(try await alice.nextMessage() == .matchData(matchID: created.matchID, sender: bobID.playerID, payload: ByteBuffer(string: "from tcp")))
+
+        // Two frames in one WebSocket message, then frames cut into messages of 3 bytes: the
+        // payloads are one byte stream.
+        try await alice.sendReliable([
+            .sendData(matchID: created.matchID, targets: [], payload: ByteBuffer(string: "one")),
+            .sendData(matchID: created.matchID, targets: [], payload: ByteBuffer(string: "two")),
+        ])
+        #expect(try await bob.nextMessage() == .matchData(matchID: created.matchID, sender: aliceID.playerID, payload: ByteBuffer(string: "one")))
+        #expect(try await bob.nextMessage() == .matchData(matchID: created.matchID, sender: aliceID.playerID, payload: ByteBuffer(string: "two")))
+        let (carol, probe) = try await TestNativeConnection.connectWebSocketProbed(port: web, group: server.group)
+        try await probe.cutMessages(at: 3)
+        try await carol.send(.hello(version: 1, gameID: "matchhost"))
+        guard case .welcome = try await carol.next() else { throw TestClientError.unexpected("no WELCOME") }
+        try await carol.send(.authenticate(.device(id: "web-carol", secret: "")))
+        guard case .authenticated = try await carol.next() else { throw TestClientError.unexpected("no AUTHENTICATED") }
+        #expect(try await carol.response(to: try await carol.request(.getProfile(playerID: aliceID.playerID))).isSuccess)
+
+        #expect(try await server.listener.counts().connections == 3, "both ports' connections are the native port's")
+        await alice.close()
+        await bob.close()
+        await carol.close()
+        try await server.stop()
+    }
+
+    /// What is not the native protocol over the WebSocket is bad input: ERROR, a Close frame,
+    /// the close of that connection alone.
+    @Test func badInputOverTheWebSocketClosesOnlyThatConnection() async throws {
+        let (server, web) = try await startWithWebPort { $0.maxFrameBytes = 1024 }
+        let (bystander, _) = try await webLogin(port: web, group: server.group, device: "web-bystander")
+
+        let cases: [(String, WebSocketFrame, NativeErrorCode)] = [
+            ("text", WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: "hello")), .badMessage),
+            ("unmasked", WebSocketFrame(fin: true, opcode: .binary, data: ByteBuffer(bytes: [0, 0, 0, 3, 1, 0, 1])), .badMessage),
+            (
+                "over the frame limit",
+                WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: ByteBuffer(repeating: 0, count: 1024 + 5)), .frameTooLarge
+            ),
+        ]
+        for (name, frame, code) in cases {
+            let (connection, probe) = try await TestNativeConnection.connectWebSocketProbed(port: web, group: server.group)
+            try await probe.sendRaw(frame)
+            let error = try await connection.closingError()
+            #expect(error.code == code, "\(name): \(error)")
+            #expect(probe.closeCode.withLockedValue { $0 } == 1000, "\(name): a Close frame before the close")
+        }
+        // A native frame over --max-frame inside a WebSocket frame under its limit: the native check.
+        let (large, largeProbe) = try await TestNativeConnection.connectWebSocketProbed(port: web, group: server.group)
+        try await largeProbe.cutMessages(at: 512)
+        try await large.sendRaw([0, 0, 0x08, 0] + [UInt8](repeating: 1, count: 2048))
+        #expect(try await large.closingError().code == .frameTooLarge)
+
+        #expect(try await bystander.response(to: try await bystander.request(.getProfile(playerID: ""))).isSuccess)
+        await bystander.close()
+        try await server.stop()
+    }
+
+    /// `/` is the browser client, naming the server's game id; `/native` wants a WebSocket;
+    /// anything else is a short error. Every answer closes its connection.
+    @Test func theWebPortServesTheBrowserClient() async throws {
+        let (server, web) = try await startWithWebPort { $0.gameIDs = ["cats</script>", "matchhost"] }
+        let page = try await httpGet("/", port: web, group: server.group)
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(page.headers["connection"] == "close")
+        #expect(page.headers["content-security-policy"]?.contains("connect-src 'self'") == true)
+        #expect(page.body.contains("const GAME_ID = \"cats\\u003c/script\\u003e\";"), "the first game id, unable to end the script")
+        #expect(page.body.hasSuffix("</html>"))
+
+        let plain = try await httpGet("/native", port: web, group: server.group)
+        #expect(plain.status == 426)
+        #expect(try await httpGet("/favicon.ico", port: web, group: server.group).status == 404)
+        try await server.stop()
+    }
+
+    /// A connection that sends no request is closed after the idle timeout, like a silent
+    /// native one: it cannot hold a place of --max-connections for good.
+    @Test func aSilentWebConnectionIsClosedAfterTheIdleTimeout() async throws {
+        let (server, web) = try await startWithWebPort { configuration in
+            configuration.idleTimeout = .milliseconds(300)
+            configuration.heartbeatInterval = .milliseconds(100)
+        }
+        let silent = try await TestNativeConnection.connect(port: web, group: server.group)
+        try await silent.waitUntilClosed(timeout: .seconds(10))
+        try await server.waitForConnections(atMost: 0)
+        #expect(try await server.listener.counts().connections == 0)
+        try await server.stop()
+    }
+
+    /// --max-connections-per-address counts both ports: a network at its limit on the TCP port
+    /// gets HTTP 503 on the web port, with the reason.
+    @Test func theConnectionLimitsCountBothPorts() async throws {
+        let (server, web) = try await startWithWebPort { $0.maxConnectionsPerAddress = 1 }
+        let (holder, _) = try await server.login("holder")
+        let refused = try await httpGet("/", port: web, group: server.group)
+        #expect(refused.status == 503)
+        #expect(refused.body.contains("--max-connections-per-address"))
+        await holder.close()
+        try await server.waitForConnections(atMost: 0)
+        #expect(try await httpGet("/", port: web, group: server.group).status == 200)
+        try await server.stop()
+    }
+}
+
+/// The bridge alone, in an EmbeddedChannel: what each kind of WebSocket frame becomes.
+@Suite struct NativeWebSocketBridgeTests {
+    private final class ErrorCatcher: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        var errors: [any Error] = []
+        func errorCaught(context: ChannelHandlerContext, error: any Error) { self.errors.append(error) }
+    }
+
+    private func masked(_ opcode: WebSocketOpcode, _ bytes: [UInt8]) -> WebSocketFrame {
+        let key = WebSocketMaskingKey([1, 2, 3, 4])!
+        var data = ByteBuffer(bytes: bytes)
+        data.webSocketMask(key)
+        return WebSocketFrame(fin: true, opcode: opcode, maskKey: key, data: data)
+    }
+
+    @Test func binaryPayloadsAreTheStreamAndWritesBecomeBinaryMessages() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(NativeWebSocketBridge(maximumFramePayload: 100))
+        try channel.writeInbound(self.masked(.binary, [0, 0, 0, 1]))
+        try channel.writeInbound(self.masked(.continuation, [9]))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(bytes: [0, 0, 0, 1]))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(bytes: [9]))
+
+        try channel.writeOutbound(ByteBuffer(bytes: [0, 0, 0, 1, 8]))
+        let out = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(out.opcode == .binary && out.fin && out.maskKey == nil)
+        #expect(out.data == ByteBuffer(bytes: [0, 0, 0, 1, 8]))
+        _ = try channel.finish()
+    }
+
+    @Test func aPingGetsItsPongAndACloseIsAnsweredAndCloses() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(NativeWebSocketBridge(maximumFramePayload: 100))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.writeInbound(self.masked(.ping, [7, 7]))
+        let pong = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(pong.opcode == .pong && pong.data == ByteBuffer(bytes: [7, 7]))
+
+        try channel.writeInbound(self.masked(.connectionClose, [0x03, 0xE9, 0x41]))  // 1001, "A"
+        let close = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(close.opcode == .connectionClose && close.data == ByteBuffer(bytes: [0x03, 0xE9]), "its status code, echoed")
+        #expect(!channel.isActive)
+        #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil, "one Close only")
+    }
+
+    @Test func whatIsNotTheNativeProtocolIsANativeError() throws {
+        for (frame, code) in [
+            (self.masked(.text, [65]), NativeErrorCode.badMessage),
+            (WebSocketFrame(fin: true, opcode: .binary, data: ByteBuffer(bytes: [1])), .badMessage),
+            ({ var frame = self.masked(.binary, [1]); frame.rsv1 = true; return frame }(), .badMessage),
+        ] as [(WebSocketFrame, NativeErrorCode)] {
+            let channel = EmbeddedChannel()
+            let catcher = ErrorCatcher()
+            try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100), catcher])
+            try channel.writeInbound(frame)
+            #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
+            #expect((catcher.errors.first as? NativeError)?.code == code)
+            // Nothing after bad input is read.
+            try channel.writeInbound(self.masked(.binary, [1]))
+            #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
+            _ = try? channel.finish()
+        }
+        let channel = EmbeddedChannel()
+        let catcher = ErrorCatcher()
+        try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100), catcher])
+        channel.pipeline.fireErrorCaught(NIOWebSocketError.invalidFrameLength)
+        #expect((catcher.errors.first as? NativeError)?.code == .frameTooLarge)
+        _ = try? channel.finish()
+    }
+}
+
+extension Result {
+    fileprivate var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+}
