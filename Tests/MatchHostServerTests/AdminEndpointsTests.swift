@@ -29,7 +29,20 @@ func httpGet(_ path: String, port: Int, group: any EventLoopGroup) async throws 
         init(done: EventLoopPromise<[UInt8]>) { self.done = done }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = Self.unwrapInboundIn(data)
-            self.received.withLock { $0.append(contentsOf: buffer.readableBytesView) }
+            let received = self.received.withLock { received in
+                received.append(contentsOf: buffer.readableBytesView)
+                return received
+            }
+            // Done once the body its Content-Length announces is in: not every server closes
+            // after it (Chromium's DevTools endpoint does not).
+            let text = String(decoding: received, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n"),
+                let length = text[..<end.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") })
+                    .flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }),
+                text[end.upperBound...].utf8.count >= length
+            {
+                context.close(promise: nil)
+            }
         }
         func channelInactive(context: ChannelHandlerContext) {
             self.done.succeed(self.received.withLock { $0 })

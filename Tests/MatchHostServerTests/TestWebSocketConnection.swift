@@ -66,35 +66,44 @@ extension TestNativeConnection {
         port: Int, group: any EventLoopGroup, path: String = "/native"
     ) async throws -> (connection: TestNativeConnection, probe: WebSocketProbe) {
         let closeCode = NIOLockedValueBox<UInt16?>(nil)
-        let upgraded = group.next().makePromise(of: NIOLoopBound<Inbox<NativeFrame>>.self)
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let upgrader = NIOWebSocketClientUpgrader(
-                        maxFrameSize: 1 << 21, automaticErrorHandling: false,
-                        upgradePipelineHandler: { channel, _ in
-                            channel.eventLoop.makeCompletedFuture {
-                                let inbox = Inbox { try NativeFrame(frameBody: $0) }
-                                try channel.pipeline.syncOperations.addHandlers([
-                                    TestWebSocketClientBridge(closeCode: closeCode), ByteToMessageHandler(FrameDecoder(maximumBodySize: 1 << 20)), inbox,
-                                ])
-                                upgraded.succeed(NIOLoopBound(inbox, eventLoop: channel.eventLoop))
-                            }
-                        })
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
-                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        var headers = HTTPHeaders([("Host", "127.0.0.1:\(port)"), ("Content-Length", "0")])
-        headers.add(name: "Origin", value: "http://127.0.0.1:\(port)")
-        channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)), promise: nil)
-        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
-        channel.closeFuture.whenComplete { _ in upgraded.fail(ChannelError.ioOnClosedChannel) }
-        let connection = TestNativeConnection(channel: channel, inbox: try await upgraded.futureResult.get())
-        return (connection, WebSocketProbe(channel: channel, closeCode: closeCode))
+        let (channel, inbox) = try await openWebSocket(port: port, group: group, path: path, origin: "http://127.0.0.1:\(port)") { channel in
+            let inbox = Inbox { try NativeFrame(frameBody: $0) }
+            try channel.pipeline.syncOperations.addHandlers([
+                TestWebSocketClientBridge(closeCode: closeCode), ByteToMessageHandler(FrameDecoder(maximumBodySize: 1 << 20)), inbox,
+            ])
+            return NIOLoopBound(inbox, eventLoop: channel.eventLoop)
+        }
+        return (TestNativeConnection(channel: channel, inbox: inbox), WebSocketProbe(channel: channel, closeCode: closeCode))
     }
+}
+
+/// Opens a WebSocket to 127.0.0.1:`port` at `path`; once upgraded, `setUp` adds the handlers
+/// that take its frames, on the channel's loop. Sends `Origin` as a browser would, if given.
+func openWebSocket<Value: Sendable>(
+    port: Int, group: any EventLoopGroup, path: String, origin: String?,
+    setUp: @escaping @Sendable (any Channel) throws -> Value
+) async throws -> (any Channel, Value) {
+    let upgraded = group.next().makePromise(of: Value.self)
+    let channel = try await ClientBootstrap(group: group)
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let upgrader = NIOWebSocketClientUpgrader(
+                    maxFrameSize: 1 << 21, automaticErrorHandling: false,
+                    upgradePipelineHandler: { channel, _ in
+                        channel.eventLoop.makeCompletedFuture { upgraded.succeed(try setUp(channel)) }
+                    })
+                try channel.pipeline.syncOperations.addHTTPClientHandlers(
+                    withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+            }
+        }
+        .connect(host: "127.0.0.1", port: port).get()
+    var headers = HTTPHeaders([("Host", "127.0.0.1:\(port)"), ("Content-Length", "0")])
+    if let origin { headers.add(name: "Origin", value: origin) }
+    channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)), promise: nil)
+    try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+    channel.closeFuture.whenComplete { _ in upgraded.fail(ChannelError.ioOnClosedChannel) }
+    return (channel, try await upgraded.futureResult.get())
 }
 
 /// What a test sees of a WebSocket under a ``TestNativeConnection``.

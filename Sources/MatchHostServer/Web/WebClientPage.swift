@@ -248,10 +248,12 @@ enum WebClientPage {
             if (this.established) this.sendReliable(sequence, message);
           }
 
-          request(kind, fields) {
+          /// Callbacks, not a Promise: the answer is handled before the frames read with it (a
+          /// STATE right after MATCH_JOINED), as a Promise's reaction would run only after them.
+          request(kind, fields, resolve, reject) {
             const id = this.nextRequest++;
-            const message = new Writer().u8(M.REQUEST).u32(id).u8(kind).raw(fields).done();
-            return new Promise((resolve, reject) => { this.requests.set(id, { resolve, reject }); this.reliable(message); });
+            this.requests.set(id, { resolve, reject });
+            this.reliable(new Writer().u8(M.REQUEST).u32(id).u8(kind).raw(fields).done());
           }
 
           rejectRequests(why) {
@@ -397,11 +399,11 @@ enum WebClientPage {
         function quickMatch() {
           status("Looking for an opponent…");
           // MATCHMAKE fourinarow, 2 players, no properties or clauses, alone.
-          connection.request(8, new Writer().str("fourinarow").u8(2).u8(2).u8(0).u8(0).u8(0).str("").done()).catch(failed);
+          connection.request(8, new Writer().str("fourinarow").u8(2).u8(2).u8(0).u8(0).u8(0).str("").done(), () => {}, failed);
         }
 
         function joinCode(code) {
-          connection.request(7, new Writer().str(code.trim()).done()).then((r) => {
+          connection.request(7, new Writer().str(code.trim()).done(), (r) => {
             // A reload finds the game through MATCH_RESUMED, not by joining again.
             if (!BOT) history.replaceState(null, "", location.pathname);
             enter(r);
@@ -409,7 +411,7 @@ enum WebClientPage {
         }
 
         $("quick").onclick = quickMatch;
-        $("create").onclick = () => connection.request(1, new Writer().str("fourinarow").u8(2).str("").u8(1).done()).then(enter, failed);
+        $("create").onclick = () => connection.request(1, new Writer().str("fourinarow").u8(2).str("").u8(1).done(), enter, failed);
         $("joinForm").onsubmit = (event) => { event.preventDefault(); joinCode($("code").value); };
 
         function connectionState(name, text) { $("connection").className = name; $("connection").textContent = text; }
