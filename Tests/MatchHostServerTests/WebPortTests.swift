@@ -1,6 +1,7 @@
 import Foundation
 import MatchHostServer
 import MatchHostWire
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import NIOPosix
@@ -95,6 +96,33 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
 
         #expect(try await bystander.response(to: try await bystander.request(.getProfile(playerID: ""))).isSuccess)
         await bystander.close()
+        try await server.stop()
+    }
+
+    /// PROTOCOL.md's example, byte for byte, over a raw socket: the upgrade, a masked HELLO, and
+    /// the WELCOME in an unmasked binary frame.
+    @Test func theProtocolDocumentsWebSocketExampleHoldsByteForByte() async throws {
+        let (server, web) = try await startWithWebPort { $0.gameIDs = ["abc"] }
+        let raw = try await RawSocket.connect(port: web, group: server.group)
+        try await raw.write(
+            Array(
+                "GET /native HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                    .utf8))
+        let head = String(decoding: try await raw.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
+        #expect(head.hasPrefix("HTTP/1.1 101 "), "\(head)")
+        #expect(head.lowercased().contains("sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo="), "RFC 6455's own example key")
+
+        let key: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
+        let hello: [UInt8] = [0x00, 0x00, 0x00, 0x08, 0x01, 0x00, 0x01, 0x00, 0x03, 0x61, 0x62, 0x63]
+        try await raw.write([0x82, 0x8C] + key + hello.enumerated().map { $0.element ^ key[$0.offset % 4] })
+        let welcome = try await raw.read(count: 21)
+        let heartbeat = UInt32(server.configuration.heartbeatInterval.nanoseconds / 1_000_000)
+        let idle = UInt32(server.configuration.idleTimeout.nanoseconds / 1_000_000)
+        #expect(
+            welcome
+                == [0x82, 0x13, 0x00, 0x00, 0x00, 0x0f, 0x02, 0x00, 0x01] + withUnsafeBytes(of: heartbeat.bigEndian, Array.init)
+                + withUnsafeBytes(of: idle.bigEndian, Array.init) + [0x00, 0x01, 0x00, 0x00])
+        await raw.close()
         try await server.stop()
     }
 
@@ -213,6 +241,69 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         channel.pipeline.fireErrorCaught(NIOWebSocketError.invalidFrameLength)
         #expect((catcher.errors.first as? NativeError)?.code == .frameTooLarge)
         _ = try? channel.finish()
+    }
+}
+
+/// A TCP connection read and written as bytes, for exact wire checks.
+private final class RawSocket: Sendable {
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let bytes = NIOLockedValueBox([UInt8]())
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = Self.unwrapInboundIn(data)
+            self.bytes.withLockedValue { $0.append(contentsOf: buffer.readableBytesView) }
+        }
+    }
+
+    private let channel: any Channel
+    private let collector: Collector
+    private let taken = NIOLockedValueBox(0)
+
+    private init(channel: any Channel, collector: Collector) {
+        self.channel = channel
+        self.collector = collector
+    }
+
+    static func connect(port: Int, group: any EventLoopGroup) async throws -> RawSocket {
+        let collector = Collector()
+        let channel = try await ClientBootstrap(group: group).channelInitializer { $0.pipeline.addHandler(collector) }
+            .connect(host: "127.0.0.1", port: port).get()
+        return RawSocket(channel: channel, collector: collector)
+    }
+
+    func write(_ bytes: [UInt8]) async throws {
+        try await self.channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    /// The next bytes up to and including `marker` (waiting up to 10 s for them).
+    func read(through marker: [UInt8]) async throws -> [UInt8] {
+        try await self.take { bytes in
+            guard bytes.count >= marker.count else { return nil }
+            return (marker.count...bytes.count).first { Array(bytes[($0 - marker.count)..<$0]) == marker }
+        }
+    }
+
+    /// The next `count` bytes (waiting up to 10 s for them).
+    func read(count: Int) async throws -> [UInt8] {
+        try await self.take { $0.count >= count ? count : nil }
+    }
+
+    private func take(_ end: @escaping @Sendable ([UInt8]) -> Int?) async throws -> [UInt8] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let start = self.taken.withLockedValue { $0 }
+            let unread = Array(self.collector.bytes.withLockedValue { $0 }.dropFirst(start))
+            if let length = end(unread) {
+                self.taken.withLockedValue { $0 += length }
+                return Array(unread.prefix(length))
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TestClientError.unexpected("the bytes did not come")
+    }
+
+    func close() async {
+        try? await self.channel.close()
     }
 }
 
