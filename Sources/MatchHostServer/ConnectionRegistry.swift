@@ -44,6 +44,21 @@ final class ConnectionRegistry {
             label: "matchhost_connections_refused_total", dimensions: [("port", port), ("reason", "address_full")])
     }
 
+    /// Refused connections held half-open at most at once (``RefusedConnectionHandler``'s
+    /// `linger`): each holds a file descriptor a moment longer, so a flood of them must not
+    /// take the descriptors the open connections need. Past it a refusal closes at once.
+    static let maximumLingeringRefusals = 32
+    private var lingeringRefusals = 0
+
+    /// Whether a refused `channel` may linger (and counts it until it closes if so).
+    func mayLinger(_ channel: any Channel) -> Bool {
+        guard self.lingeringRefusals < Self.maximumLingeringRefusals else { return false }
+        self.lingeringRefusals += 1
+        let registry = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        channel.closeFuture.whenComplete { _ in registry.value.lingeringRefusals -= 1 }
+        return true
+    }
+
     var count: Int { self.channels.count }
     var all: [any Channel] { Array(self.channels.values) }
 

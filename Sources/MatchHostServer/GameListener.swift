@@ -103,7 +103,8 @@ struct GameListener<World> {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let refusal = state.value.connections.admit(channel) {
-                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell?(refusal), linger: refusalLinger))
+                        let linger = refusalLinger.flatMap { state.value.connections.mayLinger(channel) ? $0 : nil }
+                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell?(refusal), linger: linger))
                         return
                     }
                     try setUp(channel) { makeHandler(state.value.world, flusher.value) }

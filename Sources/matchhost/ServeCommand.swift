@@ -456,6 +456,10 @@ struct ServeCommand: AsyncParsableCommand {
             try? await store?.close()
             FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
             throw ExitCode(2)
+        } catch let error as WebPortBindError {
+            try? await store?.close()
+            FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+            throw ExitCode(2)
         } catch {
             try? await store?.close()
             throw error

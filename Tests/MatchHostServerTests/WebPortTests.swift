@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostProcessTesting
 import MatchHostServer
 import MatchHostWire
 import NIOConcurrencyHelpers
@@ -100,21 +101,20 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
     }
 
     /// PROTOCOL.md's example, byte for byte, over a raw socket: the upgrade, a masked HELLO, and
-    /// the WELCOME in an unmasked binary frame.
+    /// the WELCOME in an unmasked binary frame. The HELLO comes in the same write as the
+    /// upgrade request, as a client that does not wait for the 101 sends it.
     @Test func theProtocolDocumentsWebSocketExampleHoldsByteForByte() async throws {
         let (server, web) = try await startWithWebPort { $0.gameIDs = ["abc"] }
         let raw = try await RawSocket.connect(port: web, group: server.group)
+        let key: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
+        let hello: [UInt8] = [0x00, 0x00, 0x00, 0x08, 0x01, 0x00, 0x01, 0x00, 0x03, 0x61, 0x62, 0x63]
         try await raw.write(
             Array(
                 "GET /native HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-                    .utf8))
+                    .utf8) + [0x82, 0x8C] + key + hello.enumerated().map { $0.element ^ key[$0.offset % 4] })
         let head = String(decoding: try await raw.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
         #expect(head.hasPrefix("HTTP/1.1 101 "), "\(head)")
         #expect(head.lowercased().contains("sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo="), "RFC 6455's own example key")
-
-        let key: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
-        let hello: [UInt8] = [0x00, 0x00, 0x00, 0x08, 0x01, 0x00, 0x01, 0x00, 0x03, 0x61, 0x62, 0x63]
-        try await raw.write([0x82, 0x8C] + key + hello.enumerated().map { $0.element ^ key[$0.offset % 4] })
         let welcome = try await raw.read(count: 21)
         let heartbeat = UInt32(server.configuration.heartbeatInterval.nanoseconds / 1_000_000)
         let idle = UInt32(server.configuration.idleTimeout.nanoseconds / 1_000_000)
@@ -141,7 +141,34 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         let plain = try await httpGet("/native", port: web, group: server.group)
         #expect(plain.status == 426)
         #expect(try await httpGet("/favicon.ico", port: web, group: server.group).status == 404)
+        for (request, status) in [
+            ("POST /native HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", "405"), ("HEAD /nothing HTTP/1.1\r\nHost: x\r\n\r\n", "404"),
+        ] {
+            let raw = try await RawSocket.connect(port: web, group: server.group)
+            try await raw.write(Array(request.utf8))
+            let head = String(decoding: try await raw.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
+            #expect(head.hasPrefix("HTTP/1.1 \(status) "), "\(request): \(head)")
+            await raw.close()
+        }
         try await server.stop()
+    }
+
+    /// A taken web port stops `serve` with one line naming the flags to change.
+    @Test func aTakenWebPortStopsTheServerWithOneLine() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let holder = try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        let taken = try #require(holder.localAddress?.port)
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-takenweb-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let run = try await runMatchHostToExit([
+            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--no-admin", "--web-port", "\(taken)", "--data", data.path,
+            "--log-level", "critical",
+        ])
+        #expect(run.status == 2)
+        #expect(run.stderr.hasPrefix("matchhost: cannot serve the web port on 127.0.0.1:\(taken) ("), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix("; choose another --web-port, or pass --no-web\n"))
+        try await holder.close()
+        try await group.shutdownGracefully()
     }
 
     /// A connection that sends no request is closed after the idle timeout, like a silent
@@ -190,7 +217,7 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
 
     @Test func binaryPayloadsAreTheStreamAndWritesBecomeBinaryMessages() throws {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(NativeWebSocketBridge(maximumFramePayload: 100))
+        try channel.pipeline.syncOperations.addHandler(NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10))
         try channel.writeInbound(self.masked(.binary, [0, 0, 0, 1]))
         try channel.writeInbound(self.masked(.continuation, [9]))
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(bytes: [0, 0, 0, 1]))
@@ -203,19 +230,57 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         _ = try channel.finish()
     }
 
-    @Test func aPingGetsItsPongAndACloseIsAnsweredAndCloses() throws {
+    @Test func pingsOfOneReadGetOnePongAndACloseIsAnsweredAndCloses() throws {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(NativeWebSocketBridge(maximumFramePayload: 100))
+        let catcher = ErrorCatcher()
+        try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10), catcher])
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        try channel.writeInbound(self.masked(.ping, [7, 7]))
+        // Three Pings read in one go: one Pong, for the latest, once the read is done.
+        channel.pipeline.fireChannelRead(self.masked(.ping, [1]))
+        channel.pipeline.fireChannelRead(self.masked(.ping, [2]))
+        channel.pipeline.fireChannelRead(self.masked(.ping, [7, 7]))
+        #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil)
+        channel.pipeline.fireChannelReadComplete()
         let pong = try #require(try channel.readOutbound(as: WebSocketFrame.self))
         #expect(pong.opcode == .pong && pong.data == ByteBuffer(bytes: [7, 7]))
+        #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil)
+        #expect(catcher.errors.isEmpty)
 
         try channel.writeInbound(self.masked(.connectionClose, [0x03, 0xE9, 0x41]))  // 1001, "A"
         let close = try #require(try channel.readOutbound(as: WebSocketFrame.self))
         #expect(close.opcode == .connectionClose && close.data == ByteBuffer(bytes: [0x03, 0xE9]), "its status code, echoed")
         #expect(!channel.isActive)
+        _ = try? channel.close().wait()
         #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil, "one Close only")
+    }
+
+    @Test func aCloseWithACodeNoEndpointMaySendIsAnsweredAsAProtocolError() {
+        let allocator = ByteBufferAllocator()
+        #expect(NativeWebSocketBridge.closeReply(to: ByteBuffer(bytes: [0x03, 0xE8]), allocator: allocator) == ByteBuffer(bytes: [0x03, 0xE8]))
+        #expect(NativeWebSocketBridge.closeReply(to: ByteBuffer(), allocator: allocator) == ByteBuffer(), "no code given, none sent")
+        for payload: [UInt8] in [[0x03], [0x03, 0xED], [0x03, 0xEE], [0x00, 0x10], [0x13, 0x88]] {  // 1 byte, 1005, 1006, 16, 5000
+            #expect(NativeWebSocketBridge.closeReply(to: ByteBuffer(bytes: payload), allocator: allocator) == ByteBuffer(bytes: [0x03, 0xEA]), "\(payload)")
+        }
+    }
+
+    @Test func pingsAndPongsOverTheMessageRateAreRateLimited() throws {
+        let channel = EmbeddedChannel()
+        let catcher = ErrorCatcher()
+        let stopped = NIODeadline.now()
+        try channel.pipeline.syncOperations.addHandlers([
+            NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10, now: { stopped }), catcher,
+        ])
+        // A burst of one second's worth passes; the one after it is refused.
+        for index in 0..<10 {
+            try channel.writeInbound(self.masked(index % 2 == 0 ? .ping : .pong, [UInt8(index)]))
+        }
+        #expect(catcher.errors.isEmpty)
+        for index in 10..<12 {
+            try channel.writeInbound(self.masked(index % 2 == 0 ? .ping : .pong, [UInt8(index)]))
+        }
+        #expect(catcher.errors.count == 1)
+        #expect((catcher.errors.first as? NativeError)?.code == .rateLimited)
+        _ = try? channel.finish()
     }
 
     @Test func whatIsNotTheNativeProtocolIsANativeError() throws {
@@ -226,7 +291,7 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         ] as [(WebSocketFrame, NativeErrorCode)] {
             let channel = EmbeddedChannel()
             let catcher = ErrorCatcher()
-            try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100), catcher])
+            try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10), catcher])
             try channel.writeInbound(frame)
             #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
             #expect((catcher.errors.first as? NativeError)?.code == code)
@@ -237,7 +302,7 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         }
         let channel = EmbeddedChannel()
         let catcher = ErrorCatcher()
-        try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100), catcher])
+        try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10), catcher])
         channel.pipeline.fireErrorCaught(NIOWebSocketError.invalidFrameLength)
         #expect((catcher.errors.first as? NativeError)?.code == .frameTooLarge)
         _ = try? channel.finish()

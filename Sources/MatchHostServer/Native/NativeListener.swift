@@ -154,7 +154,7 @@ public final class NativeListener: Sendable {
                     setUp: WebPort.pipeline(configuration: configuration), makeHandler: makeHandler)
             } catch {
                 await NativeListener(listener: listener, storageOutages: storageOutages, webChannel: nil).close()
-                throw error
+                throw WebPortBindError(host: configuration.host, port: webPort, reason: "\(error)")
             }
         }
         return NativeListener(listener: listener, storageOutages: storageOutages, webChannel: webChannel)

@@ -14,9 +14,12 @@ import NIOWebSocket
 ///
 /// What is not the native protocol is bad input, answered as any other: ERROR
 /// `BAD_MESSAGE` (or `FRAME_TOO_LARGE` for a WebSocket frame over its limit) inside a binary
-/// message, then a Close frame and the close. A client's Ping gets its Pong; its Close is
-/// answered with a Close, and the connection then closes as a dropped one (the session waits
-/// for a resume: GOODBYE is how a client ends it).
+/// message, then a Close frame and the close. A client's Ping gets its Pong (one per read,
+/// for the latest Ping, as RFC 6455 5.5.3 allows, and none while the client is not reading),
+/// and Pings and Pongs together may come at `--max-message-rate` (a burst of one second's
+/// worth; over it: `RATE_LIMITED`), since the native handler's pacing never sees them. Its
+/// Close is answered with a Close, and the connection then closes as a dropped one (the
+/// session waits for a resume: GOODBYE is how a client ends it).
 final class NativeWebSocketBridge: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = ByteBuffer
@@ -25,11 +28,21 @@ final class NativeWebSocketBridge: ChannelDuplexHandler {
 
     /// The largest WebSocket frame payload taken: one largest native frame and its length prefix.
     let maximumFramePayload: Int
+    private let controlFramesPerSecond: Double
+    private var controlFrames: RateBucket
+    /// The payload of the latest Ping not answered yet.
+    private var pongDue: ByteBuffer?
     private var sentClose = false
     private var isBroken = false
 
-    init(maximumFramePayload: Int) {
+    private let now: () -> NIODeadline
+
+    /// - Parameter now: the clock the Ping and Pong allowance refills by (tests stop it).
+    init(maximumFramePayload: Int, controlFramesPerSecond: Double, now: @escaping () -> NIODeadline = { .now() }) {
         self.maximumFramePayload = maximumFramePayload
+        self.controlFramesPerSecond = controlFramesPerSecond
+        self.now = now
+        self.controlFrames = .frames(perSecond: controlFramesPerSecond, now: now())
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -44,22 +57,44 @@ final class NativeWebSocketBridge: ChannelDuplexHandler {
         switch frame.opcode {
         case .binary, .continuation:
             context.fireChannelRead(Self.wrapInboundOut(frame.unmaskedData))
-        case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
-            context.writeAndFlush(Self.wrapOutboundOut(pong), promise: nil)
-        case .pong:
-            break
+        case .ping, .pong:
+            guard self.controlFrames.take(1, now: self.now()) else {
+                return self.refuse(
+                    context: context,
+                    NativeError(.rateLimited, "more than \(self.controlFramesPerSecond) WebSocket pings and pongs a second (--max-message-rate)"))
+            }
+            if frame.opcode == .ping { self.pongDue = frame.unmaskedData }
         case .connectionClose:
-            // Answered with its own status code, as RFC 6455 5.5.1 asks; then closed.
-            var status = frame.unmaskedData
-            let code = status.readSlice(length: min(2, status.readableBytes)) ?? context.channel.allocator.buffer(capacity: 0)
-            self.sendClose(context: context, payload: code)
+            self.sendClose(context: context, payload: Self.closeReply(to: frame.unmaskedData, allocator: context.channel.allocator))
             context.close(promise: nil)
         case .text:
             self.refuse(context: context, NativeError(.badMessage, "the native protocol travels in binary WebSocket messages, not text"))
         default:
             self.refuse(context: context, NativeError(.badMessage, "unknown WebSocket opcode \(frame.opcode)"))
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if let payload = self.pongDue {
+            self.pongDue = nil
+            // A client that does not read gets no more to hold.
+            if context.channel.isWritable, !self.sentClose {
+                context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+            }
+        }
+        context.fireChannelReadComplete()
+    }
+
+    /// The Close that answers a client's: its own status code (RFC 6455 5.5.1), none if it
+    /// gave none, 1002 (protocol error) for a code no endpoint may send or a 1-byte payload.
+    static func closeReply(to payload: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var payload = payload
+        var reply = allocator.buffer(capacity: 2)
+        guard payload.readableBytes > 0 else { return reply }
+        let code = payload.readInteger(as: UInt16.self) ?? 0
+        let sendable = (1000...1003).contains(code) || (1007...1011).contains(code) || (3000...4999).contains(code)
+        reply.writeInteger(sendable ? code : 1002)
+        return reply
     }
 
     /// Hands the native handler an error it answers with ERROR and the close.

@@ -76,6 +76,7 @@ enum WebClientPage {
         </section>
         <p id="invite" hidden>Invite code <code id="inviteCode"></code>: your friend enters it, or opens <a id="inviteLink"></a></p>
         <p id="status">Signing in…</p>
+        <p id="note"></p>
         <table id="board" class="waiting" data-phase="none"></table>
         <p id="players"></p>
         <script>
@@ -113,8 +114,9 @@ enum WebClientPage {
         const F = { HELLO: 1, WELCOME: 2, AUTHENTICATE: 3, AUTHENTICATED: 4, RESUME: 5, RESUMED: 6, ERROR: 7, PING: 8, PONG: 9,
                     ACK: 10, RELIABLE: 11, UNRELIABLE: 12, GOODBYE: 13 };
         const M = { REQUEST: 0x20, MATCH_INPUT: 0x22, RESPONSE: 0x40, REQUEST_ERROR: 0x41, PRESENCE: 0x42, MATCH_ENDED: 0x44,
-                    MATCH_EVENT: 0x45, MATCHMAKER_MATCHED: 0x47, MATCH_RESUMED: 0x4A };
-        const E = { SESSION_NOT_FOUND: 8, SESSION_REPLACED: 10, TOKEN_EXPIRED: 7, SHUTTING_DOWN: 15 };
+                    MATCH_EVENT: 0x45, MATCHMAKER_MATCHED: 0x47, TICKET_CANCELLED: 0x49, MATCH_RESUMED: 0x4A };
+        const E = { UNSUPPORTED_VERSION: 1, UNKNOWN_GAME: 2, AUTHENTICATION_FAILED: 5, SESSION_NOT_FOUND: 8, RESUME_REFUSED: 9,
+                    SESSION_REPLACED: 10, BACKLOG_EXCEEDED: 13, SHUTTING_DOWN: 15 };
 
         class NativeConnection {
           constructor(events) {
@@ -154,7 +156,17 @@ enum WebClientPage {
 
           send(body) {
             const frame = new Writer().u32(body.length).raw(body).done();
-            if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame);
+            if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(frame);
+          }
+
+          /// Gives up on this socket now: a browser may take a minute to report a dead link
+          /// closed, longer than the session's grace, so the next one does not wait for that.
+          abandon() {
+            const ws = this.ws;
+            if (!ws) return;
+            this.ws = null;
+            ws.close();
+            this.dropped();
           }
 
           receive(bytes) {
@@ -162,11 +174,16 @@ enum WebClientPage {
             joined.set(this.inbound); joined.set(bytes, this.inbound.length);
             let at = 0;
             const view = new DataView(joined.buffer);
-            while (joined.length - at >= 4) {
-              const length = view.getUint32(at);
-              if (joined.length - at - 4 < length) break;
-              this.frame(new Reader(joined.subarray(at + 4, at + 4 + length)));
-              at += 4 + length;
+            try {
+              while (this.ws && joined.length - at >= 4) {
+                const length = view.getUint32(at);
+                if (joined.length - at - 4 < length) break;
+                this.frame(new Reader(joined.subarray(at + 4, at + 4 + length)));
+                at += 4 + length;
+              }
+            } catch (error) {
+              console.error("MatchHost: bad frame from the server", error);
+              return this.abandon();
             }
             this.inbound = joined.slice(at);
             this.lastHeard = Date.now();
@@ -202,8 +219,10 @@ enum WebClientPage {
               }
               case F.ERROR: {
                 const code = r.u16(), message = r.str();
-                if (code === E.SESSION_NOT_FOUND) { this.session = null; }
-                if (code === E.SESSION_REPLACED) { this.ended = true; }
+                // The session is gone (a restart, the grace ran out): sign in again as the same device.
+                if ([E.SESSION_NOT_FOUND, E.RESUME_REFUSED, E.SHUTTING_DOWN, E.BACKLOG_EXCEEDED].includes(code)) this.session = null;
+                // Trying again would get the same answer: stop, and say why.
+                if ([E.SESSION_REPLACED, E.AUTHENTICATION_FAILED, E.UNKNOWN_GAME, E.UNSUPPORTED_VERSION].includes(code)) this.ended = true;
                 this.events.serverError(code, message);
                 break;
               }
@@ -213,7 +232,7 @@ enum WebClientPage {
                 const sequence = Number(r.u64());
                 this.acknowledge(Number(r.u64()));
                 if (sequence <= this.received) break;  // a resend we had already
-                if (sequence !== this.received + 1) { this.ws.close(); break; }
+                if (sequence !== this.received + 1) return this.abandon();
                 this.received = sequence;
                 this.owe();
                 this.message(r);
@@ -284,7 +303,7 @@ enum WebClientPage {
 
           /// Closes a connection that has been silent for the server's idle timeout: it is dead.
           watch() {
-            if (this.established && this.idleTimeout && Date.now() - this.lastHeard > this.idleTimeout) this.ws.close();
+            if (this.established && this.idleTimeout && Date.now() - this.lastHeard > this.idleTimeout) this.abandon();
           }
         }
 
@@ -317,6 +336,8 @@ enum WebClientPage {
         }
 
         function status(text) { $("status").textContent = text; }
+        /// What happened just now (a refusal, an error, the other player away), beside the status line.
+        function note(text) { $("note").textContent = text; }
 
         function ticking() {
           if (game.phase !== "playing") return;
@@ -371,10 +392,13 @@ enum WebClientPage {
               game.nextMove = r.u16() + 1; game.toMove = r.u8(); game.turnEnds = Date.now() + r.u32();
               break;
             }
-            case 3: {  // MOVE_REFUSED: still this player's turn (the guard in move() keeps it from others)
-              r.u16(); r.u8(); status("Move refused: " + r.str());
-              if (game.phase === "playing") game.toMove = game.seat;
-              return show();
+            case 3: {  // MOVE_REFUSED
+              r.u16();
+              const reason = r.u8();
+              note("Move refused: " + r.str());
+              // Every reason but "not your turn" leaves the turn with this player.
+              if (reason !== 1 && game.phase === "playing") game.toMove = game.seat;
+              break;
             }
             case 4: gameOver(r); break;  // GAME_OVER
           }
@@ -394,7 +418,7 @@ enum WebClientPage {
           show();
         }
 
-        function failed(error) { status(error.message); }
+        function failed(error) { note(error.message); }
 
         function quickMatch() {
           status("Looking for an opponent…");
@@ -432,17 +456,22 @@ enum WebClientPage {
           },
           resumed() { connectionState("connected", "connected"); },
           reconnecting() { connectionState("reconnecting", "reconnecting…"); },
-          closed() { connectionState("closed", "signed in elsewhere"); for (const id of ["quick", "create", "join"]) $(id).disabled = true; },
-          serverError(code, message) { if (code !== E.SESSION_NOT_FOUND) status(message); },
+          closed() { connectionState("closed", "disconnected"); for (const id of ["quick", "create", "join"]) $(id).disabled = true; },
+          serverError(code, message) {
+            if (code === E.SESSION_REPLACED) note("This player signed in elsewhere (another tab?); reload to play here.");
+            else if (code !== E.SESSION_NOT_FOUND) note(message);
+          },
           message(type, r) {
             switch (type) {
-              case M.MATCHMAKER_MATCHED: r.str(); enter(r); break;
+              case M.MATCHMAKER_MATCHED: r.str(); note(""); enter(r); break;
+              case M.TICKET_CANCELLED: r.str(); if (game.phase === "none" || game.phase === "over") status("Matchmaking stopped: " + r.str()); break;
               case M.MATCH_RESUMED: enter(r); break;
               case M.MATCH_EVENT: if (r.u64() === game.matchId) gameEvent(new Reader(r.data())); break;
               case M.PRESENCE: {
                 if (r.u64() !== game.matchId || game.phase !== "playing") break;
                 const who = r.str(), change = r.u8();
-                if (who !== me && change === 2) status("The other player is away; their turn clock still runs");
+                if (who !== me && change === 2) note("The other player is away; their turn clock still runs.");
+                if (who !== me && change === 3) note("");
                 break;
               }
               case M.MATCH_ENDED: {

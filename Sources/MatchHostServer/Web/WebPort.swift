@@ -3,6 +3,21 @@ import NIOCore
 import NIOHTTP1
 import NIOWebSocket
 
+/// The web port could not be bound.
+public struct WebPortBindError: Error, CustomStringConvertible {
+    /// `--host`.
+    public var host: String
+    /// `--web-port`.
+    public var port: Int
+    /// What binding said.
+    public var reason: String
+
+    /// The one line `serve` prints.
+    public var description: String {
+        "cannot serve the web port on \(self.host):\(self.port) (\(self.reason)); choose another --web-port, or pass --no-web"
+    }
+}
+
 /// The web port (`--web-port`, default 7357 in `matchhost serve`): the native protocol over a
 /// WebSocket at `/native`, and the browser client at `/`.
 ///
@@ -17,6 +32,7 @@ enum WebPort {
         var page = ByteBufferAllocator().buffer(capacity: 64 * 1024)
         page.writeString(WebClientPage.html(gameID: configuration.gameIDs.first ?? "matchhost"))
         let deadline = configuration.idleTimeout
+        let controlFramesPerSecond = configuration.maxMessageRate
         return { [page] channel, makeHandler in
             let http = WebPortHTTPHandler(page: page, deadline: deadline)
             let boundHTTP = NIOLoopBound(http, eventLoop: channel.eventLoop)
@@ -24,12 +40,14 @@ enum WebPort {
                 maxFrameSize: framePayload, automaticErrorHandling: false,
                 shouldUpgrade: { channel, head in
                     let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                    return channel.eventLoop.makeSucceededFuture(path == WebPortHTTPHandler.nativePath ? HTTPHeaders() : nil)
+                    let upgrades = head.method == .GET && path == WebPortHTTPHandler.nativePath
+                    return channel.eventLoop.makeSucceededFuture(upgrades ? HTTPHeaders() : nil)
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandlers([
-                            NativeWebSocketBridge(maximumFramePayload: framePayload), makeHandler(),
+                            NativeWebSocketBridge(maximumFramePayload: framePayload, controlFramesPerSecond: controlFramesPerSecond),
+                            makeHandler(),
                         ])
                     }
                 })
@@ -45,7 +63,8 @@ enum WebPort {
     }
 
     /// How long a refused connection is kept half-open for its client to read the 503 and close
-    /// (``RefusedConnectionHandler``).
+    /// (``RefusedConnectionHandler``); at most ``ConnectionRegistry/maximumLingeringRefusals``
+    /// at once, the rest are closed at once.
     static let refusalLinger = TimeAmount.seconds(2)
 
     /// What a refused connection reads before the close: an HTTP 503 (it has not sent its

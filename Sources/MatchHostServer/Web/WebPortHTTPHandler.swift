@@ -54,8 +54,11 @@ final class WebPortHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        switch (head.method, path) {
-        case (.GET, "/"), (.GET, "/index.html"), (.HEAD, "/"), (.HEAD, "/index.html"):
+        guard head.method == .GET || head.method == .HEAD else {
+            return self.respondText(.methodNotAllowed, "only GET is served here\n", head: head, context: context, extraHeaders: [("Allow", "GET, HEAD")])
+        }
+        switch path {
+        case "/", "/index.html":
             self.respond(
                 .ok, contentType: "text/html; charset=utf-8", body: self.page, includeBody: head.method == .GET,
                 extraHeaders: [
@@ -63,19 +66,23 @@ final class WebPortHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                     ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"),
                     ("Cache-Control", "no-cache"),
                 ], context: context)
-        case (_, Self.nativePath):
-            self.respondText(.upgradeRequired, "\(Self.nativePath) is the native protocol over a WebSocket: connect with a WebSocket client\n", context: context, extraHeaders: [("Upgrade", "websocket")])
-        case (.GET, _), (.HEAD, _):
-            self.respondText(.notFound, "not found: the browser client is at /, the native protocol's WebSocket at \(Self.nativePath)\n", context: context)
+        case Self.nativePath:
+            self.respondText(
+                .upgradeRequired, "\(Self.nativePath) is the native protocol over a WebSocket: connect with a WebSocket client\n", head: head,
+                context: context, extraHeaders: [("Upgrade", "websocket")])
         default:
-            self.respondText(.methodNotAllowed, "only GET is served here\n", context: context, extraHeaders: [("Allow", "GET, HEAD")])
+            self.respondText(
+                .notFound, "not found: the browser client is at /, the native protocol's WebSocket at \(Self.nativePath)\n", head: head,
+                context: context)
         }
     }
 
-    private func respondText(_ status: HTTPResponseStatus, _ text: String, context: ChannelHandlerContext, extraHeaders: [(String, String)] = []) {
+    private func respondText(
+        _ status: HTTPResponseStatus, _ text: String, head: HTTPRequestHead, context: ChannelHandlerContext, extraHeaders: [(String, String)] = []
+    ) {
         self.respond(
-            status, contentType: "text/plain; charset=utf-8", body: context.channel.allocator.buffer(string: text), includeBody: true,
-            extraHeaders: extraHeaders, context: context)
+            status, contentType: "text/plain; charset=utf-8", body: context.channel.allocator.buffer(string: text),
+            includeBody: head.method != .HEAD, extraHeaders: extraHeaders, context: context)
     }
 
     private func respond(
