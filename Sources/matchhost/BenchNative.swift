@@ -37,6 +37,11 @@ struct BenchNativeCommand: AsyncParsableCommand {
         help: "Seconds a player may hold its acknowledgement (piggybacking it on its own frames meanwhile), as the client library does (200 ms); 0: one ACK per read batch.")
     var ackDelay: Double = 0.2
 
+    @Flag(
+        name: .customLong("websocket"),
+        help: "Connect over the web port's WebSocket (/native) instead of TCP: --port is then the server's --web-port.")
+    var webSocket = false
+
     @Option(name: .customLong("payload-size"), help: "SEND_DATA payload bytes (at least 13: send time, number, seat). The server's --max-inbound-rate (default 65536 bytes a second) must allow --rate x (this + about 40).")
     var payloadSize = 16
 
@@ -68,14 +73,14 @@ struct BenchNativeCommand: AsyncParsableCommand {
             host: self.target.host, port: self.target.port, address: address, matches: self.matches, players: self.players,
             rate: self.rate, duration: self.duration, warmup: self.warmup, reliable: !self.unreliable,
             ackDelay: self.ackDelay, payloadSize: self.payloadSize, gameID: self.target.gameID, serverPID: serverPID,
-            threads: self.target.threads, connectBatch: self.target.connectBatch, runID: benchRunID())
+            threads: self.target.threads, connectBatch: self.target.connectBatch, runID: benchRunID(), webSocket: self.webSocket)
 
         benchPrint(
             "matches=\(settings.matches) players=\(settings.players) rate=\(benchFormat(settings.rate))/s "
                 + "duration=\(benchFormatCompact(settings.duration))s warmup=\(benchFormatCompact(settings.warmup))s "
                 + "\(settings.reliable ? "reliable" : "unreliable") ack=\(settings.ackPolicy) "
                 + "payload=\(settings.payloadSize)B threads=\(settings.threads) connections=\(connectionCount) "
-                + "server=\(settings.host):\(settings.port)")
+                + "transport=\(settings.webSocket ? "websocket" : "tcp") server=\(settings.host):\(settings.port)")
 
         try await runBenchReport(threads: settings.threads, json: self.target.json) { group in
             try await NativeRelayBenchRun(settings: settings, group: group).run()
@@ -101,6 +106,8 @@ struct NativeRelayBenchSettings: Sendable {
     var threads: Int
     var connectBatch: Int
     var runID: String
+    /// Over the web port's WebSocket instead of TCP.
+    var webSocket: Bool
 
     func deviceID(match: Int, seat: Int) -> String { "bench-\(self.runID)-\(match)-\(seat)" }
 
@@ -163,7 +170,14 @@ struct NativeRelayBenchRun: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let peer = state.value.matches[localMatch].peers[seat]
                     peer.authenticated = authenticated
-                    try channel.pipeline.syncOperations.addHandler(NativeBenchConnection(peer: peer))
+                    if settings.webSocket {
+                        let bound = NIOLoopBound(peer, eventLoop: channel.eventLoop)
+                        try BenchWebSocket.initialize(channel, host: settings.host, port: settings.port) {
+                            NativeBenchConnection(peer: bound.value)
+                        }
+                    } else {
+                        try channel.pipeline.syncOperations.addHandler(NativeBenchConnection(peer: peer))
+                    }
                 }
             }
             .connect(to: settings.address)
@@ -478,6 +492,7 @@ struct NativeRelayBenchReport: PrintableBenchReport {
         out.add("reliable", s.reliable)
         out.add("ack_delay", s.ackDelay)
         out.add("payload_size", s.payloadSize)
+        out.add("transport", s.webSocket ? "websocket" : "tcp")
         out.add("threads", s.threads)
         out.add("connections", self.connections)
         out.add("sends_target_per_s", targetSends)

@@ -563,6 +563,8 @@ final class NativeBenchConnection: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // Added after a WebSocket upgrade: the connection is active already.
+        if context.channel.isActive { self.peer.attach(self) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

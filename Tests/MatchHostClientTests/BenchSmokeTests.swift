@@ -32,6 +32,10 @@ import Glibc
             ("catrace", ["catrace", "--races", "2", "--racers", "4", "--duration", "1", "--warmup", "0.2"] + catRace),
             ("connections", ["connections", "--count", "50", "--settle", "0.2", "--hold", "0"] + catRace),
             ("native", ["native", "--matches", "2", "--players", "4", "--duration", "1", "--warmup", "0.2"] + native),
+            (
+                "native",
+                ["native", "--websocket", "--matches", "2", "--players", "4", "--duration", "1", "--warmup", "0.2", "--port", "\(try #require(server.webPort))"]
+            ),
             ("resume", ["resume", "--pairs", "2", "--rounds", "2", "--interval", "0.3", "--warmup", "0.2"] + native),
             ("disks", ["disks", "--matches", "2", "--players", "4", "--seconds", "1", "--warmup", "0"] + native),
             ("fourinarow", ["fourinarow", "--games", "4", "--think", "0.05", "--seconds", "1", "--warmup", "0"] + native),
