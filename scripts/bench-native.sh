@@ -5,7 +5,8 @@
 #   scenarios: relay16 relay2 sweep16 resume, and for the comparison with the Cat Race path
 #   at equal load (each load run back to back: Cat Race; native RELIABLE with one ACK per
 #   read batch; RELIABLE with ACKs held up to 100 ms; UNRELIABLE):
-#   compare16 (50/75/100 x 16 x 5) compare2 (1000 x 2 x 10)
+#   compare16 (50/75/100 x 16 x 5) compare2 (1000 x 2 x 10); and TCP against the web port's
+#   WebSocket at equal load, back to back: websocket16 (100 x 16 x 5) websocket2 (1000 x 2 x 10)
 # Environment: DURATION (seconds measured, default 20), PORT (default 17355),
 #   NATIVE_FLAGS (extra flags for every `bench native`, e.g. "--ack-delay 0.1").
 set -euo pipefail
@@ -22,7 +23,7 @@ trap 'rm -rf "$DATA"' EXIT
 # Bench raises the per-connection message limit (and, for Cat Race, the tap limit) above the
 # load it offers; the other protocol's listener gets port 0, so only $PORT is fixed.
 start_server() {
-    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --no-web --data "$DATA" --max-message-rate 10000 --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 --log-level warning "$@" >/dev/null &
+    taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --data "$DATA" --max-message-rate 10000 --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 --log-level warning "$@" >/dev/null &
     SERVER_PID=$!
     for _ in $(seq 50); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
@@ -31,8 +32,9 @@ start_server() {
     echo "server did not start" >&2
     exit 1
 }
-start_native_server() { start_server --catrace-port 0 --port "$PORT"; }
-start_catrace_server() { start_server --catrace-port "$PORT" --port 0 --max-tap-rate 1000; }
+start_native_server() { start_server --no-web --catrace-port 0 --port "$PORT"; }
+start_web_server() { start_server --catrace-port 0 --port 0 --web-port "$PORT"; }
+start_catrace_server() { start_server --no-web --catrace-port "$PORT" --port 0 --max-tap-rate 1000; }
 stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" || true; }
 bench() { taskset -c 1 "$BIN" bench "$@" --port "$PORT" --server-pid "$SERVER_PID"; }
 load() { echo "-- $(uptime)"; }
@@ -45,6 +47,17 @@ native() {  # matches players rate [flags...]
     load
     # shellcheck disable=SC2086
     bench native --matches "$k" --players "$p" --rate "$r" --duration "$DURATION" "$@" $NATIVE_FLAGS
+    stop_server
+}
+web() {  # matches players rate [flags...]: bench native over the web port's WebSocket
+    local k=$1 p=$2 r=$3
+    shift 3
+    start_web_server
+    # shellcheck disable=SC2086
+    echo "== bench native --websocket --matches $k --players $p --rate $r $* $NATIVE_FLAGS"
+    load
+    # shellcheck disable=SC2086
+    bench native --websocket --matches "$k" --players "$p" --rate "$r" --duration "$DURATION" "$@" $NATIVE_FLAGS
     stop_server
 }
 catrace() {  # races racers rate
@@ -79,6 +92,8 @@ for scenario in "${scenarios[@]}"; do
         compare16) for k in 50 75 100; do compare "$k" 16 5; done ;;
         compare2) compare 1000 2 10 ;;
         compare50) compare 50 16 5 ;;
+        websocket16) native 100 16 5; web 100 16 5 ;;
+        websocket2) native 1000 2 10; web 1000 2 10 ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
 done

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MatchHostCore
 import Foundation
 import NIOCore
 import NIOPosix
@@ -254,24 +255,7 @@ struct BenchJSON {
 
     var line: String { "{" + self.fields.joined(separator: ",") + "}" }
 
-    private static func quote(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    private static func quote(_ string: String) -> String { jsonStringLiteral(string) }
 }
 
 /// Prints a line to standard output and flushes it (stdout may be a pipe).

@@ -1,3 +1,5 @@
+import MatchHostCore
+
 /// The browser client the web port serves at `/`: Four in a Row against anyone on the server
 /// (a quick match through the matchmaker, or a private game by invite code), played over the
 /// native protocol on the port's WebSocket, in one page with no other file to fetch.
@@ -14,28 +16,7 @@
 enum WebClientPage {
     /// The page, naming `gameID` in its HELLO.
     static func html(gameID: String) -> String {
-        Self.template.replacing("\"__GAME_ID__\"", with: Self.scriptString(gameID))
-    }
-
-    /// `text` as a JavaScript string literal that cannot end the script element it is in.
-    static func scriptString(_ text: String) -> String {
-        var literal = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": literal += "\\\""
-            case "\\": literal += "\\\\"
-            case "<": literal += "\\u003c"
-            case ">": literal += "\\u003e"
-            case "&": literal += "\\u0026"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 || (0x7F...0x9F).contains(scalar.value) {
-                    literal += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-                } else {
-                    literal.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return literal + "\""
+        Self.template.replacing("\"__GAME_ID__\"", with: jsonStringLiteral(gameID))
     }
 
     private static let template = #"""
