@@ -6,7 +6,7 @@
 #   at equal load (each load run back to back: Cat Race; native RELIABLE with one ACK per
 #   read batch; RELIABLE with ACKs held up to 100 ms; UNRELIABLE):
 #   compare16 (50/75/100 x 16 x 5) compare2 (1000 x 2 x 10); and TCP against the web port's
-#   WebSocket at equal load, back to back: websocket16 (100 x 16 x 5) websocket2 (1000 x 2 x 10)
+#   WebSocket at equal load, back to back: websocket16 (25 and 50 x 16 x 5) websocket2 (1000 x 2 x 10)
 # Environment: DURATION (seconds measured, default 20), PORT (default 17355),
 #   NATIVE_FLAGS (extra flags for every `bench native`, e.g. "--ack-delay 0.1").
 set -euo pipefail
@@ -92,7 +92,7 @@ for scenario in "${scenarios[@]}"; do
         compare16) for k in 50 75 100; do compare "$k" 16 5; done ;;
         compare2) compare 1000 2 10 ;;
         compare50) compare 50 16 5 ;;
-        websocket16) native 100 16 5; web 100 16 5 ;;
+        websocket16) for k in 25 50; do native "$k" 16 5; web "$k" 16 5; done ;;
         websocket2) native 1000 2 10; web 1000 2 10 ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
