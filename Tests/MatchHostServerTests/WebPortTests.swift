@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MatchHostProcessTesting
 import MatchHostServer
 import MatchHostWire
@@ -197,6 +198,24 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         try await server.waitForConnections(atMost: 0)
         #expect(try await httpGet("/", port: web, group: server.group).status == 200)
         try await server.stop()
+    }
+}
+
+/// Refused connections that linger half-closed, for their 503 to be read, are at most
+/// ``ConnectionRegistry/maximumLingeringRefusals`` at once: a flood of them cannot hold the
+/// server's file descriptors.
+@Suite struct LingeringRefusalTests {
+    @Test func atMost32RefusedConnectionsLingerAtOnce() throws {
+        let loop = EmbeddedEventLoop()
+        let registry = ConnectionRegistry(
+            maximum: 1, maximumPerAddress: 1, port: "web", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let channels = (0..<33).map { _ in EmbeddedChannel(loop: loop) }
+        #expect(channels.prefix(32).allSatisfy { registry.mayLinger($0) })
+        #expect(!registry.mayLinger(channels[32]), "the 33rd closes at once")
+        try channels[0].close().wait()
+        loop.run()
+        #expect(registry.mayLinger(channels[32]), "a place is free again once one has closed")
+        for channel in channels.dropFirst() { _ = try? channel.finish() }
     }
 }
 
