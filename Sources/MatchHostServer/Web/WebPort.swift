@@ -39,8 +39,7 @@ enum WebPort {
             let upgrader = NIOWebSocketServerUpgrader(
                 maxFrameSize: framePayload, automaticErrorHandling: false,
                 shouldUpgrade: { channel, head in
-                    let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                    let upgrades = head.method == .GET && path == WebPortHTTPHandler.nativePath
+                    let upgrades = head.method == .GET && WebPortHTTPHandler.path(of: head.uri) == WebPortHTTPHandler.nativePath
                     return channel.eventLoop.makeSucceededFuture(upgrades ? HTTPHeaders() : nil)
                 },
                 upgradePipelineHandler: { channel, _ in

@@ -15,6 +15,11 @@ final class WebPortHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The path of the native protocol's WebSocket.
     static let nativePath = "/native"
 
+    /// A request target's path: its query string is ignored.
+    static func path(of uri: String) -> Substring {
+        uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    }
+
     private let page: ByteBuffer
     private let deadline: TimeAmount
     private var timeout: Scheduled<Void>?
@@ -53,7 +58,7 @@ final class WebPortHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let path = Self.path(of: head.uri)
         guard head.method == .GET || head.method == .HEAD else {
             return self.respondText(.methodNotAllowed, "only GET is served here\n", head: head, context: context, extraHeaders: [("Allow", "GET, HEAD")])
         }
