@@ -49,6 +49,8 @@ final class DevToolsPage: Sendable {
             browser,
             [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)",
+                // Tall enough that a Disks board is wholly in view, where a click can reach it.
+                "--window-size=800,1400",
                 "--remote-debugging-port=0", url,
             ],
             standardOutput: .discard, standardError: .discard)
@@ -86,22 +88,37 @@ final class DevToolsPage: Sendable {
         }
     }
 
-    /// Evaluates `expression` in the page; returns its value (a string, the expression's
-    /// JSON.stringify for anything else).
-    func evaluate(_ expression: String) async throws -> String {
+    /// Calls a DevTools `method`; returns its result.
+    private func call(_ method: String, _ parameters: [String: Any]) async throws -> [String: Any] {
         let id = self.nextID.withLockedValue { value in
             defer { value += 1 }
             return value
         }
-        let call: [String: Any] = ["id": id, "method": "Runtime.evaluate", "params": ["expression": expression, "returnByValue": true]]
+        let call: [String: Any] = ["id": id, "method": method, "params": parameters]
         let text = String(decoding: try JSONSerialization.data(withJSONObject: call), as: UTF8.self)
         try await self.channel.writeAndFlush(text)
         for await reply in self.replies {
             guard let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], object["id"] as? Int == id else { continue }
-            let result = ((object["result"] as? [String: Any])?["result"] as? [String: Any])?["value"]
-            return result as? String ?? "\(result ?? "nil")"
+            if let error = object["error"] { throw TestClientError.unexpected("\(method): \(error)") }
+            return object["result"] as? [String: Any] ?? [:]
         }
         throw TestClientError.unexpected("DevTools closed")
+    }
+
+    /// Evaluates `expression` in the page; returns its value (a string, the expression's
+    /// JSON.stringify for anything else).
+    func evaluate(_ expression: String) async throws -> String {
+        let result = try await self.call("Runtime.evaluate", ["expression": expression, "returnByValue": true])
+        let value = (result["result"] as? [String: Any])?["value"]
+        return value as? String ?? "\(value ?? "nil")"
+    }
+
+    /// Clicks the mouse's left button at `x`, `y` (CSS pixels from the viewport's top left),
+    /// as a player would: the browser makes the pointer and mouse events of a real click.
+    func click(x: Double, y: Double) async throws {
+        for type in ["mousePressed", "mouseReleased"] {
+            _ = try await self.call("Input.dispatchMouseEvent", ["type": type, "x": x, "y": y, "button": "left", "clickCount": 1])
+        }
     }
 
     /// Polls `expression` until it gives `expected` (for at most `timeout`); returns what it gave last.
@@ -124,7 +141,7 @@ final class DevToolsPage: Sendable {
 }
 
 @Suite struct BrowserClientTests {
-    /// The page at the web port's `/` is a whole native client: in a real browser it joins a
+    /// The page at the web port's `/fourinarow` is a whole native client: in a real browser it joins a
     /// game by invite code, plays it against a player on the TCP port, comes back into the
     /// game after a reload (the same player, from the identity it keeps), and shows the end.
     @Test(.enabled(if: HeadlessBrowser.path != nil || HeadlessBrowser.isRequired, "needs chromium (apt install chromium)"))
@@ -141,7 +158,7 @@ final class DevToolsPage: Sendable {
 
         // The page's bot joins by the code and plays the middle column; red plays column 0,
         // moving first, so red's fourth disc wins.
-        let page = try await DevToolsPage.open("http://127.0.0.1:\(web)/?join=\(created.inviteCode)&bot=1", group: group)
+        let page = try await DevToolsPage.open("http://127.0.0.1:\(web)/fourinarow?join=\(created.inviteCode)&bot=1", group: group)
         var browserPlayer: String?
         var browserColumns: [UInt8] = []
         var reloaded = false
@@ -193,5 +210,112 @@ final class DevToolsPage: Sendable {
         await red.close()
         await server.stop(with: SIGTERM)
         try await group.shutdownGracefully()
+    }
+}
+
+@Suite struct BrowserDisksClientTests {
+    /// The page at `/disks`, in a real browser, clicked as a player would: its lobby follows the
+    /// open games live (a game opened after it subscribed appears, one that ended goes), it
+    /// joins one from the list, its clicks on the board are taps where the disks are, it shows
+    /// the score and the win, and its quick match meets a player on the TCP port.
+    @Test(.enabled(if: HeadlessBrowser.path != nil || HeadlessBrowser.isRequired, "needs chromium (apt install chromium)"))
+    func theBrowserClientFollowsTheLobbyAndWinsAGameOfDisksByClicks() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-browser-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        // The host answers no PING: the idle timeout must outlast the wait for the browser to start.
+        let server = try await ServeProcess.start(data: data, arguments: ["--idle-timeout", "300", "--disks-score-limit", "3"])
+        let web = try #require(server.webPort)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (host, hostLogin) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "disks-host")
+        let page = try await DevToolsPage.open("http://127.0.0.1:\(web)/disks", group: group)
+        #expect(try await page.waitFor("document.getElementById('lobby').dataset.live", toBe: "true") == "true")
+
+        // Two games open after the page follows the lobby; one ends (its only player leaves).
+        let lobby = "JSON.stringify([...document.querySelectorAll('#lobby li')].map((item) => item.textContent))"
+        let alpha = try #require(try await host.ask(.createMatch(mode: "disks", maxPlayers: 2, label: "alpha")).joined)
+        let beta = try #require(try await host.ask(.createMatch(mode: "disks", maxPlayers: 3, label: "beta")).joined)
+        #expect(try await page.waitFor(lobby, toBe: #"["alpha 1 of 2 Join","beta 1 of 3 Join"]"#) == #"["alpha 1 of 2 Join","beta 1 of 3 Join"]"#)
+        _ = try await host.ask(.leaveMatch(alpha.matchID))
+        #expect(try await page.waitFor(lobby, toBe: #"["beta 1 of 3 Join"]"#) == #"["beta 1 of 3 Join"]"#)
+
+        // Join from the list: play starts with two players here.
+        _ = try await page.evaluate("document.querySelector('#lobby li button').click(), 'clicked'")
+        let playing = try await host.nextDisksState(in: beta.matchID) { $0.phase == .playing }
+        let browserPlayer = try #require(playing.scores.first { $0.seat == 1 }?.playerID)
+        #expect(try await page.waitFor("document.getElementById('board').dataset.phase", toBe: "playing") == "playing")
+
+        // Where a board point is on the screen.
+        let bounds = try await page.evaluate("JSON.stringify(document.getElementById('board').getBoundingClientRect())")
+        struct Rectangle: Decodable { var x, y, width, height: Double }
+        let board = try JSONDecoder().decode(Rectangle.self, from: Data(bounds.utf8))
+        func click(_ x: UInt16, _ y: UInt16) async throws {
+            try await page.click(x: board.x + Double(x) / 1000 * board.width, y: board.y + Double(y) / 1000 * board.height)
+        }
+        // No disk can be at a corner (every disk lies wholly on the board).
+        try await click(10, 10)
+        #expect(try await page.waitFor("document.getElementById('note').textContent", toBe: "Missed: no disk there") == "Missed: no disk there")
+
+        // The host taps nothing; the browser clicks each disk as the host sees it spawn, and
+        // each click hits the disk clicked (a click elsewhere could hit another by chance).
+        var result: DisksGameOver?
+        var clicked: [UInt32] = []
+        var hit: [UInt32] = []
+        while result == nil {
+            let message = try await host.nextMessage(matching: "an event of beta") { if case .matchEvent(beta.matchID, _) = $0 { true } else { false } }
+            guard case .matchEvent(_, let body) = message else { continue }
+            switch try DisksServerMessage(body: body) {
+            case .tick(let tick):
+                #expect(tick.hits.allSatisfy { $0.seat == 1 }, "only the browser taps")
+                hit += tick.hits.map(\.diskID)
+                if let disk = tick.spawned.last {
+                    clicked.append(disk.id)
+                    try await click(disk.x, disk.y)
+                }
+            case .gameOver(let over):
+                result = over
+            default:
+                break
+            }
+        }
+        #expect(result?.reason == .scoreLimit)
+        #expect(result?.winners == [1])
+        #expect(result?.scores.map(\.score) == [0, 3])
+        #expect(hit == Array(clicked.prefix(3)), "the disks clicked, in order, and no other")
+
+        // What the player sees.
+        let view = """
+            JSON.stringify([document.getElementById('status').textContent, document.getElementById('board').dataset.phase,
+              [...document.querySelectorAll('#scores li')].map((item) => item.textContent), document.getElementById('leave').textContent])
+            """
+        let seen = #"["You won (score limit)","over",["\#(hostLogin.playerID.prefix(8)): 0","\#(browserPlayer.prefix(8)) (you): 3"],"Back to the lobby"]"#
+        #expect(try await page.waitFor(view, toBe: seen) == seen)
+
+        // Back in the lobby, a quick match for two meets the host's ticket.
+        _ = try await page.evaluate("document.getElementById('leave').click(), document.getElementById('size').value = '2', document.getElementById('quick').click(), 'clicked'")
+        _ = try await host.ask(.matchmake(NativeTicketRequest(mode: "disks", minPlayers: 2, maxPlayers: 2)))
+        let matched = try await host.nextMessage(matching: "MATCHMAKER_MATCHED") { if case .matchmakerMatched = $0 { true } else { false } }
+        guard case .matchmakerMatched(_, let match) = matched else { throw TestClientError.unexpected("\(matched)") }
+        #expect(Set(match.players.map(\.playerID)) == [hostLogin.playerID, browserPlayer])
+        _ = try await host.nextDisksState(in: match.matchID) { $0.phase == .playing }
+        #expect(try await page.waitFor("document.getElementById('board').dataset.phase", toBe: "playing") == "playing")
+
+        await page.close()
+        await host.close()
+        await server.stop(with: SIGTERM)
+        try await group.shutdownGracefully()
+    }
+}
+
+extension TestNativeConnection {
+    /// The next Disks STATE of `matchID` satisfying `predicate`.
+    func nextDisksState(in matchID: MatchIdentifier, where predicate: (DisksState) -> Bool) async throws -> DisksState {
+        let message = try await self.nextMessage(matching: "a Disks STATE") { message in
+            guard case .matchEvent(matchID, let body) = message, case .state(let state)? = try? DisksServerMessage(body: body) else { return false }
+            return predicate(state)
+        }
+        guard case .matchEvent(_, let body) = message, case .state(let state) = try DisksServerMessage(body: body) else {
+            throw TestClientError.unexpected("\(message)")
+        }
+        return state
     }
 }

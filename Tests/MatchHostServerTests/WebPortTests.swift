@@ -127,17 +127,32 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         try await server.stop()
     }
 
-    /// `/` is the browser client, naming the server's game id; `/native` wants a WebSocket;
-    /// anything else is a short error. Every answer closes its connection.
-    @Test func theWebPortServesTheBrowserClient() async throws {
+    /// `/` lists the browser clients, each a page with its script beside the native client's,
+    /// which names the server's game id; `/native` wants a WebSocket; anything else is a short
+    /// error. Every answer closes its connection.
+    @Test func theWebPortServesTheBrowserClients() async throws {
         let (server, web) = try await startWithWebPort { $0.gameIDs = ["cats</script>", "matchhost"] }
-        let page = try await httpGet("/", port: web, group: server.group)
-        #expect(page.status == 200)
-        #expect(page.headers["content-type"] == "text/html; charset=utf-8")
-        #expect(page.headers["connection"] == "close")
-        #expect(page.headers["content-security-policy"]?.contains("connect-src 'self'") == true)
-        #expect(page.body.contains("const GAME_ID = \"cats\\u003c/script\\u003e\";"), "the first game id, unable to end the script")
-        #expect(page.body.hasSuffix("</html>"))
+        let index = try await httpGet("/", port: web, group: server.group)
+        #expect(index.status == 200)
+        #expect(index.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(index.headers["connection"] == "close")
+        #expect(index.headers["content-security-policy"] == "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'")
+        #expect(index.body.contains(#"<a href="/disks">"#) && index.body.contains(#"<a href="/fourinarow">"#))
+        for game in ["disks", "fourinarow"] {
+            let page = try await httpGet("/\(game)", port: web, group: server.group)
+            #expect(page.status == 200)
+            #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+            #expect(page.body.contains(#"<script src="/matchhost.js"></script>"#) && page.body.contains(#"<script src="/\#(game).js"></script>"#))
+            #expect(!page.body.contains("<script>") && !page.body.contains("<style"), "nothing inline: the policy allows none")
+            #expect(page.body.hasSuffix("</html>"))
+            let script = try await httpGet("/\(game).js", port: web, group: server.group)
+            #expect(script.status == 200)
+            #expect(script.headers["content-type"] == "text/javascript; charset=utf-8")
+        }
+        let client = try await httpGet("/matchhost.js", port: web, group: server.group)
+        #expect(client.headers["content-type"] == "text/javascript; charset=utf-8")
+        #expect(client.body.contains("const GAME_ID = \"cats\\u003c/script\\u003e\";"), "the first game id, unable to end the script")
+        #expect(try await httpGet("/matchhost.css", port: web, group: server.group).headers["content-type"] == "text/css; charset=utf-8")
 
         let plain = try await httpGet("/native", port: web, group: server.group)
         #expect(plain.status == 426)

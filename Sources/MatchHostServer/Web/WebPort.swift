@@ -19,7 +19,7 @@ public struct WebPortBindError: Error, CustomStringConvertible {
 }
 
 /// The web port (`--web-port`, default 7357 in `matchhost serve`): the native protocol over a
-/// WebSocket at `/native`, and the browser client at `/`.
+/// WebSocket at `/native`, and the browser clients (``WebSite``) at `/`.
 ///
 /// Its connections are native connections like the TCP port's: the same world and event
 /// loop, the same handler behind a ``NativeWebSocketBridge``, and the same registry, so
@@ -29,12 +29,11 @@ enum WebPort {
     /// swaps it for the WebSocket codec, the bridge and the native handler.
     static func pipeline(configuration: ServerConfiguration) -> GameListener<NativeWorld>.PipelineSetup {
         let framePayload = configuration.maxFrameBytes + 4
-        var page = ByteBufferAllocator().buffer(capacity: 64 * 1024)
-        page.writeString(WebClientPage.html(gameID: configuration.gameIDs.first ?? "matchhost"))
+        let site = WebSite(gameID: configuration.gameIDs.first ?? "matchhost")
         let deadline = configuration.idleTimeout
         let controlFramesPerSecond = configuration.maxMessageRate
-        return { [page] channel, makeHandler in
-            let http = WebPortHTTPHandler(page: page, deadline: deadline)
+        return { channel, makeHandler in
+            let http = WebPortHTTPHandler(site: site, deadline: deadline)
             let boundHTTP = NIOLoopBound(http, eventLoop: channel.eventLoop)
             let upgrader = NIOWebSocketServerUpgrader(
                 maxFrameSize: framePayload, automaticErrorHandling: false,

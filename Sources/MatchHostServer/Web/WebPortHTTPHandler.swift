@@ -1,9 +1,10 @@
 import NIOCore
 import NIOHTTP1
 
-/// The web port's HTTP side, before a connection becomes a WebSocket: `GET /` is the browser
-/// client (``WebClientPage``), `GET /native` with a WebSocket upgrade is the native protocol
-/// (the upgrader takes those before they reach this handler), anything else a short error.
+/// The web port's HTTP side, before a connection becomes a WebSocket: `GET` of a path of the
+/// ``WebSite`` is that file (the browser clients), `GET /native` with a WebSocket upgrade is
+/// the native protocol (the upgrader takes those before they reach this handler), anything
+/// else a short error.
 ///
 /// One request per connection (every answer says `Connection: close`), and the request must
 /// come within `deadline` of connecting, or the connection is closed: a socket that says
@@ -20,17 +21,17 @@ final class WebPortHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
 
-    private let page: ByteBuffer
+    private let site: WebSite
     private let deadline: TimeAmount
     private var timeout: Scheduled<Void>?
     private var request: HTTPRequestHead?
     private var answered = false
 
     /// - Parameters:
-    ///   - page: the browser client's HTML, encoded once for every connection.
+    ///   - site: the files served, encoded once for every connection.
     ///   - deadline: how long a connection may take to send its request.
-    init(page: ByteBuffer, deadline: TimeAmount) {
-        self.page = page
+    init(site: WebSite, deadline: TimeAmount) {
+        self.site = site
         self.deadline = deadline
     }
 
@@ -62,22 +63,23 @@ final class WebPortHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard head.method == .GET || head.method == .HEAD else {
             return self.respondText(.methodNotAllowed, "only GET is served here\n", head: head, context: context, extraHeaders: [("Allow", "GET, HEAD")])
         }
-        switch path {
-        case "/", "/index.html":
-            self.respond(
-                .ok, contentType: "text/html; charset=utf-8", body: self.page, includeBody: head.method == .GET,
+        if let resource = self.site.resource(at: path) {
+            return self.respond(
+                .ok, contentType: resource.contentType, body: resource.body, includeBody: head.method == .GET,
                 extraHeaders: [
-                    // The page's script and style are inline; it talks to this origin alone.
-                    ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"),
+                    ("Content-Security-Policy", WebSite.contentSecurityPolicy),
+                    // A new server may serve a new client: the browser asks each time (a 304 is not worth its code here).
                     ("Cache-Control", "no-cache"),
                 ], context: context)
+        }
+        switch path {
         case Self.nativePath:
             self.respondText(
                 .upgradeRequired, "\(Self.nativePath) is the native protocol over a WebSocket: connect with a WebSocket client\n", head: head,
                 context: context, extraHeaders: [("Upgrade", "websocket")])
         default:
             self.respondText(
-                .notFound, "not found: the browser client is at /, the native protocol's WebSocket at \(Self.nativePath)\n", head: head,
+                .notFound, "not found: the browser clients are at /, the native protocol's WebSocket at \(Self.nativePath)\n", head: head,
                 context: context)
         }
     }

@@ -1,0 +1,306 @@
+import MatchHostCore
+
+/// `/matchhost.js`: the native client every game page of the web port runs, written from
+/// PROTOCOL.md: framing, HELLO and device login (the device id and a secret it chose kept in
+/// `localStorage`, so a reload is the same player and finds its game again through
+/// MATCH_RESUMED), numbered reliable messages with acknowledgements, PING and PONG, and RESUME
+/// after a dropped connection, resending what the server had not acknowledged. Then what
+/// every page shows of it: the connection, the player, and notes and errors.
+///
+/// Query parameters every page reads: `join=CODE` joins that private game once signed in;
+/// `player=NAME` keeps a separate identity (two players in one browser); `bot=1` (Four in a
+/// Row) plays by itself, which the tests use.
+enum WebClientScript {
+    /// The script, naming `gameID` in its HELLO.
+    static func javaScript(gameID: String) -> String {
+        Self.template.replacing("\"__GAME_ID__\"", with: jsonStringLiteral(gameID))
+    }
+
+    private static let template = #"""
+        "use strict";
+        const GAME_ID = "__GAME_ID__";
+        const params = new URLSearchParams(location.search);
+        const BOT = params.has("bot");
+        const slot = params.get("player") || "";
+
+        // ---- Bytes: the native field types, big-endian.
+        class Writer {
+          constructor() { this.bytes = []; }
+          u8(v) { this.bytes.push(v & 255); return this; }
+          u16(v) { return this.u8(v >>> 8).u8(v); }
+          u32(v) { return this.u16(v >>> 16).u16(v & 65535); }
+          u64(v) { v = BigInt(v); return this.u32(Number(v >> 32n)).u32(Number(v & 0xffffffffn)); }
+          raw(b) { for (const x of b) this.bytes.push(x); return this; }
+          str(s) { const b = new TextEncoder().encode(s); return this.u16(b.length).raw(b); }
+          data(b) { return this.u32(b.length).raw(b); }
+          done() { return Uint8Array.from(this.bytes); }
+        }
+        class Reader {
+          constructor(b) { this.b = b; this.v = new DataView(b.buffer, b.byteOffset, b.byteLength); this.i = 0; }
+          need(n) { if (this.i + n > this.b.length) throw new Error("truncated message"); }
+          u8() { this.need(1); return this.b[this.i++]; }
+          u16() { this.need(2); const r = this.v.getUint16(this.i); this.i += 2; return r; }
+          u32() { this.need(4); const r = this.v.getUint32(this.i); this.i += 4; return r; }
+          u64() { this.need(8); const r = this.v.getBigUint64(this.i); this.i += 8; return r; }
+          data() { const n = this.u32(); this.need(n); const r = this.b.subarray(this.i, this.i + n); this.i += n; return r; }
+          str() { const n = this.u16(); this.need(n); const r = new TextDecoder().decode(this.b.subarray(this.i, this.i + n)); this.i += n; return r; }
+        }
+        const hex = (n) => Array.from(crypto.getRandomValues(new Uint8Array(n)), (x) => x.toString(16).padStart(2, "0")).join("");
+
+        // ---- The native protocol (PROTOCOL.md): frames and messages.
+        const F = { HELLO: 1, WELCOME: 2, AUTHENTICATE: 3, AUTHENTICATED: 4, RESUME: 5, RESUMED: 6, ERROR: 7, PING: 8, PONG: 9,
+                    ACK: 10, RELIABLE: 11, UNRELIABLE: 12, GOODBYE: 13 };
+        const M = { REQUEST: 0x20, MATCH_INPUT: 0x22, RESPONSE: 0x40, REQUEST_ERROR: 0x41, PRESENCE: 0x42, MATCH_ENDED: 0x44,
+                    MATCH_EVENT: 0x45, LOBBY_UPDATE: 0x46, MATCHMAKER_MATCHED: 0x47, TICKET_CANCELLED: 0x49, MATCH_RESUMED: 0x4A };
+        /// Request kinds.
+        const R = { CREATE_MATCH: 1, JOIN_MATCH: 2, LEAVE_MATCH: 3, SUBSCRIBE_LOBBY: 5, JOIN_BY_CODE: 7, MATCHMAKE: 8 };
+        /// PRESENCE changes.
+        const P = { JOINED: 1, DISCONNECTED: 2, RECONNECTED: 3, LEFT: 4 };
+        const E = { UNSUPPORTED_VERSION: 1, UNKNOWN_GAME: 2, AUTHENTICATION_FAILED: 5, SESSION_NOT_FOUND: 8, RESUME_REFUSED: 9,
+                    SESSION_REPLACED: 10, BACKLOG_EXCEEDED: 13, SHUTTING_DOWN: 15 };
+
+        class NativeConnection {
+          constructor(events) {
+            this.events = events;
+            const key = "matchhost.device" + (slot ? "." + slot : "");
+            let device = JSON.parse(localStorage.getItem(key) || "null");
+            if (!device) {
+              // A secret of our own, stored before it is sent: a lost AUTHENTICATED costs nothing.
+              device = { id: "web-" + hex(16), secret: hex(32) };
+              localStorage.setItem(key, JSON.stringify(device));
+            }
+            this.device = device;
+            this.session = null;           // { playerId, sessionId, resumeToken }
+            this.sent = 0;                 // our last RELIABLE sequence number
+            this.outbox = [];              // [sequence, message] not yet acknowledged
+            this.received = 0;             // the server's last RELIABLE sequence number we handled
+            this.acknowledged = 0;         // the last of those we told the server
+            this.ackTimer = null;
+            this.requests = new Map();
+            this.nextRequest = 1;
+            this.retry = 0;
+            this.ended = false;
+            this.open();
+          }
+
+          open() {
+            this.inbound = new Uint8Array(0);
+            this.established = false;
+            const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+            const ws = new WebSocket(scheme + "//" + location.host + "/native");
+            ws.binaryType = "arraybuffer";
+            this.ws = ws;
+            ws.onopen = () => this.send(new Writer().u8(F.HELLO).u16(1).str(GAME_ID).done());
+            ws.onmessage = (event) => { if (ws === this.ws) this.receive(new Uint8Array(event.data)); };
+            ws.onclose = () => { if (ws === this.ws) this.dropped(); };
+          }
+
+          send(body) {
+            const frame = new Writer().u32(body.length).raw(body).done();
+            if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(frame);
+          }
+
+          /// Gives up on this socket now: a browser may take a minute to report a dead link
+          /// closed, longer than the session's grace, so the next one does not wait for that.
+          abandon() {
+            const ws = this.ws;
+            if (!ws) return;
+            this.ws = null;
+            ws.close();
+            this.dropped();
+          }
+
+          receive(bytes) {
+            const joined = new Uint8Array(this.inbound.length + bytes.length);
+            joined.set(this.inbound); joined.set(bytes, this.inbound.length);
+            let at = 0;
+            const view = new DataView(joined.buffer);
+            try {
+              while (this.ws && joined.length - at >= 4) {
+                const length = view.getUint32(at);
+                if (joined.length - at - 4 < length) break;
+                this.frame(new Reader(joined.subarray(at + 4, at + 4 + length)));
+                at += 4 + length;
+              }
+            } catch (error) {
+              console.error("MatchHost: bad frame from the server", error);
+              return this.abandon();
+            }
+            this.inbound = joined.slice(at);
+            this.lastHeard = Date.now();
+          }
+
+          frame(r) {
+            switch (r.u8()) {
+              case F.WELCOME: {
+                r.u16(); r.u32(); this.idleTimeout = r.u32();
+                if (this.session) {
+                  this.send(new Writer().u8(F.RESUME).str(this.session.sessionId).str(this.session.resumeToken).u64(this.received).done());
+                } else {
+                  this.send(new Writer().u8(F.AUTHENTICATE).u8(1).str(this.device.id).str(this.device.secret).done());
+                }
+                break;
+              }
+              case F.AUTHENTICATED: {
+                const playerId = r.str(); r.str(); r.str(); r.u64();
+                this.session = { playerId, sessionId: r.str(), resumeToken: r.str() };
+                // A new session numbers from 1; what the last one never got acknowledged is gone.
+                this.sent = 0; this.outbox = []; this.received = 0; this.acknowledged = 0;
+                this.rejectRequests("the session was restarted");
+                this.established = true; this.retry = 0;
+                this.events.authenticated(playerId);
+                break;
+              }
+              case F.RESUMED: {
+                this.acknowledge(Number(r.u64()));
+                this.established = true; this.retry = 0;
+                for (const [sequence, message] of this.outbox) this.sendReliable(sequence, message);
+                this.events.resumed();
+                break;
+              }
+              case F.ERROR: {
+                const code = r.u16(), message = r.str();
+                // The session is gone (a restart, the grace ran out): sign in again as the same device.
+                if ([E.SESSION_NOT_FOUND, E.RESUME_REFUSED, E.SHUTTING_DOWN, E.BACKLOG_EXCEEDED].includes(code)) this.session = null;
+                // Trying again would get the same answer: stop, and say why.
+                if ([E.SESSION_REPLACED, E.AUTHENTICATION_FAILED, E.UNKNOWN_GAME, E.UNSUPPORTED_VERSION].includes(code)) this.ended = true;
+                this.events.serverError(code, message);
+                break;
+              }
+              case F.PING: this.send(new Writer().u8(F.PONG).u64(r.u64()).done()); break;
+              case F.ACK: this.acknowledge(Number(r.u64())); break;
+              case F.RELIABLE: {
+                const sequence = Number(r.u64());
+                this.acknowledge(Number(r.u64()));
+                if (sequence <= this.received) break;  // a resend we had already
+                if (sequence !== this.received + 1) return this.abandon();
+                this.received = sequence;
+                this.owe();
+                this.message(r);
+                break;
+              }
+              case F.UNRELIABLE: this.message(r); break;
+            }
+          }
+
+          acknowledge(upTo) { this.outbox = this.outbox.filter(([sequence]) => sequence > upTo); }
+
+          /// An ACK within 200 ms, unless one of our RELIABLE frames carries it first.
+          owe() {
+            if (this.ackTimer) return;
+            this.ackTimer = setTimeout(() => {
+              this.ackTimer = null;
+              if (this.established && this.received > this.acknowledged) {
+                this.acknowledged = this.received;
+                this.send(new Writer().u8(F.ACK).u64(this.received).done());
+              }
+            }, 200);
+          }
+
+          sendReliable(sequence, message) {
+            this.acknowledged = this.received;
+            this.send(new Writer().u8(F.RELIABLE).u64(sequence).u64(this.received).raw(message).done());
+          }
+
+          reliable(message) {
+            const sequence = ++this.sent;
+            this.outbox.push([sequence, message]);
+            if (this.established) this.sendReliable(sequence, message);
+          }
+
+          /// Callbacks, not a Promise: the answer is handled before the frames read with it (a
+          /// STATE right after MATCH_JOINED), as a Promise's reaction would run only after them.
+          request(kind, fields, resolve, reject) {
+            const id = this.nextRequest++;
+            this.requests.set(id, { resolve, reject });
+            this.reliable(new Writer().u8(M.REQUEST).u32(id).u8(kind).raw(fields).done());
+          }
+
+          rejectRequests(why) {
+            for (const { reject } of this.requests.values()) reject(new Error(why));
+            this.requests.clear();
+          }
+
+          message(r) {
+            const type = r.u8();
+            if (type === M.RESPONSE || type === M.REQUEST_ERROR) {
+              const id = r.u32(), waiting = this.requests.get(id);
+              this.requests.delete(id);
+              if (!waiting) return;
+              if (type === M.RESPONSE) { r.u8(); waiting.resolve(r); }
+              else { const code = r.u16(); waiting.reject(Object.assign(new Error(r.str()), { code })); }
+            } else {
+              this.events.message(type, r);
+            }
+          }
+
+          dropped() {
+            this.established = false;
+            if (this.ended) return this.events.closed();
+            this.events.reconnecting();
+            const delay = Math.min(5000, 250 * 2 ** this.retry++);
+            setTimeout(() => this.open(), delay);
+          }
+
+          /// Closes a connection that has been silent for the server's idle timeout: it is dead.
+          watch() {
+            if (this.established && this.idleTimeout && Date.now() - this.lastHeard > this.idleTimeout) this.abandon();
+          }
+        }
+
+        // ---- What every game page shows of the connection.
+        const $ = (id) => document.getElementById(id);
+        let me = null;
+
+        function status(text) { $("status").textContent = text; }
+        /// What happened just now (a refusal, an error, a player away), beside the status line.
+        function note(text) { $("note").textContent = text; }
+        function failed(error) { note(error.message); }
+        function connectionState(name, text) { $("connection").className = name; $("connection").textContent = text; }
+
+        /// A MATCH_JOINED (or MATCH_RESUMED, or MATCHMAKER_MATCHED after its ticket id): the
+        /// match id, its players and presence, and its invite code.
+        function readJoined(r) {
+          const matchId = r.u64(), mode = r.str(), label = r.str(), capacity = r.u8(), count = r.u8(), players = [];
+          for (let i = 0; i < count; i++) players.push({ id: r.str(), presence: r.u8() });
+          return { matchId, mode, label, capacity, players, inviteCode: r.str() };
+        }
+
+        /// Shows an invite code and the link that joins by it (this page with `?join=CODE`).
+        function showInvite(code) {
+          $("invite").hidden = code === "";
+          if (!code) return;
+          const link = location.origin + location.pathname + "?join=" + code;
+          $("inviteCode").textContent = code;
+          $("inviteLink").textContent = link;
+          $("inviteLink").href = link;
+        }
+
+        /// Signs in and keeps the header true. `page.controls` are the ids of the buttons that
+        /// need a connection; `page.signedIn(first)` runs after every new session (`first` only
+        /// for the page's first), `page.message(type, reader)` for every message not an answer.
+        function connect(page) {
+          let first = true;
+          const connection = new NativeConnection({
+            authenticated(playerId) {
+              me = playerId;
+              $("player").replaceChildren("you are ", Object.assign(document.createElement("span"), { className: "you", textContent: playerId.slice(0, 8) }));
+              connectionState("connected", "connected");
+              for (const id of page.controls) $(id).disabled = false;
+              page.signedIn(first);
+              first = false;
+            },
+            resumed() { connectionState("connected", "connected"); },
+            reconnecting() { connectionState("reconnecting", "reconnecting…"); },
+            closed() { connectionState("closed", "disconnected"); for (const id of page.controls) $(id).disabled = true; },
+            serverError(code, message) {
+              if (code === E.SESSION_REPLACED) note("This player signed in elsewhere (another tab?); reload to play here.");
+              else if (code !== E.SESSION_NOT_FOUND) note(message);
+            },
+            message: (type, r) => page.message(type, r),
+          });
+          setInterval(() => connection.watch(), 250);
+          return connection;
+        }
+        """#
+}

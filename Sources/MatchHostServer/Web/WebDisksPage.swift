@@ -1,0 +1,305 @@
+/// `/disks`: Disks against anyone on the server. The open games come live from the lobby
+/// (SUBSCRIBE_LOBBY); a player joins one, starts one (public, listed, or private, with an invite
+/// code), or asks the matchmaker. The board is a canvas; a tap on it is a TAP.
+enum WebDisksPage {
+    /// The page.
+    static let html = WebPages.document(
+        title: "Disks", script: "/disks.js",
+        main: """
+            <section id="menu">
+              <label>Players <select id="size"><option>2</option><option>3</option><option selected>4</option><option>6</option><option>8</option></select></label>
+              <button id="quick" disabled>Quick match</button>
+              <input id="label" maxlength="40" placeholder="name (optional)" autocomplete="off"> <button id="create" disabled>New game</button>
+              <button id="private" disabled>Play friends</button>
+              <form id="joinForm"><input id="code" maxlength="8" placeholder="invite code" autocomplete="off"> <button id="join" disabled>Join</button></form>
+            </section>
+            <p id="status">Signing in…</p>
+            <p id="note"></p>
+            <section id="lobbyView">
+              <h2>Open games</h2>
+              <ul id="lobby"></ul>
+              <p id="lobbyEmpty">No open games yet: start one.</p>
+            </section>
+            <section id="gameView" hidden>
+              <p id="invite" hidden>Invite code <code id="inviteCode"></code>: your friends enter it, or open <a id="inviteLink"></a></p>
+              <p><span id="clock"></span> <button id="leave">Leave</button></p>
+              <canvas id="board" width="600" height="600" data-phase="none"></canvas>
+              <ol id="scores"></ol>
+            </section>
+            """)
+
+    /// `/disks.js`: the game (docs/protocol-disks.md), on ``WebClientScript``.
+    static let script = #"""
+        "use strict";
+        // ---- Disks (docs/protocol-disks.md): the server spawns disks, the first tap to reach it scores.
+        const PALETTE = ["#ef4444", "#f97316", "#eab308", "#22c55e", "#3b82f6", "#a855f7"];
+        const SEAT_COLORS = ["#b91c1c", "#1d4ed8", "#15803d", "#a16207", "#7e22ce", "#0f766e", "#be185d", "#4d7c0f"];
+        /// How long a hit disk spins away, and a missed tap's mark stays, in milliseconds.
+        const FADE = 450, MISS = 350;
+        const game = { matchId: null, phase: "none", capacity: 0, present: new Map(), seat: null, board: { width: 1000, height: 1000 },
+                       disks: new Map(), fading: [], misses: [], scores: [], timeLeftAt: 0, timeLeft: 0, scoreLimit: 0 };
+        /// The open `disks` matches, by id (a BigInt), as the lobby last said.
+        const lobby = new Map();
+
+        const canvas = $("board"), pen = canvas.getContext("2d");
+
+        function inMatch() { return game.matchId !== null && game.phase !== "over"; }
+
+        function showLobby() {
+          const list = $("lobby");
+          list.replaceChildren();
+          for (const [matchId, entry] of [...lobby].sort(([a], [b]) => (a < b ? -1 : 1))) {
+            const item = document.createElement("li");
+            item.dataset.match = String(matchId);
+            const name = Object.assign(document.createElement("span"), { className: "label", textContent: entry.label || "game " + matchId });
+            const seats = Object.assign(document.createElement("span"), { className: "seats", textContent: entry.players + " of " + entry.capacity });
+            const join = Object.assign(document.createElement("button"), { textContent: "Join", disabled: !entry.joinable || inMatch() || !me });
+            join.onclick = () => joinMatch(matchId);
+            item.append(name, " ", seats, " ", join);
+            list.append(item);
+          }
+          $("lobbyEmpty").hidden = lobby.size > 0;
+        }
+
+        function showScores() {
+          const list = $("scores");
+          list.replaceChildren();
+          for (const { seat, id, score } of game.scores) {
+            const item = document.createElement("li");
+            item.dataset.seat = String(seat);
+            item.style.color = SEAT_COLORS[seat % SEAT_COLORS.length];
+            item.textContent = id.slice(0, 8) + (id === me ? " (you)" : "") + ": " + score;
+            list.append(item);
+          }
+        }
+
+        function showView() {
+          const playing = game.matchId !== null;
+          $("lobbyView").hidden = playing;
+          $("gameView").hidden = !playing;
+          canvas.dataset.phase = game.phase;
+          $("leave").textContent = inMatch() ? "Leave" : "Back to the lobby";
+          for (const id of ["quick", "create", "private", "join"]) $(id).disabled = inMatch() || !me;
+          showLobby();
+        }
+
+        function waitingStatus() {
+          const here = [...game.present.values()].filter((presence) => presence === 1).length;
+          status("Waiting for players: " + here + " of " + game.capacity + " here. Play starts when enough have joined.");
+        }
+
+        function enter(r) {
+          const joined = readJoined(r);
+          Object.assign(game, { matchId: joined.matchId, phase: "waiting", capacity: joined.capacity, seat: null, disks: new Map(),
+                                fading: [], misses: [], scores: [], timeLeft: 0 });
+          game.present = new Map(joined.players.map(({ id, presence }) => [id, presence]));
+          showInvite(joined.inviteCode);
+          note("");
+          waitingStatus();
+          showScores();
+          showView();
+        }
+
+        function leaveView() {
+          Object.assign(game, { matchId: null, phase: "none", disks: new Map(), fading: [], scores: [] });
+          $("invite").hidden = true;
+          status("Join an open game, start one, or get a quick match.");
+          showView();
+        }
+
+        function readDisk(r) { return { id: r.u32(), x: r.u16(), y: r.u16(), radius: r.u16(), color: r.u8() }; }
+
+        function readScores(r) {
+          const scores = [];
+          for (let i = r.u8(); i > 0; i--) scores.push({ seat: r.u8(), id: r.str(), score: r.u16() });
+          return scores;
+        }
+
+        function clock(timeLeftMs) { game.timeLeft = timeLeftMs; game.timeLeftAt = performance.now(); }
+
+        function gameEvent(r) {
+          const now = performance.now();
+          switch (r.u8()) {
+            case 1: {  // STATE
+              const phase = r.u8();
+              r.u32(); r.u64(); clock(r.u32());
+              game.scoreLimit = r.u16();
+              game.board = { width: r.u16(), height: r.u16() };
+              game.disks = new Map();
+              for (let i = r.u8(); i > 0; i--) { const disk = readDisk(r); game.disks.set(disk.id, disk); }
+              game.scores = readScores(r);
+              const mine = game.scores.find(({ id }) => id === me);
+              if (mine) game.seat = mine.seat;
+              game.phase = ["waiting", "playing", "over"][phase] || "waiting";
+              if (game.phase === "waiting") waitingStatus();
+              if (game.phase === "playing") { $("invite").hidden = true; status("Tap the disks! First to " + game.scoreLimit + " wins."); }
+              break;
+            }
+            case 2: {  // TICK
+              r.u32(); r.u64(); clock(r.u32());
+              const lists = r.u8();
+              if (lists & 1) for (let i = r.u8(); i > 0; i--) { const disk = readDisk(r); game.disks.set(disk.id, disk); }
+              if (lists & 2) for (let i = r.u8(); i > 0; i--) {
+                const diskId = r.u32(), seat = r.u8(), score = r.u16(), disk = game.disks.get(diskId);
+                if (disk) game.fading.push({ ...disk, seat, at: now });
+                game.disks.delete(diskId);
+                const entry = game.scores.find((entry) => entry.seat === seat);
+                if (entry) entry.score = score;
+              }
+              if (lists & 4) for (let i = r.u8(); i > 0; i--) game.disks.delete(r.u32());
+              break;
+            }
+            case 3: {  // GAME_OVER
+              const reason = r.u8(), winners = [];
+              for (let i = r.u8(); i > 0; i--) winners.push(r.u8());
+              game.scores = readScores(r);
+              game.phase = "over";
+              game.disks = new Map();
+              clock(0);
+              const why = ["", "score limit", "time is up", "the others left"][reason] || "";
+              const names = winners.map((seat) => (game.scores.find((entry) => entry.seat === seat) || { id: "seat " + seat }).id.slice(0, 8));
+              const result = winners.length === 0 ? "Nobody won" : winners.includes(game.seat) ? (winners.length > 1 ? "You tied for the win" : "You won")
+                : "You lost: " + names.join(" and ") + (winners.length > 1 ? " won" : " won");
+              status(result + (why ? " (" + why + ")" : ""));
+              break;
+            }
+            case 4: {  // TAP_MISSED
+              const x = r.u16(), y = r.u16(), reason = r.u8();
+              game.misses.push({ x, y, at: now });
+              note(["", "Missed: no disk there", "Too late: someone hit it first", "Not playing yet"][reason] || "Missed");
+              break;
+            }
+          }
+          showScores();
+          showView();
+        }
+
+        function draw() {
+          const now = performance.now(), size = canvas.width, scale = size / game.board.width;
+          pen.clearRect(0, 0, size, size);
+          const circle = (x, y, radius) => { pen.beginPath(); pen.arc(x * scale, y * scale, radius * scale, 0, 2 * Math.PI); };
+          for (const disk of game.disks.values()) {
+            circle(disk.x, disk.y, disk.radius);
+            pen.fillStyle = PALETTE[disk.color % PALETTE.length];
+            pen.fill();
+          }
+          game.fading = game.fading.filter(({ at }) => now - at < FADE);
+          for (const disk of game.fading) {
+            const t = (now - disk.at) / FADE;
+            pen.save();
+            pen.globalAlpha = 1 - t;
+            pen.translate(disk.x * scale, disk.y * scale);
+            pen.scale(Math.cos(t * Math.PI * 2), 1);
+            pen.beginPath(); pen.arc(0, 0, disk.radius * scale, 0, 2 * Math.PI);
+            pen.fillStyle = PALETTE[disk.color % PALETTE.length]; pen.fill();
+            pen.lineWidth = 4; pen.strokeStyle = SEAT_COLORS[disk.seat % SEAT_COLORS.length]; pen.stroke();
+            pen.restore();
+          }
+          game.misses = game.misses.filter(({ at }) => now - at < MISS);
+          pen.strokeStyle = "#64748b"; pen.lineWidth = 2;
+          for (const { x, y } of game.misses) {
+            const d = 12;
+            pen.beginPath();
+            pen.moveTo(x * scale - d, y * scale - d); pen.lineTo(x * scale + d, y * scale + d);
+            pen.moveTo(x * scale + d, y * scale - d); pen.lineTo(x * scale - d, y * scale + d);
+            pen.stroke();
+          }
+          const left = game.phase === "playing" ? Math.max(0, game.timeLeft - (now - game.timeLeftAt)) : game.timeLeft;
+          $("clock").textContent = game.phase === "playing" ? Math.ceil(left / 1000) + " s left" : "";
+          requestAnimationFrame(draw);
+        }
+
+        function tap(x, y) {
+          if (!inMatch()) return;
+          const input = new Writer().u8(1).u16(x).u16(y).done();
+          connection.reliable(new Writer().u8(M.MATCH_INPUT).u64(game.matchId).data(input).done());
+        }
+
+        canvas.addEventListener("pointerdown", (event) => {
+          const bounds = canvas.getBoundingClientRect();
+          const x = Math.round(((event.clientX - bounds.left) / bounds.width) * game.board.width);
+          const y = Math.round(((event.clientY - bounds.top) / bounds.height) * game.board.height);
+          tap(Math.min(Math.max(x, 0), game.board.width), Math.min(Math.max(y, 0), game.board.height));
+        });
+
+        function joinMatch(matchId) {
+          connection.request(R.JOIN_MATCH, new Writer().u64(matchId).done(), enter, failed);
+        }
+
+        function joinCode(code) {
+          connection.request(R.JOIN_BY_CODE, new Writer().str(code.trim()).done(), (r) => {
+            // A reload finds the game through MATCH_RESUMED, not by joining again.
+            history.replaceState(null, "", location.pathname);
+            enter(r);
+          }, failed);
+        }
+
+        function create(isPrivate) {
+          const size = Number($("size").value);
+          const label = isPrivate ? "" : $("label").value.trim();
+          connection.request(R.CREATE_MATCH, new Writer().str("disks").u8(size).str(label).u8(isPrivate ? 1 : 0).done(), enter, failed);
+        }
+
+        function quickMatch() {
+          status("Looking for players…");
+          // MATCHMAKE disks, 2 to the chosen size, no properties or clauses, alone.
+          const size = Number($("size").value);
+          connection.request(R.MATCHMAKE, new Writer().str("disks").u8(2).u8(size).u8(0).u8(0).u8(0).str("").done(), () => {}, failed);
+        }
+
+        function lobbyUpdate(r) {
+          if (r.str() !== "disks") return;
+          for (let i = r.u16(); i > 0; i--) {
+            const change = r.u8(), matchId = r.u64(), entry = { label: r.str(), players: r.u8(), capacity: r.u8(), joinable: r.u8() === 1 };
+            if (change === 3) lobby.delete(matchId); else lobby.set(matchId, entry);
+          }
+          showLobby();
+        }
+
+        $("quick").onclick = quickMatch;
+        $("create").onclick = () => create(false);
+        $("private").onclick = () => create(true);
+        $("joinForm").onsubmit = (event) => { event.preventDefault(); joinCode($("code").value); };
+        $("leave").onclick = () => {
+          if (!inMatch()) return leaveView();
+          connection.request(R.LEAVE_MATCH, new Writer().u64(game.matchId).done(), leaveView, failed);
+        };
+
+        const connection = connect({
+          controls: ["quick", "create", "private", "join"],
+          signedIn(first) {
+            // A new session follows no lobby yet: what the last one was told is stale.
+            lobby.clear();
+            $("lobby").dataset.live = "false";
+            connection.request(R.SUBSCRIBE_LOBBY, new Writer().str("disks").done(), () => { $("lobby").dataset.live = "true"; showLobby(); }, failed);
+            if (game.matchId === null) status("Join an open game, start one, or get a quick match.");
+            showView();
+            if (first && params.get("join")) joinCode(params.get("join"));
+          },
+          message(type, r) {
+            switch (type) {
+              case M.LOBBY_UPDATE: lobbyUpdate(r); break;
+              case M.MATCHMAKER_MATCHED: r.str(); enter(r); break;
+              case M.TICKET_CANCELLED: r.str(); if (!inMatch()) status("Matchmaking stopped: " + r.str()); break;
+              case M.MATCH_RESUMED: enter(r); break;
+              case M.MATCH_EVENT: if (r.u64() === game.matchId) gameEvent(new Reader(r.data())); break;
+              case M.PRESENCE: {
+                if (r.u64() !== game.matchId) break;
+                const who = r.str(), change = r.u8();
+                if (change === P.LEFT) game.present.delete(who); else game.present.set(who, change === P.DISCONNECTED ? 2 : 1);
+                if (game.phase === "waiting") waitingStatus();
+                break;
+              }
+              case M.MATCH_ENDED: {
+                if (r.u64() !== game.matchId) break;
+                const reason = r.str();
+                if (game.phase !== "over") { game.phase = "over"; status("The game ended: " + reason); }
+                showView();
+                break;
+              }
+            }
+          },
+        });
+        requestAnimationFrame(draw);
+        """#
+}

@@ -1,0 +1,82 @@
+/// What the web port's pages share: the document around each page's content, the index at
+/// `/`, and the style sheet.
+///
+/// No page has inline script or style: everything comes from this origin as files, so the
+/// pages' Content-Security-Policy (``WebSite/contentSecurityPolicy``) allows nothing inline.
+enum WebPages {
+    /// A game page: the header (its title, the connection and the player), then `main`, then
+    /// the native client (`/matchhost.js`) and the game's own `script`.
+    static func document(title: String, script: String, main: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(title) · MatchHost</title>
+        <link rel="stylesheet" href="/matchhost.css">
+        </head>
+        <body>
+        <header><h1><a href="/">MatchHost</a> · \(title)</h1><span id="connection" class="connecting">connecting</span><span id="player"></span></header>
+        \(main)
+        <script src="/matchhost.js"></script>
+        <script src="\(script)"></script>
+        </body>
+        </html>
+        """
+    }
+
+    /// `/`: the games a browser can play here.
+    static let index = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>MatchHost</title>
+        <link rel="stylesheet" href="/matchhost.css">
+        </head>
+        <body>
+        <header><h1>MatchHost</h1></header>
+        <p>Games to play in this browser, against anyone on this server: in another browser, a terminal (<code>matchhost play</code>), or a bot.</p>
+        <ul id="games">
+          <li><a href="/disks">Disks</a>: the server spawns disks; tap them before the others do. 2 to 16 players, live lobby of open games.</li>
+          <li><a href="/fourinarow">Four in a Row</a>: turn-based, for two; every move saved on the server before it counts.</li>
+        </ul>
+        </body>
+        </html>
+        """
+
+    /// `/matchhost.css`.
+    static let style = """
+        body { font-family: system-ui, sans-serif; margin: 1.5rem auto; max-width: 40rem; padding: 0 1rem; color: #222; }
+        header { display: flex; align-items: baseline; gap: 1rem; flex-wrap: wrap; }
+        h1 { font-size: 1.4rem; margin: 0; }
+        h1 a { color: inherit; text-decoration: none; }
+        h2 { font-size: 1.1rem; }
+        #games li { margin: .5rem 0; }
+        #connection { font-size: .85rem; padding: .1rem .5rem; border-radius: .6rem; background: #eee; }
+        #connection.connected { background: #d8f3dc; }
+        #connection.reconnecting, #connection.connecting { background: #fff3bf; }
+        #connection.closed { background: #ffd6d6; }
+        #menu { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; margin: 1rem 0; }
+        button, select { font-size: 1rem; padding: .4rem .9rem; }
+        input { font-size: 1rem; padding: .35rem; width: 9rem; }
+        #code { width: 7rem; text-transform: uppercase; }
+        #status { min-height: 1.4rem; font-weight: 600; }
+        #invite code { font-size: 1.2rem; }
+        .you { font-weight: 600; }
+        table#board { border-collapse: separate; border-spacing: 4px; background: #1d4ed8; border-radius: 8px; margin: 1rem 0; }
+        table#board td { width: 2.6rem; height: 2.6rem; border-radius: 50%; background: #f8fafc; cursor: pointer; }
+        table#board td.seat0 { background: #ef4444; }
+        table#board td.seat1 { background: #facc15; }
+        table#board td.line { box-shadow: 0 0 0 4px #16a34a inset; }
+        table#board.waiting td { cursor: default; }
+        canvas#board { width: 100%; max-width: 600px; aspect-ratio: 1; background: #f1f5f9; border-radius: 8px; touch-action: none; cursor: crosshair; }
+        #lobby { padding-left: 1.2rem; }
+        #lobby li { margin: .3rem 0; }
+        #lobby .seats { color: #555; }
+        #scores { font-weight: 600; }
+        #clock { font-variant-numeric: tabular-nums; }
+        """
+}
