@@ -52,7 +52,7 @@ public struct ServerConfiguration: Sendable, Hashable {
 
     /// The native protocol's port (`--port`, default 7355; 0 picks a free port).
     public var port: Int = 7355
-    /// The web port: the native protocol over a WebSocket at `/native`, and the browser client
+    /// The web port: the native protocol over a WebSocket at `/native`, and the browser clients
     /// at `/` (`--web-port`; `matchhost serve` binds 7357 unless `--no-web`). Nil (the default
     /// here) binds none; 0 picks a free port. Its connections count with the native port's
     /// against ``maxConnections`` and ``maxConnectionsPerAddress``.

@@ -214,10 +214,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("web-port"),
-        help: "Port of the browser client (/) and of the native protocol over a WebSocket (/native); 0 picks a free port. Its connections count with --port's against --max-connections.")
+        help: "Port of the browser clients (/) and of the native protocol over a WebSocket (/native); 0 picks a free port. Its connections count with --port's against --max-connections.")
     var webPort = 7357
 
-    @Flag(name: .customLong("no-web"), help: "Serve no browser client and no WebSocket.")
+    @Flag(name: .customLong("no-web"), help: "Serve no browser clients and no WebSocket.")
     var noWeb = false
 
     func validate() throws {

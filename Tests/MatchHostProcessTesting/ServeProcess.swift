@@ -15,7 +15,7 @@ public final class ServeProcess: @unchecked Sendable {
     public let catRacePort: Int
     /// The port of its admin HTTP endpoints; nil when started with `--no-admin`.
     public let adminPort: Int?
-    /// Its web port (the browser client and the WebSocket); nil when started with `--no-web`.
+    /// Its web port (the browser clients and the WebSocket); nil when started with `--no-web`.
     public let webPort: Int?
     /// Everything it writes to stderr, once it has ended; `nil` unless the log was captured.
     private let log: OutputReader?

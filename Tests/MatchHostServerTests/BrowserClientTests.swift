@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostCore
 import MatchHostProcessTesting
 import MatchHostWire
 import NIOConcurrencyHelpers
@@ -15,24 +16,58 @@ final class DevToolsPage: Sendable {
     private let channel: any Channel
     private let replies: AsyncStream<String>
     private let nextID = NIOLockedValueBox(1)
+    private let reported: NIOLockedValueBox<[String]>
 
-    private init(process: ChildProcess, profile: URL, channel: any Channel, replies: AsyncStream<String>) {
+    private init(process: ChildProcess, profile: URL, channel: any Channel, replies: AsyncStream<String>, reported: NIOLockedValueBox<[String]>) {
         self.process = process
         self.profile = profile
         self.channel = channel
         self.replies = replies
+        self.reported = reported
     }
 
-    /// The DevTools side of the WebSocket: text messages in, as they come.
+    /// What went wrong in the page since it was opened: uncaught exceptions, `console.error`,
+    /// and errors the browser logged (a script or style the Content-Security-Policy blocked, a
+    /// file that failed to load).
+    var problems: [String] { self.reported.withLockedValue { $0 } }
+
+    /// The DevTools side of the WebSocket: text messages in, as they come; the page's problems
+    /// noted as they are reported.
     private final class Replies: ChannelDuplexHandler {
         typealias InboundIn = WebSocketFrame
         typealias OutboundIn = String
         typealias OutboundOut = WebSocketFrame
         let continuation: AsyncStream<String>.Continuation
-        init(continuation: AsyncStream<String>.Continuation) { self.continuation = continuation }
+        let reported: NIOLockedValueBox<[String]>
+        init(continuation: AsyncStream<String>.Continuation, reported: NIOLockedValueBox<[String]>) {
+            self.continuation = continuation
+            self.reported = reported
+        }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let frame = Self.unwrapInboundIn(data)
-            if frame.opcode == .text { self.continuation.yield(String(buffer: frame.data)) }
+            guard frame.opcode == .text else { return }
+            let text = String(buffer: frame.data)
+            if let problem = Self.problem(in: text) { self.reported.withLockedValue { $0.append(problem) } }
+            self.continuation.yield(text)
+        }
+        private static func problem(in text: String) -> String? {
+            guard let event = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                let parameters = event["params"] as? [String: Any]
+            else { return nil }
+            switch event["method"] as? String {
+            case "Runtime.exceptionThrown":
+                let details = parameters["exceptionDetails"] as? [String: Any]
+                return "exception: \((details?["exception"] as? [String: Any])?["description"] ?? details?["text"] ?? "?")"
+            case "Runtime.consoleAPICalled" where parameters["type"] as? String == "error":
+                return "console.error: \((parameters["args"] as? [[String: Any]])?.map { "\($0["value"] ?? $0["description"] ?? "")" } ?? [])"
+            case "Log.entryAdded":
+                guard let entry = parameters["entry"] as? [String: Any], entry["level"] as? String == "error" else { return nil }
+                // A browser asks for a favicon of its own accord; the site has none.
+                if (entry["url"] as? String)?.hasSuffix("/favicon.ico") == true { return nil }
+                return "logged: \(entry["text"] ?? "?") \(entry["url"] ?? "")"
+            default:
+                return nil
+            }
         }
         func channelInactive(context: ChannelHandlerContext) { self.continuation.finish() }
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -41,7 +76,8 @@ final class DevToolsPage: Sendable {
         }
     }
 
-    /// Starts a browser of its own (a new profile: no stored identity) on `url`.
+    /// Starts a browser of its own (a new profile: no stored identity) on a blank page, starts
+    /// noting the page's problems, then goes to `url`.
     static func open(_ url: String, group: any EventLoopGroup) async throws -> DevToolsPage {
         let browser = try #require(HeadlessBrowser.path, "no chromium")
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devtools-\(UUID().uuidString)")
@@ -51,7 +87,7 @@ final class DevToolsPage: Sendable {
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)",
                 // Tall enough that a Disks board is wholly in view, where a click can reach it.
                 "--window-size=800,1400",
-                "--remote-debugging-port=0", url,
+                "--remote-debugging-port=0", "about:blank",
             ],
             standardOutput: .discard, standardError: .discard)
         do {
@@ -72,15 +108,19 @@ final class DevToolsPage: Sendable {
             var target: Target?
             while target == nil, ContinuousClock.now < deadline {
                 let list = try await httpGet("/json/list", port: devTools, group: group)
-                target = (try? JSONDecoder().decode([Target].self, from: Data(list.body.utf8)))?.first { $0.type == "page" && $0.url.hasPrefix(url.prefix(20)) }
+                target = (try? JSONDecoder().decode([Target].self, from: Data(list.body.utf8)))?.first { $0.type == "page" && $0.url == "about:blank" }
                 if target == nil { try await Task.sleep(for: .milliseconds(50)) }
             }
             let socket = try #require(target?.webSocketDebuggerUrl.flatMap(URL.init(string:)), "no page target")
             let (replies, continuation) = AsyncStream<String>.makeStream()
+            let reported = NIOLockedValueBox<[String]>([])
             let (channel, _) = try await openWebSocket(port: devTools, group: group, path: socket.path, origin: nil) { channel in
-                try channel.pipeline.syncOperations.addHandler(Replies(continuation: continuation))
+                try channel.pipeline.syncOperations.addHandler(Replies(continuation: continuation, reported: reported))
             }
-            return DevToolsPage(process: process, profile: profile, channel: channel, replies: replies)
+            let page = DevToolsPage(process: process, profile: profile, channel: channel, replies: replies, reported: reported)
+            for domain in ["Runtime", "Log", "Page"] { _ = try await page.call("\(domain).enable", [:]) }
+            _ = try await page.call("Page.navigate", ["url": url])
+            return page
         } catch {
             process.terminate()
             try? FileManager.default.removeItem(at: profile)
@@ -88,7 +128,7 @@ final class DevToolsPage: Sendable {
         }
     }
 
-    /// Calls a DevTools `method`; returns its result.
+    /// Calls a DevTools `method`; returns its result (within 30 seconds, or throws).
     private func call(_ method: String, _ parameters: [String: Any]) async throws -> [String: Any] {
         let id = self.nextID.withLockedValue { value in
             defer { value += 1 }
@@ -97,12 +137,26 @@ final class DevToolsPage: Sendable {
         let call: [String: Any] = ["id": id, "method": method, "params": parameters]
         let text = String(decoding: try JSONSerialization.data(withJSONObject: call), as: UTF8.self)
         try await self.channel.writeAndFlush(text)
-        for await reply in self.replies {
-            guard let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], object["id"] as? Int == id else { continue }
-            if let error = object["error"] { throw TestClientError.unexpected("\(method): \(error)") }
-            return object["result"] as? [String: Any] ?? [:]
+        let reply = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                for await reply in self.replies {
+                    let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+                    if object?["id"] as? Int == id { return reply }
+                }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
         }
-        throw TestClientError.unexpected("DevTools closed")
+        guard let reply, let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any] else {
+            throw TestClientError.unexpected("\(method): no answer from DevTools")
+        }
+        if let error = object["error"] { throw TestClientError.unexpected("\(method): \(error)") }
+        return object["result"] as? [String: Any] ?? [:]
     }
 
     /// Evaluates `expression` in the page; returns its value (a string, the expression's
@@ -206,6 +260,7 @@ final class DevToolsPage: Sendable {
               document.querySelectorAll('td.line').length, document.getElementById('connection').textContent])
             """
         #expect(try await page.waitFor(board, toBe: #"["over","You lost (four in a row)",4,3,4,"connected"]"#) == #"["over","You lost (four in a row)",4,3,4,"connected"]"#)
+        #expect(page.problems.isEmpty, "\(page.problems)")
         await page.close()
         await red.close()
         await server.stop(with: SIGTERM)
@@ -243,6 +298,7 @@ final class DevToolsPage: Sendable {
         let playing = try await host.nextDisksState(in: beta.matchID) { $0.phase == .playing }
         let browserPlayer = try #require(playing.scores.first { $0.seat == 1 }?.playerID)
         #expect(try await page.waitFor("document.getElementById('board').dataset.phase", toBe: "playing") == "playing")
+        #expect(try await page.evaluate("document.getElementById('matchName').textContent") == "Game \(beta.matchID) · beta")
 
         // Where a board point is on the screen.
         let bounds = try await page.evaluate("JSON.stringify(document.getElementById('board').getBoundingClientRect())")
@@ -290,8 +346,28 @@ final class DevToolsPage: Sendable {
         let seen = #"["You won (score limit)","over",["\#(hostLogin.playerID.prefix(8)): 0","\#(browserPlayer.prefix(8)) (you): 3"],"Back to the lobby"]"#
         #expect(try await page.waitFor(view, toBe: seen) == seen)
 
-        // Back in the lobby, a quick match for two meets the host's ticket.
-        _ = try await page.evaluate("document.getElementById('leave').click(), document.getElementById('size').value = '2', document.getElementById('quick').click(), 'clicked'")
+        // Back in the lobby, a code of another game's match: the seat is taken, and the page
+        // says where that game is played instead of showing it as Disks.
+        let lobbyShown = "String(document.getElementById('gameView').hidden && !document.getElementById('lobbyView').hidden)"
+        _ = try await page.evaluate("document.getElementById('leave').click(), 'clicked'")
+        #expect(try await page.waitFor(lobbyShown, toBe: "true") == "true")
+        let fourInARow = try #require(try await host.ask(.createMatch(mode: "fourinarow", maxPlayers: 2, label: "", isPrivate: true)).joined)
+        _ = try await page.evaluate(
+            "document.getElementById('code').value = \(jsonStringLiteral(fourInARow.inviteCode)), document.getElementById('join').click(), 'clicked'")
+        let elsewhere = "JSON.stringify([document.getElementById('note').textContent, document.querySelector('#note a')?.getAttribute('href')])"
+        let fourInARowNote = #"["You have a seat in a game of Four in a Row: play it there.","/fourinarow"]"#
+        #expect(try await page.waitFor(elsewhere, toBe: fourInARowNote) == fourInARowNote)
+        #expect(try await page.evaluate(lobbyShown) == "true")
+
+        // Quick match: queued, only cancelling is possible; cancelled; queued again, it meets the
+        // host's ticket.
+        let quick = "JSON.stringify([document.getElementById('quick').textContent, document.getElementById('create').disabled])"
+        _ = try await page.evaluate("document.getElementById('size').value = '2', document.getElementById('quick').click(), 'clicked'")
+        #expect(try await page.waitFor(quick, toBe: #"["Cancel quick match",true]"#) == #"["Cancel quick match",true]"#)
+        _ = try await page.evaluate("document.getElementById('quick').click(), 'clicked'")
+        #expect(try await page.waitFor(quick, toBe: #"["Quick match",false]"#) == #"["Quick match",false]"#)
+        _ = try await page.evaluate("document.getElementById('quick').click(), 'clicked'")
+        #expect(try await page.waitFor(quick, toBe: #"["Cancel quick match",true]"#) == #"["Cancel quick match",true]"#)
         _ = try await host.ask(.matchmake(NativeTicketRequest(mode: "disks", minPlayers: 2, maxPlayers: 2)))
         let matched = try await host.nextMessage(matching: "MATCHMAKER_MATCHED") { if case .matchmakerMatched = $0 { true } else { false } }
         guard case .matchmakerMatched(_, let match) = matched else { throw TestClientError.unexpected("\(matched)") }
@@ -299,6 +375,20 @@ final class DevToolsPage: Sendable {
         _ = try await host.nextDisksState(in: match.matchID) { $0.phase == .playing }
         #expect(try await page.waitFor("document.getElementById('board').dataset.phase", toBe: "playing") == "playing")
 
+        // A reload is the same player, back in the game; Leave takes it out, back to the lobby.
+        _ = try await page.evaluate("location.reload(), 'reloading'")
+        func presence(_ change: NativePresenceChange) async throws -> NativeServerMessage {
+            try await host.nextMessage(matching: "PRESENCE \(change)") {
+                if case .presence(match.matchID, browserPlayer, change, _) = $0 { true } else { false }
+            }
+        }
+        _ = try await presence(.reconnected)
+        #expect(try await page.waitFor("document.getElementById('board').dataset.phase", toBe: "playing") == "playing")
+        _ = try await page.evaluate("document.getElementById('leave').click(), 'clicked'")
+        #expect(try await presence(.left) == .presence(matchID: match.matchID, playerID: browserPlayer, change: .left, reason: .asked))
+        #expect(try await page.waitFor(lobbyShown, toBe: "true") == "true")
+
+        #expect(page.problems.isEmpty, "\(page.problems)")
         await page.close()
         await host.close()
         await server.stop(with: SIGTERM)

@@ -53,7 +53,9 @@ enum WebClientScript {
         const M = { REQUEST: 0x20, MATCH_INPUT: 0x22, RESPONSE: 0x40, REQUEST_ERROR: 0x41, PRESENCE: 0x42, MATCH_ENDED: 0x44,
                     MATCH_EVENT: 0x45, LOBBY_UPDATE: 0x46, MATCHMAKER_MATCHED: 0x47, TICKET_CANCELLED: 0x49, MATCH_RESUMED: 0x4A };
         /// Request kinds.
-        const R = { CREATE_MATCH: 1, JOIN_MATCH: 2, LEAVE_MATCH: 3, SUBSCRIBE_LOBBY: 5, JOIN_BY_CODE: 7, MATCHMAKE: 8 };
+        const R = { CREATE_MATCH: 1, JOIN_MATCH: 2, LEAVE_MATCH: 3, SUBSCRIBE_LOBBY: 5, JOIN_BY_CODE: 7, MATCHMAKE: 8, CANCEL_TICKET: 9 };
+        /// REQUEST_ERROR codes a page acts on.
+        const RE = { NOT_IN_MATCH: 105, NO_SUCH_TICKET: 110 };
         /// PRESENCE changes.
         const P = { JOINED: 1, DISCONNECTED: 2, RECONNECTED: 3, LEFT: 4 };
         const E = { UNSUPPORTED_VERSION: 1, UNKNOWN_GAME: 2, AUTHENTICATION_FAILED: 5, SESSION_NOT_FOUND: 8, RESUME_REFUSED: 9,
@@ -250,7 +252,12 @@ enum WebClientScript {
 
         // ---- What every game page shows of the connection.
         const $ = (id) => document.getElementById(id);
-        let me = null;
+        /// The signed-in player's id; whether the connection has given up for good.
+        let me = null, closed = false;
+        /// The page's queued MATCHMAKE ticket: its id, or null.
+        let ticket = null;
+        /// The games with a page here, by mode.
+        const PAGES = { disks: "Disks", fourinarow: "Four in a Row" };
 
         function status(text) { $("status").textContent = text; }
         /// What happened just now (a refusal, an error, a player away), beside the status line.
@@ -266,6 +273,29 @@ enum WebClientScript {
           return { matchId, mode, label, capacity, players, inviteCode: r.str() };
         }
 
+        /// Says where a match of another game than this page's is played: the player has a seat
+        /// there (a game going in another tab, a code of another game), which this page cannot show.
+        function elsewhere(joined) {
+          const name = PAGES[joined.mode];
+          if (!name) return note("You have a seat in a " + joined.mode + " match (" + joined.matchId + "), which no page here plays.");
+          const link = Object.assign(document.createElement("a"), { href: "/" + joined.mode, textContent: name });
+          $("note").replaceChildren("You have a seat in a game of ", link, ": play it there.");
+        }
+
+        /// Queues a MATCHMAKE ticket for `mode` (no properties, no query, alone), or cancels the
+        /// queued one; `changed` runs when the ticket comes or goes.
+        function toggleMatchmaking(connection, mode, minPlayers, maxPlayers, changed) {
+          if (ticket !== null) {
+            connection.request(R.CANCEL_TICKET, new Writer().str(ticket).done(), () => { ticket = null; changed(); }, (error) => {
+              // Matched meanwhile: MATCHMAKER_MATCHED is on its way.
+              if (error.code !== RE.NO_SUCH_TICKET) failed(error);
+            });
+            return;
+          }
+          const fields = new Writer().str(mode).u8(minPlayers).u8(maxPlayers).u8(0).u8(0).u8(0).str("").done();
+          connection.request(R.MATCHMAKE, fields, (r) => { ticket = r.str(); changed(); }, failed);
+        }
+
         /// Shows an invite code and the link that joins by it (this page with `?join=CODE`).
         function showInvite(code) {
           $("invite").hidden = code === "";
@@ -276,23 +306,26 @@ enum WebClientScript {
           $("inviteLink").href = link;
         }
 
-        /// Signs in and keeps the header true. `page.controls` are the ids of the buttons that
-        /// need a connection; `page.signedIn(first)` runs after every new session (`first` only
-        /// for the page's first), `page.message(type, reader)` for every message not an answer.
+        /// Signs in and keeps the header true. `page.signedIn(first)` runs after every new session
+        /// (`first` only for the page's first; the last session's tickets and seats are not
+        /// this one's, and MATCH_RESUMED follows for each seat the player still has),
+        /// `page.controls()` when what the player may do changed, `page.message(type, reader)`
+        /// for every message not an answer.
         function connect(page) {
           let first = true;
           const connection = new NativeConnection({
             authenticated(playerId) {
               me = playerId;
+              ticket = null;
               $("player").replaceChildren("you are ", Object.assign(document.createElement("span"), { className: "you", textContent: playerId.slice(0, 8) }));
               connectionState("connected", "connected");
-              for (const id of page.controls) $(id).disabled = false;
               page.signedIn(first);
               first = false;
+              page.controls();
             },
             resumed() { connectionState("connected", "connected"); },
             reconnecting() { connectionState("reconnecting", "reconnecting…"); },
-            closed() { connectionState("closed", "disconnected"); for (const id of page.controls) $(id).disabled = true; },
+            closed() { closed = true; connectionState("closed", "disconnected"); page.controls(); },
             serverError(code, message) {
               if (code === E.SESSION_REPLACED) note("This player signed in elsewhere (another tab?); reload to play here.");
               else if (code !== E.SESSION_NOT_FOUND) note(message);

@@ -7,7 +7,7 @@ enum WebDisksPage {
         title: "Disks", script: "/disks.js",
         main: """
             <section id="menu">
-              <label>Players <select id="size"><option>2</option><option>3</option><option selected>4</option><option>6</option><option>8</option></select></label>
+              <label>Players <select id="size"><option>2</option><option>3</option><option selected>4</option><option>6</option><option>8</option><option>12</option><option>16</option></select></label>
               <button id="quick" disabled>Quick match</button>
               <input id="label" maxlength="40" placeholder="name (optional)" autocomplete="off"> <button id="create" disabled>New game</button>
               <button id="private" disabled>Play friends</button>
@@ -22,7 +22,7 @@ enum WebDisksPage {
             </section>
             <section id="gameView" hidden>
               <p id="invite" hidden>Invite code <code id="inviteCode"></code>: your friends enter it, or open <a id="inviteLink"></a></p>
-              <p><span id="clock"></span> <button id="leave">Leave</button></p>
+              <p><span id="matchName"></span> <span id="clock"></span> <button id="leave">Leave</button></p>
               <canvas id="board" width="600" height="600" data-phase="none"></canvas>
               <ol id="scores"></ol>
             </section>
@@ -44,6 +44,8 @@ enum WebDisksPage {
         const canvas = $("board"), pen = canvas.getContext("2d");
 
         function inMatch() { return game.matchId !== null && game.phase !== "over"; }
+        /// Whether the player may start or join a game now.
+        function free() { return me !== null && !closed && !inMatch() && ticket === null; }
 
         function showLobby() {
           const list = $("lobby");
@@ -53,7 +55,7 @@ enum WebDisksPage {
             item.dataset.match = String(matchId);
             const name = Object.assign(document.createElement("span"), { className: "label", textContent: entry.label || "game " + matchId });
             const seats = Object.assign(document.createElement("span"), { className: "seats", textContent: entry.players + " of " + entry.capacity });
-            const join = Object.assign(document.createElement("button"), { textContent: "Join", disabled: !entry.joinable || inMatch() || !me });
+            const join = Object.assign(document.createElement("button"), { textContent: "Join", disabled: !entry.joinable || !free() });
             join.onclick = () => joinMatch(matchId);
             item.append(name, " ", seats, " ", join);
             list.append(item);
@@ -73,14 +75,26 @@ enum WebDisksPage {
           }
         }
 
+        /// What the player may do: start or join a game when in none and not matchmaking;
+        /// while matchmaking, only cancel it.
+        function controls() {
+          const usable = me !== null && !closed;
+          $("quick").disabled = !usable || inMatch();
+          $("quick").textContent = ticket !== null ? "Cancel quick match" : "Quick match";
+          for (const id of ["create", "private", "join"]) $(id).disabled = !free();
+          for (const button of document.querySelectorAll("#lobby button")) {
+            button.disabled = !free() || !lobby.get(BigInt(button.parentElement.dataset.match))?.joinable;
+          }
+        }
+
+        /// The game or the lobby, whichever the player is in.
         function showView() {
           const playing = game.matchId !== null;
           $("lobbyView").hidden = playing;
           $("gameView").hidden = !playing;
           canvas.dataset.phase = game.phase;
           $("leave").textContent = inMatch() ? "Leave" : "Back to the lobby";
-          for (const id of ["quick", "create", "private", "join"]) $(id).disabled = inMatch() || !me;
-          showLobby();
+          controls();
         }
 
         function waitingStatus() {
@@ -90,9 +104,11 @@ enum WebDisksPage {
 
         function enter(r) {
           const joined = readJoined(r);
+          if (joined.mode !== "disks") return elsewhere(joined);
           Object.assign(game, { matchId: joined.matchId, phase: "waiting", capacity: joined.capacity, seat: null, disks: new Map(),
                                 fading: [], misses: [], scores: [], timeLeft: 0 });
           game.present = new Map(joined.players.map(({ id, presence }) => [id, presence]));
+          $("matchName").textContent = "Game " + joined.matchId + (joined.label ? " · " + joined.label : "");
           showInvite(joined.inviteCode);
           note("");
           waitingStatus();
@@ -117,6 +133,20 @@ enum WebDisksPage {
 
         function clock(timeLeftMs) { game.timeLeft = timeLeftMs; game.timeLeftAt = performance.now(); }
 
+        function gameOver(r) {
+          const reason = r.u8(), winners = [];
+          for (let i = r.u8(); i > 0; i--) winners.push(r.u8());
+          game.scores = readScores(r);
+          game.phase = "over";
+          game.disks = new Map();
+          clock(0);
+          const why = ["", "score limit", "time is up", "the others left"][reason] || "";
+          const names = winners.map((seat) => (game.scores.find((entry) => entry.seat === seat) || { id: "seat " + seat }).id.slice(0, 8));
+          const result = winners.length === 0 ? "Nobody won" : winners.includes(game.seat) ? (winners.length > 1 ? "You tied for the win" : "You won")
+            : "You lost: " + names.join(" and ") + " won";
+          status(result + (why ? " (" + why + ")" : ""));
+        }
+
         function gameEvent(r) {
           const now = performance.now();
           switch (r.u8()) {
@@ -133,6 +163,7 @@ enum WebDisksPage {
               game.phase = ["waiting", "playing", "over"][phase] || "waiting";
               if (game.phase === "waiting") waitingStatus();
               if (game.phase === "playing") { $("invite").hidden = true; status("Tap the disks! First to " + game.scoreLimit + " wins."); }
+              if (game.phase === "over") status("The game is over.");
               break;
             }
             case 2: {  // TICK
@@ -144,30 +175,18 @@ enum WebDisksPage {
                 if (disk) game.fading.push({ ...disk, seat, at: now });
                 game.disks.delete(diskId);
                 const entry = game.scores.find((entry) => entry.seat === seat);
-                if (entry) entry.score = score;
+                if (entry) entry.score = score; else game.scores.push({ seat, id: "seat " + seat, score });
               }
               if (lists & 4) for (let i = r.u8(); i > 0; i--) game.disks.delete(r.u32());
+              if (!(lists & 2)) return;  // the scores and the view are as they were
               break;
             }
-            case 3: {  // GAME_OVER
-              const reason = r.u8(), winners = [];
-              for (let i = r.u8(); i > 0; i--) winners.push(r.u8());
-              game.scores = readScores(r);
-              game.phase = "over";
-              game.disks = new Map();
-              clock(0);
-              const why = ["", "score limit", "time is up", "the others left"][reason] || "";
-              const names = winners.map((seat) => (game.scores.find((entry) => entry.seat === seat) || { id: "seat " + seat }).id.slice(0, 8));
-              const result = winners.length === 0 ? "Nobody won" : winners.includes(game.seat) ? (winners.length > 1 ? "You tied for the win" : "You won")
-                : "You lost: " + names.join(" and ") + (winners.length > 1 ? " won" : " won");
-              status(result + (why ? " (" + why + ")" : ""));
-              break;
-            }
+            case 3: gameOver(r); break;  // GAME_OVER
             case 4: {  // TAP_MISSED
               const x = r.u16(), y = r.u16(), reason = r.u8();
               game.misses.push({ x, y, at: now });
               note(["", "Missed: no disk there", "Too late: someone hit it first", "Not playing yet"][reason] || "Missed");
-              break;
+              return;
             }
           }
           showScores();
@@ -241,10 +260,12 @@ enum WebDisksPage {
         }
 
         function quickMatch() {
-          status("Looking for players…");
-          // MATCHMAKE disks, 2 to the chosen size, no properties or clauses, alone.
-          const size = Number($("size").value);
-          connection.request(R.MATCHMAKE, new Writer().str("disks").u8(2).u8(size).u8(0).u8(0).u8(0).str("").done(), () => {}, failed);
+          const queuing = ticket === null;
+          // 2 to the chosen number of players.
+          toggleMatchmaking(connection, "disks", 2, Number($("size").value), () => {
+            if (game.matchId === null) status(queuing ? "Looking for players…" : "Join an open game, start one, or get a quick match.");
+            controls();
+          });
         }
 
         function lobbyUpdate(r) {
@@ -262,31 +283,46 @@ enum WebDisksPage {
         $("joinForm").onsubmit = (event) => { event.preventDefault(); joinCode($("code").value); };
         $("leave").onclick = () => {
           if (!inMatch()) return leaveView();
-          connection.request(R.LEAVE_MATCH, new Writer().u64(game.matchId).done(), leaveView, failed);
+          connection.request(R.LEAVE_MATCH, new Writer().u64(game.matchId).done(), leaveView, (error) => {
+            // The seat is gone already (the match ended, or the grace ran out): so is the game.
+            if (error.code === RE.NOT_IN_MATCH) leaveView(); else failed(error);
+          });
         };
 
         const connection = connect({
-          controls: ["quick", "create", "private", "join"],
+          controls,
           signedIn(first) {
-            // A new session follows no lobby yet: what the last one was told is stale.
+            // A new session follows no lobby yet: what the last one was told is stale. Its
+            // seat, if the player still has one, comes back with MATCH_RESUMED, next.
             lobby.clear();
             $("lobby").dataset.live = "false";
             connection.request(R.SUBSCRIBE_LOBBY, new Writer().str("disks").done(), () => { $("lobby").dataset.live = "true"; showLobby(); }, failed);
-            if (game.matchId === null) status("Join an open game, start one, or get a quick match.");
-            showView();
+            leaveView();
             if (first && params.get("join")) joinCode(params.get("join"));
           },
           message(type, r) {
             switch (type) {
               case M.LOBBY_UPDATE: lobbyUpdate(r); break;
-              case M.MATCHMAKER_MATCHED: r.str(); enter(r); break;
-              case M.TICKET_CANCELLED: r.str(); if (!inMatch()) status("Matchmaking stopped: " + r.str()); break;
+              case M.MATCHMAKER_MATCHED: r.str(); ticket = null; enter(r); break;
+              case M.TICKET_CANCELLED: {
+                if (r.str() !== ticket) break;
+                ticket = null;
+                if (!inMatch()) status("Matchmaking stopped: " + r.str());
+                controls();
+                break;
+              }
               case M.MATCH_RESUMED: enter(r); break;
               case M.MATCH_EVENT: if (r.u64() === game.matchId) gameEvent(new Reader(r.data())); break;
               case M.PRESENCE: {
                 if (r.u64() !== game.matchId) break;
                 const who = r.str(), change = r.u8();
                 if (change === P.LEFT) game.present.delete(who); else game.present.set(who, change === P.DISCONNECTED ? 2 : 1);
+                // A player taking a seat during play gets STATE; the others learn of its seat here:
+                // seats are numbered in the order they are taken, and the scores list them all.
+                if (change === P.JOINED && game.scores.length > 0 && !game.scores.some(({ id }) => id === who)) {
+                  game.scores.push({ seat: game.scores.length, id: who, score: 0 });
+                  showScores();
+                }
                 if (game.phase === "waiting") waitingStatus();
                 break;
               }

@@ -55,6 +55,7 @@ enum WebFourInARowPage {
 
         function enter(r) {
           const joined = readJoined(r);
+          if (joined.mode !== "fourinarow") return elsewhere(joined);
           Object.assign(game, { matchId: joined.matchId, seat: null, cells: new Array(42).fill(0), phase: "waiting", toMove: 255, nextMove: 1, players: [], line: [] });
           showInvite(joined.inviteCode);
           status("Waiting for the other player…");
@@ -117,10 +118,21 @@ enum WebFourInARowPage {
           show();
         }
 
+        /// What the player may do: anything while signed in, but only cancel while matchmaking.
+        function controls() {
+          const usable = me !== null && !closed;
+          $("quick").disabled = !usable;
+          $("quick").textContent = ticket !== null ? "Cancel quick match" : "Quick match";
+          for (const id of ["create", "join"]) $(id).disabled = !usable || ticket !== null;
+        }
+
         function quickMatch() {
-          status("Looking for an opponent…");
-          // MATCHMAKE fourinarow, 2 players, no properties or clauses, alone.
-          connection.request(R.MATCHMAKE, new Writer().str("fourinarow").u8(2).u8(2).u8(0).u8(0).u8(0).str("").done(), () => {}, failed);
+          const queuing = ticket === null;
+          toggleMatchmaking(connection, "fourinarow", 2, 2, () => {
+            if (queuing) status("Looking for an opponent…");
+            else if (game.phase === "none" || game.phase === "over") status("Matchmaking cancelled.");
+            controls();
+          });
         }
 
         function joinCode(code) {
@@ -136,8 +148,14 @@ enum WebFourInARowPage {
         $("joinForm").onsubmit = (event) => { event.preventDefault(); joinCode($("code").value); };
 
         const connection = connect({
-          controls: ["quick", "create", "join"],
+          controls,
           signedIn(first) {
+            // A game going is this session's only if MATCH_RESUMED (next) says so.
+            if (!first && (game.phase === "waiting" || game.phase === "playing")) {
+              Object.assign(game, { matchId: null, phase: "none", toMove: 255 });
+              $("invite").hidden = true;
+              show();
+            }
             if (game.phase === "none") status("Start a quick match, or play a friend.");
             if (!first) return;
             if (params.get("join")) joinCode(params.get("join"));
@@ -145,8 +163,13 @@ enum WebFourInARowPage {
           },
           message(type, r) {
             switch (type) {
-              case M.MATCHMAKER_MATCHED: r.str(); note(""); enter(r); break;
-              case M.TICKET_CANCELLED: r.str(); if (game.phase === "none" || game.phase === "over") status("Matchmaking stopped: " + r.str()); break;
+              case M.MATCHMAKER_MATCHED: r.str(); ticket = null; controls(); note(""); enter(r); break;
+              case M.TICKET_CANCELLED: {
+                if (r.str() !== ticket) break;
+                ticket = null; controls();
+                if (game.phase === "none" || game.phase === "over") status("Matchmaking stopped: " + r.str());
+                break;
+              }
               case M.MATCH_RESUMED: enter(r); break;
               case M.MATCH_EVENT: if (r.u64() === game.matchId) gameEvent(new Reader(r.data())); break;
               case M.PRESENCE: {

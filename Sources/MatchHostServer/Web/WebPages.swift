@@ -77,6 +77,6 @@ enum WebPages {
         #lobby li { margin: .3rem 0; }
         #lobby .seats { color: #555; }
         #scores { font-weight: 600; }
-        #clock { font-variant-numeric: tabular-nums; }
+        #clock { font-variant-numeric: tabular-nums; margin: 0 1rem; }
         """
 }
