@@ -8,15 +8,7 @@ enum WebPages {
     /// the native client (`/matchhost.js`) and the game's own `script`.
     static func document(title: String, script: String, main: String) -> String {
         """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(title) · MatchHost</title>
-        <link rel="stylesheet" href="/matchhost.css">
-        </head>
-        <body>
+        \(Self.head(title: "\(title) · MatchHost"))
         <header><h1><a href="/">MatchHost</a> · \(title)</h1><span id="connection" class="connecting">connecting</span><span id="player"></span></header>
         \(main)
         <script src="/matchhost.js"></script>
@@ -28,15 +20,7 @@ enum WebPages {
 
     /// `/`: the games a browser can play here.
     static let index = """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>MatchHost</title>
-        <link rel="stylesheet" href="/matchhost.css">
-        </head>
-        <body>
+        \(Self.head(title: "MatchHost"))
         <header><h1>MatchHost</h1></header>
         <p>Games to play in this browser, against anyone on this server: in another browser, a terminal (<code>matchhost play</code>), or a bot.</p>
         <ul id="games">
@@ -46,6 +30,21 @@ enum WebPages {
         </body>
         </html>
         """
+
+    /// Every page's start, to its `<body>`.
+    private static func head(title: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(title)</title>
+        <link rel="stylesheet" href="/matchhost.css">
+        </head>
+        <body>
+        """
+    }
 
     /// `/matchhost.css`.
     static let style = """
