@@ -296,6 +296,15 @@ enum WebClientScript {
           connection.request(R.MATCHMAKE, fields, (r) => { ticket = r.str(); changed(); }, failed);
         }
 
+        /// Joins the private match of an invite `code`; `enter` gets its MATCH_JOINED.
+        function joinByCode(connection, code, enter) {
+          connection.request(R.JOIN_BY_CODE, new Writer().str(code.trim()).done(), (r) => {
+            // A reload finds the game through MATCH_RESUMED, not by joining again.
+            if (!BOT) history.replaceState(null, "", location.pathname);
+            enter(r);
+          }, failed);
+        }
+
         /// Shows an invite code and the link that joins by it (this page with `?join=CODE`).
         function showInvite(code) {
           $("invite").hidden = code === "";
@@ -310,7 +319,8 @@ enum WebClientScript {
         /// (`first` only for the page's first; the last session's tickets and seats are not
         /// this one's, and MATCH_RESUMED follows for each seat the player still has),
         /// `page.controls()` when what the player may do changed, `page.message(type, reader)`
-        /// for every message not an answer.
+        /// for every message not an answer: MATCHMAKER_MATCHED after its ticket id, and
+        /// TICKET_CANCELLED of the page's ticket only, at its reason (the ticket is gone by then).
         function connect(page) {
           let first = true;
           const connection = new NativeConnection({
@@ -330,7 +340,15 @@ enum WebClientScript {
               if (code === E.SESSION_REPLACED) note("This player signed in elsewhere (another tab?); reload to play here.");
               else if (code !== E.SESSION_NOT_FOUND) note(message);
             },
-            message: (type, r) => page.message(type, r),
+            message(type, r) {
+              if (type === M.MATCHMAKER_MATCHED || type === M.TICKET_CANCELLED) {
+                const id = r.str();
+                if (type === M.TICKET_CANCELLED && id !== ticket) return;
+                ticket = null;
+                page.controls();
+              }
+              page.message(type, r);
+            },
           });
           setInterval(() => connection.watch(), 250);
           return connection;

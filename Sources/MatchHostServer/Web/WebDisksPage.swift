@@ -36,6 +36,8 @@ enum WebDisksPage {
         const SEAT_COLORS = ["#b91c1c", "#1d4ed8", "#15803d", "#a16207", "#7e22ce", "#0f766e", "#be185d", "#4d7c0f"];
         /// How long a hit disk spins away, and a missed tap's mark stays, in milliseconds.
         const FADE = 450, MISS = 350;
+        /// The status line of a player in no game.
+        const IDLE = "Join an open game, start one, or get a quick match.";
         const game = { matchId: null, phase: "none", capacity: 0, present: new Map(), seat: null, board: { width: 1000, height: 1000 },
                        disks: new Map(), fading: [], misses: [], scores: [], timeLeftAt: 0, timeLeft: 0, scoreLimit: 0 };
         /// The open `disks` matches, by id (a BigInt), as the lobby last said.
@@ -119,7 +121,7 @@ enum WebDisksPage {
         function leaveView() {
           Object.assign(game, { matchId: null, phase: "none", disks: new Map(), fading: [], scores: [] });
           $("invite").hidden = true;
-          status("Join an open game, start one, or get a quick match.");
+          status(IDLE);
           showView();
         }
 
@@ -245,14 +247,6 @@ enum WebDisksPage {
           connection.request(R.JOIN_MATCH, new Writer().u64(matchId).done(), enter, failed);
         }
 
-        function joinCode(code) {
-          connection.request(R.JOIN_BY_CODE, new Writer().str(code.trim()).done(), (r) => {
-            // A reload finds the game through MATCH_RESUMED, not by joining again.
-            history.replaceState(null, "", location.pathname);
-            enter(r);
-          }, failed);
-        }
-
         function create(isPrivate) {
           const size = Number($("size").value);
           const label = isPrivate ? "" : $("label").value.trim();
@@ -263,7 +257,7 @@ enum WebDisksPage {
           const queuing = ticket === null;
           // 2 to the chosen number of players.
           toggleMatchmaking(connection, "disks", 2, Number($("size").value), () => {
-            if (game.matchId === null) status(queuing ? "Looking for players…" : "Join an open game, start one, or get a quick match.");
+            if (game.matchId === null) status(queuing ? "Looking for players…" : IDLE);
             controls();
           });
         }
@@ -280,7 +274,7 @@ enum WebDisksPage {
         $("quick").onclick = quickMatch;
         $("create").onclick = () => create(false);
         $("private").onclick = () => create(true);
-        $("joinForm").onsubmit = (event) => { event.preventDefault(); joinCode($("code").value); };
+        $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode(connection, $("code").value, enter); };
         $("leave").onclick = () => {
           if (!inMatch()) return leaveView();
           connection.request(R.LEAVE_MATCH, new Writer().u64(game.matchId).done(), leaveView, (error) => {
@@ -298,19 +292,13 @@ enum WebDisksPage {
             $("lobby").dataset.live = "false";
             connection.request(R.SUBSCRIBE_LOBBY, new Writer().str("disks").done(), () => { $("lobby").dataset.live = "true"; showLobby(); }, failed);
             leaveView();
-            if (first && params.get("join")) joinCode(params.get("join"));
+            if (first && params.get("join")) joinByCode(connection, params.get("join"), enter);
           },
           message(type, r) {
             switch (type) {
               case M.LOBBY_UPDATE: lobbyUpdate(r); break;
-              case M.MATCHMAKER_MATCHED: r.str(); ticket = null; enter(r); break;
-              case M.TICKET_CANCELLED: {
-                if (r.str() !== ticket) break;
-                ticket = null;
-                if (!inMatch()) status("Matchmaking stopped: " + r.str());
-                controls();
-                break;
-              }
+              case M.MATCHMAKER_MATCHED: enter(r); break;
+              case M.TICKET_CANCELLED: if (!inMatch()) status("Matchmaking stopped: " + r.str()); break;
               case M.MATCH_RESUMED: enter(r); break;
               case M.MATCH_EVENT: if (r.u64() === game.matchId) gameEvent(new Reader(r.data())); break;
               case M.PRESENCE: {

@@ -135,17 +135,9 @@ enum WebFourInARowPage {
           });
         }
 
-        function joinCode(code) {
-          connection.request(R.JOIN_BY_CODE, new Writer().str(code.trim()).done(), (r) => {
-            // A reload finds the game through MATCH_RESUMED, not by joining again.
-            if (!BOT) history.replaceState(null, "", location.pathname);
-            enter(r);
-          }, failed);
-        }
-
         $("quick").onclick = quickMatch;
         $("create").onclick = () => connection.request(R.CREATE_MATCH, new Writer().str("fourinarow").u8(2).str("").u8(1).done(), enter, failed);
-        $("joinForm").onsubmit = (event) => { event.preventDefault(); joinCode($("code").value); };
+        $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode(connection, $("code").value, enter); };
 
         const connection = connect({
           controls,
@@ -158,18 +150,13 @@ enum WebFourInARowPage {
             }
             if (game.phase === "none") status("Start a quick match, or play a friend.");
             if (!first) return;
-            if (params.get("join")) joinCode(params.get("join"));
+            if (params.get("join")) joinByCode(connection, params.get("join"), enter);
             else if (BOT) quickMatch();
           },
           message(type, r) {
             switch (type) {
-              case M.MATCHMAKER_MATCHED: r.str(); ticket = null; controls(); note(""); enter(r); break;
-              case M.TICKET_CANCELLED: {
-                if (r.str() !== ticket) break;
-                ticket = null; controls();
-                if (game.phase === "none" || game.phase === "over") status("Matchmaking stopped: " + r.str());
-                break;
-              }
+              case M.MATCHMAKER_MATCHED: note(""); enter(r); break;
+              case M.TICKET_CANCELLED: if (game.phase === "none" || game.phase === "over") status("Matchmaking stopped: " + r.str()); break;
               case M.MATCH_RESUMED: enter(r); break;
               case M.MATCH_EVENT: if (r.u64() === game.matchId) gameEvent(new Reader(r.data())); break;
               case M.PRESENCE: {
