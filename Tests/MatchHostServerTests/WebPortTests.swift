@@ -253,7 +253,7 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
 
     @Test func binaryPayloadsAreTheStreamAndWritesBecomeBinaryMessages() throws {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10))
+        try channel.pipeline.syncOperations.addHandler(NativeWebSocketBridge(maximumFramePayload: 100, bareFramesPerSecond: 10))
         try channel.writeInbound(self.masked(.binary, [0, 0, 0, 1]))
         try channel.writeInbound(self.masked(.continuation, [9]))
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(bytes: [0, 0, 0, 1]))
@@ -269,7 +269,7 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
     @Test func pingsOfOneReadGetOnePongAndACloseIsAnsweredAndCloses() throws {
         let channel = EmbeddedChannel()
         let catcher = ErrorCatcher()
-        try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10), catcher])
+        try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, bareFramesPerSecond: 10), catcher])
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         // Three Pings read in one go: one Pong, for the latest, once the read is done.
         channel.pipeline.fireChannelRead(self.masked(.ping, [1]))
@@ -299,18 +299,25 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         }
     }
 
-    @Test func pingsAndPongsOverTheMessageRateAreRateLimited() throws {
+    @Test func framesWithoutStreamBytesOverTheMessageRateAreRateLimited() throws {
         let channel = EmbeddedChannel()
         let catcher = ErrorCatcher()
         let stopped = NIODeadline.now()
         try channel.pipeline.syncOperations.addHandlers([
-            NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10, now: { stopped }), catcher,
+            NativeWebSocketBridge(maximumFramePayload: 100, bareFramesPerSecond: 10, now: { stopped }), catcher,
         ])
-        // A burst of one second's worth passes; the one after it is refused.
+        // A burst of one second's worth of pings, pongs and empty data frames passes (frames
+        // with bytes of the stream are the native handler's to pace); the one after it is refused.
+        let bare: [WebSocketOpcode] = [.ping, .pong, .binary, .continuation]
         for index in 0..<10 {
-            try channel.writeInbound(self.masked(index % 2 == 0 ? .ping : .pong, [UInt8(index)]))
+            let opcode = bare[index % bare.count]
+            try channel.writeInbound(self.masked(opcode, opcode == .ping || opcode == .pong ? [UInt8(index)] : []))
+            try channel.writeInbound(self.masked(.binary, [UInt8(index)]))
         }
         #expect(catcher.errors.isEmpty)
+        var stream = ByteBuffer()
+        while let bytes = try channel.readInbound(as: ByteBuffer.self) { stream.writeImmutableBuffer(bytes) }
+        #expect(stream == ByteBuffer(bytes: Array(0..<10)), "only the bytes, and every one")
         for index in 10..<12 {
             try channel.writeInbound(self.masked(index % 2 == 0 ? .ping : .pong, [UInt8(index)]))
         }
@@ -327,7 +334,7 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         ] as [(WebSocketFrame, NativeErrorCode)] {
             let channel = EmbeddedChannel()
             let catcher = ErrorCatcher()
-            try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10), catcher])
+            try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, bareFramesPerSecond: 10), catcher])
             try channel.writeInbound(frame)
             #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
             #expect((catcher.errors.first as? NativeError)?.code == code)
@@ -338,7 +345,7 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         }
         let channel = EmbeddedChannel()
         let catcher = ErrorCatcher()
-        try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, controlFramesPerSecond: 10), catcher])
+        try channel.pipeline.syncOperations.addHandlers([NativeWebSocketBridge(maximumFramePayload: 100, bareFramesPerSecond: 10), catcher])
         channel.pipeline.fireErrorCaught(NIOWebSocketError.invalidFrameLength)
         #expect((catcher.errors.first as? NativeError)?.code == .frameTooLarge)
         _ = try? channel.finish()

@@ -322,8 +322,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         case let error as NativeError: return error
         case WireError.frameTooLarge(let length, let maximum):
             return NativeError(.frameTooLarge, "frame body of \(length) bytes is over the maximum of \(maximum) (--max-frame)")
-        case let error as ConnectionLimitError:
-            return NativeError(.rateLimited, "\(error)")
         case let error as ReliableStreamError:
             return NativeError(.sequenceError, "\(error)")
         default:
@@ -335,8 +333,9 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         guard !self.isClosing else { return }
         let now = NIODeadline.now()
         let idleLimit = TimeAmount.milliseconds(Int64(self.world.options.welcome.idleTimeoutMilliseconds))
-        if case .established = self.state, !self.isPaced {
-            if now - self.lastReceivedAt >= idleLimit {
+        if case .established = self.state {
+            // A paced connection is waiting on us to read, not idle.
+            if !self.isPaced, now - self.lastReceivedAt >= idleLimit {
                 return self.close(
                     with: NativeError(
                         .idleTimeout, "nothing received for \(idleLimit.nanoseconds / 1_000_000) ms (a whole frame, or a KiB of one)"))

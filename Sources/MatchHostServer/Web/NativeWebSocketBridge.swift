@@ -15,9 +15,11 @@ import NIOWebSocket
 /// What is not the native protocol is bad input, answered as any other: ERROR
 /// `BAD_MESSAGE` (or `FRAME_TOO_LARGE` for a WebSocket frame over its limit) inside a binary
 /// message, then a Close frame and the close. A client's Ping gets its Pong (one per read,
-/// for the latest Ping, as RFC 6455 5.5.3 allows, and none while the client is not reading),
-/// and Pings and Pongs together may come at `--max-message-rate` (a burst of one second's
-/// worth; over it: `RATE_LIMITED`), since the native handler's pacing never sees them. Its
+/// for the latest Ping, as RFC 6455 5.5.3 allows, and none while the client is not reading).
+/// Frames that bring no byte of the stream (Pings, Pongs, empty binary or continuation
+/// frames) cost the server a frame each but are never charged by the native handler's pacing,
+/// which counts native frames and bytes: together they may come at `--max-message-rate` (a
+/// burst of one second's worth; over it: `RATE_LIMITED`). Its
 /// Close is answered with a Close, and the connection then closes as a dropped one (the
 /// session waits for a resume: GOODBYE is how a client ends it).
 final class NativeWebSocketBridge: ChannelDuplexHandler {
@@ -28,8 +30,8 @@ final class NativeWebSocketBridge: ChannelDuplexHandler {
 
     /// The largest WebSocket frame payload taken: one largest native frame and its length prefix.
     let maximumFramePayload: Int
-    private let controlFramesPerSecond: Double
-    private var controlFrames: RateBucket
+    /// The allowance of frames that bring no byte of the stream.
+    private var bareFrames: RateBucket
     /// The payload of the latest Ping not answered yet.
     private var pongDue: ByteBuffer?
     private var sentClose = false
@@ -37,12 +39,13 @@ final class NativeWebSocketBridge: ChannelDuplexHandler {
 
     private let now: () -> NIODeadline
 
-    /// - Parameter now: the clock the Ping and Pong allowance refills by (tests stop it).
-    init(maximumFramePayload: Int, controlFramesPerSecond: Double, now: @escaping () -> NIODeadline = { .now() }) {
+    /// - Parameters:
+    ///   - bareFramesPerSecond: how many frames that bring no byte of the stream may come a second.
+    ///   - now: the clock that allowance refills by (tests stop it).
+    init(maximumFramePayload: Int, bareFramesPerSecond: Double, now: @escaping () -> NIODeadline = { .now() }) {
         self.maximumFramePayload = maximumFramePayload
-        self.controlFramesPerSecond = controlFramesPerSecond
         self.now = now
-        self.controlFrames = .frames(perSecond: controlFramesPerSecond, now: now())
+        self.bareFrames = .frames(perSecond: bareFramesPerSecond, now: now())
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -55,13 +58,16 @@ final class NativeWebSocketBridge: ChannelDuplexHandler {
             return self.refuse(context: context, NativeError(.badMessage, "a WebSocket frame has reserved bits set, and no extension was agreed"))
         }
         switch frame.opcode {
-        case .binary, .continuation:
+        case .binary where frame.length > 0, .continuation where frame.length > 0:
             context.fireChannelRead(Self.wrapInboundOut(frame.unmaskedData))
-        case .ping, .pong:
-            guard self.controlFrames.take(1, now: self.now()) else {
+        case .binary, .continuation, .ping, .pong:
+            guard self.bareFrames.take(1, now: self.now()) else {
                 return self.refuse(
                     context: context,
-                    NativeError(.rateLimited, "more than \(self.controlFramesPerSecond) WebSocket pings and pongs a second (--max-message-rate)"))
+                    NativeError(
+                        .rateLimited,
+                        "more than \(self.bareFrames.rate) WebSocket frames a second that carry no native bytes (pings, pongs, empty messages; --max-message-rate)"
+                    ))
             }
             if frame.opcode == .ping { self.pongDue = frame.unmaskedData }
         case .connectionClose:

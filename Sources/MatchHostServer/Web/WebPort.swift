@@ -31,7 +31,7 @@ enum WebPort {
         let framePayload = configuration.maxFrameBytes + 4
         let site = WebSite(gameID: configuration.gameIDs.first ?? "matchhost")
         let deadline = configuration.idleTimeout
-        let controlFramesPerSecond = configuration.maxMessageRate
+        let bareFramesPerSecond = configuration.maxMessageRate
         return { channel, makeHandler in
             let http = WebPortHTTPHandler(site: site, deadline: deadline)
             let boundHTTP = NIOLoopBound(http, eventLoop: channel.eventLoop)
@@ -44,7 +44,7 @@ enum WebPort {
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandlers([
-                            NativeWebSocketBridge(maximumFramePayload: framePayload, controlFramesPerSecond: controlFramesPerSecond),
+                            NativeWebSocketBridge(maximumFramePayload: framePayload, bareFramesPerSecond: bareFramesPerSecond),
                             makeHandler(),
                         ])
                     }
