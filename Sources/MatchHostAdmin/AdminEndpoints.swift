@@ -60,7 +60,7 @@ public enum AdminEndpoints {
         }
     }
 
-    /// The router of both endpoints.
+    /// The router of every endpoint: the page, `/health`, `/metrics` and `/api/matches`.
     /// - Parameters:
     ///   - status: the running server's listeners.
     ///   - registry: where every metric is kept (the one `MetricsSystem` was bootstrapped with).

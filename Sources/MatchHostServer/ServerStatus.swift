@@ -48,20 +48,6 @@ public struct ServerSnapshot: Sendable, Hashable {
     public var catRaceMatches: Int
     /// Whether the database is failing writes now (`matchhost_storage_failing`).
     public var isStorageFailing: Bool
-
-    /// Creates a snapshot.
-    public init(
-        nativeConnections: Int, sessions: Int, nativeMatches: Int, catRaceConnections: Int, catRacePlayers: Int, catRaceMatches: Int,
-        isStorageFailing: Bool
-    ) {
-        self.nativeConnections = nativeConnections
-        self.sessions = sessions
-        self.nativeMatches = nativeMatches
-        self.catRaceConnections = catRaceConnections
-        self.catRacePlayers = catRacePlayers
-        self.catRaceMatches = catRaceMatches
-        self.isStorageFailing = isStorageFailing
-    }
 }
 
 /// One running native match as the admin page lists it: no invite code, no player ids.
@@ -80,17 +66,6 @@ public struct RunningMatchSummary: Sendable, Hashable, Codable {
     public var capacity: Int
     /// Whether it is joined by invite code only.
     public var isPrivate: Bool
-
-    /// Creates a summary.
-    public init(id: UInt64, mode: String, label: String, players: Int, connected: Int, capacity: Int, isPrivate: Bool) {
-        self.id = id
-        self.mode = mode
-        self.label = label
-        self.players = players
-        self.connected = connected
-        self.capacity = capacity
-        self.isPrivate = isPrivate
-    }
 }
 
 extension ServerStatus {

@@ -452,11 +452,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
-        } catch let error as AdminBindError {
-            try? await store?.close()
-            FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
-            throw ExitCode(2)
-        } catch let error as WebPortBindError {
+        } catch let error where error is AdminBindError || error is WebPortBindError {
             try? await store?.close()
             FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
             throw ExitCode(2)

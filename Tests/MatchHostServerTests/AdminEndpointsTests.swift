@@ -194,6 +194,23 @@ enum HeadlessBrowser {
         try await group.shutdownGracefully()
     }
 
+    /// The admin page's list is the lowest ids up to its limit, lowest first, and `total`
+    /// counts every running match.
+    @Test func theRunningMatchesAreTheLowestIdsUpToTheLimitAndTheTotalCountsAll() async throws {
+        let server = try await RunningNativeServer.start()
+        let (host, _) = try await server.login("admin-list")
+        var ids: [UInt64] = []
+        for label in ["one", "two", "three"] {
+            ids.append(try #require(try await host.ask(.createMatch(mode: "relay", maxPlayers: 2, label: label)).joined).matchID)
+        }
+        let (total, matches) = try await server.listener.runningMatches(limit: 2)
+        #expect(total == 3)
+        #expect(matches.map(\.id) == Array(ids.sorted().prefix(2)))
+        #expect(matches.map(\.label) == ["one", "two"])
+        #expect(try await server.listener.runningMatches(limit: 0).matches.isEmpty)
+        try await server.stop()
+    }
+
     /// A taken admin port stops `serve` with one line naming the flag, before a game port is
     /// bound: no player is taken by a server that then stops.
     @Test func aTakenAdminPortStopsTheServerBeforeItBindsAGamePort() async throws {

@@ -147,10 +147,15 @@ public final class NativeListener: Sendable {
         var webChannel: (any Channel)?
         if let webPort = configuration.webPort {
             let maxConnections = configuration.maxConnections
+            // Encoded once, as the TCP port's: a flood to a full port gets it again and again.
+            let webPortFull = WebPort.farewell(.portFull, maxConnections: maxConnections)
             do {
                 webChannel = try await listener.acceptAlso(
                     configuration: configuration, port: webPort, group: group,
-                    farewell: { WebPort.farewell($0, maxConnections: maxConnections) }, refusalLinger: WebPort.refusalLinger,
+                    farewell: { refusal in
+                        if case .portFull = refusal { return webPortFull }
+                        return WebPort.farewell(refusal, maxConnections: maxConnections)
+                    }, refusalLinger: WebPort.refusalLinger,
                     setUp: WebPort.pipeline(configuration: configuration), makeHandler: makeHandler)
             } catch {
                 await NativeListener(listener: listener, storageOutages: storageOutages, webChannel: nil).close()
@@ -166,22 +171,23 @@ public final class NativeListener: Sendable {
     }
 
     /// The running matches, lowest id first, at most `limit`, and how many run in all (for the
-    /// admin page). Sorting happens on the world's loop: a page of the admin's, not a hot path.
+    /// admin page, which asks every 2 s). The world's loop, which every match shares, only
+    /// copies the ids and then describes the `limit` first: the sort is done off it.
     public func runningMatches(limit: Int) async throws -> (total: Int, matches: [RunningMatchSummary]) {
-        try await self.listener.inspect { world, _ in
-            let running = world.matches.values.filter { !$0.isEnded }
-            let first = running.sorted { $0.id < $1.id }.prefix(max(0, limit))
-            return (
-                running.count,
-                first.map { match in
-                    let info = match.info()
-                    return RunningMatchSummary(
-                        id: info.matchID, mode: info.mode, label: info.label, players: info.players.count,
-                        connected: info.players.filter { $0.presence == .connected }.count, capacity: Int(info.capacity),
-                        isPrivate: !info.inviteCode.isEmpty)
-                }
-            )
+        let ids = try await self.listener.inspect { world, _ in Array(world.matches.keys) }
+        let first = Array(ids.sorted().prefix(max(0, limit)))
+        let matches = try await self.listener.inspect { world, _ in
+            // One that ended meanwhile is left out.
+            first.compactMap { id -> RunningMatchSummary? in
+                guard let match = world.matches[id], !match.isEnded else { return nil }
+                let info = match.info()
+                return RunningMatchSummary(
+                    id: info.matchID, mode: info.mode, label: info.label, players: info.players.count,
+                    connected: info.players.filter { $0.presence == .connected }.count, capacity: Int(info.capacity),
+                    isPrivate: !info.inviteCode.isEmpty)
+            }
         }
+        return (ids.count, matches)
     }
 
     /// How long a stop waits for the results being written before it tells them anyway.
