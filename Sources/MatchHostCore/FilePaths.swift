@@ -12,4 +12,11 @@ package enum FilePaths {
         while parent.hasSuffix("/") { parent.removeLast() }
         return parent.isEmpty ? "/" : String(parent)
     }
+
+    /// The directory `path` is in, to open, check or sync: its ``parent(of:)``, or `.` for a
+    /// bare name.
+    package static func directory(of path: String) -> String {
+        let parent = Self.parent(of: path)
+        return parent.isEmpty ? "." : parent
+    }
 }

@@ -124,8 +124,7 @@ private struct CheckedCopy {
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         guard files.fileExists(atPath: source, isDirectory: &isDirectory) else {
-            let sourceDirectory = FilePaths.parent(of: source)
-            let directoryExists = files.fileExists(atPath: sourceDirectory.isEmpty ? "." : sourceDirectory)
+            let directoryExists = files.fileExists(atPath: FilePaths.directory(of: source))
             throw SQLiteStoreError(.missing, path: source, reason: directoryExists ? "the file does not exist" : "the directory does not exist")
         }
         guard !isDirectory.boolValue else {
@@ -133,11 +132,11 @@ private struct CheckedCopy {
         }
         // Refuses a file that is not a MatchHost database, or is from a newer one.
         try SQLiteOpening(path: source, options: SQLiteStoreOptions(createIfMissing: false)).inspect()
-        let directory = FilePaths.parent(of: destination)
-        guard files.fileExists(atPath: directory.isEmpty ? "." : directory) else {
+        let directory = FilePaths.directory(of: destination)
+        guard files.fileExists(atPath: directory) else {
             throw SQLiteBackupError(path: directory, reason: "the directory does not exist; create it first")
         }
-        let temporaryPath = (directory.isEmpty ? "." : directory) + "/.\((destination as NSString).lastPathComponent).partial-\(getpid())"
+        let temporaryPath = directory + "/.\((destination as NSString).lastPathComponent).partial-\(getpid())"
         try? FileManager.default.removeItem(atPath: temporaryPath)
         // Made 0600 before SQLite writes a byte into it (VACUUM INTO fills an empty file).
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -192,8 +191,7 @@ private struct CheckedCopy {
 
     /// So that the new name survives a crash too.
     private static func syncDirectory(of path: String) {
-        let directory = FilePaths.parent(of: path)
-        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(FilePaths.directory(of: path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)
         close(descriptor)

@@ -140,7 +140,10 @@ final class RefusedConnectionHandler: ChannelInboundHandler {
         channel.writeAndFlush(farewell).whenComplete { _ in
             channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
         }
-        channel.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
+        let deadline = channel.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
+        // A client that closes first takes its timer with it: a flood of refused connections
+        // holds no more timers than lingering connections.
+        channel.closeFuture.whenComplete { _ in deadline.cancel() }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {}

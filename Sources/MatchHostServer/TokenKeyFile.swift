@@ -32,7 +32,7 @@ public struct TokenKeyFile: Sendable {
             }
             return key
         }
-        let directory = FilePaths.parent(of: self.path)
+        let directory = FilePaths.directory(of: self.path)
         do {
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -61,7 +61,7 @@ public struct TokenKeyFile: Sendable {
             unlink(temporary)
             throw TokenKeyFileError(path: self.path, problem: "cannot be written")
         }
-        let directory = open(FilePaths.parent(of: self.path), O_RDONLY | O_CLOEXEC)
+        let directory = open(FilePaths.directory(of: self.path), O_RDONLY | O_CLOEXEC)
         if directory >= 0 {
             _ = fsync(directory)
             close(directory)

@@ -10,4 +10,9 @@ struct FilePathsTests {
     func parent(path: String, expected: String) {
         #expect(FilePaths.parent(of: path) == expected)
     }
+
+    @Test(arguments: [("d", "."), ("a/b", "a"), ("/d", "/"), ("./d", ".")])
+    func directory(path: String, expected: String) {
+        #expect(FilePaths.directory(of: path) == expected)
+    }
 }

@@ -5,6 +5,9 @@ import Testing
 
 @Suite("SQLite store: opening, migrations and bad files")
 struct SQLiteOpeningTests {
+    /// Every migration of the schema, in order: what a fully migrated file has applied.
+    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6"]
+
     private func openError(_ path: String, options: SQLiteStoreOptions = SQLiteStoreOptions()) async -> SQLiteStoreError? {
         do {
             let store = try await SQLiteGameStore.open(path: path, options: options)
@@ -28,7 +31,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.synchronousSetting() == 2, "FULL by default")
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
         let normal = try await SQLiteGameStore.open(path: path, options: SQLiteStoreOptions(durability: .normal))
         #expect(try await normal.synchronousSetting() == 1)
         try await normal.close()
@@ -45,7 +48,7 @@ struct SQLiteOpeningTests {
         try await store.writeValue(playerID: "p1", key: "k", value: [1])
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
     }
 
     @Test func aFileFromThePreviousSchemaIsMigratedAndKeepsItsData() async throws {
@@ -63,7 +66,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.readValue(playerID: "p1", key: "k") == [5])
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
     }
 
     @Test func aFileFromBeforeExternalIdentitiesIsMigratedAndKeepsItsData() async throws {
@@ -89,7 +92,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.player(externalIdentity: tutorial)?.id == "p2")
         try await store.close()
 
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
     }
 
     @Test func aFileFromBeforeMatchIDReservationsIsMigratedAndKeepsItsMatches() async throws {
@@ -106,7 +109,7 @@ struct SQLiteOpeningTests {
         try await store.reserveMatchIDs(through: 1_007)
         try await store.reserveMatchIDs(through: 500)  // never lowers it
         try await store.close()
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
 
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.largestMatchID() == 1_007)
@@ -132,7 +135,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.largestMatchID() == 1_007)
         _ = try await store.endInterruptedMatches(at: 50, reason: "server restarted", notice: "abandoned(server restarted)")
         try await store.close()
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
 
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.endNotices() == [MatchEndNotice(playerID: "p", matchID: 7, reason: "abandoned(server restarted)", endedAt: 50)])
@@ -157,7 +160,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.matchHistory(playerID: "p", limit: 5, readBy: .otherPlayer("z")).map(\.id) == [7])
         try await store.recordMatchStarted(id: 8, game: "disks", mode: "", players: ["p"], startedAt: 30, isPrivate: true)
         try await store.close()
-        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
 
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.match(id: 8)?.isPrivate == true)

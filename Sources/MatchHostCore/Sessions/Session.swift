@@ -65,7 +65,7 @@ public final class Session {
     /// now if a connection is attached and resent after a resume otherwise. Past the backlog
     /// bound the session ends with `BACKLOG_EXCEEDED`.
     public func sendReliable(_ message: ByteBuffer) {
-        guard !self.isEnded, !self.isEnding else { return }
+        guard self.isTakingMessages else { return }
         let sequence: UInt64
         do {
             sequence = try self.outbox.append(message)
@@ -80,7 +80,7 @@ public final class Session {
 
     /// Sends `message` unreliably: written now if a connection is attached, dropped otherwise.
     public func sendUnreliable(_ message: ByteBuffer) {
-        guard !self.isEnded, !self.isEnding, let transport = self.transport else { return }
+        guard self.isTakingMessages, let transport = self.transport else { return }
         transport.writeUnreliable(message: message)
     }
 

@@ -74,7 +74,7 @@ public final class SessionRegistry {
     public func resume(
         sessionID: String, resumeToken: String, lastReceived: UInt64, transport: any SessionTransport
     ) -> Result<Session, NativeError> {
-        guard let session = self.sessions[sessionID], !session.isEnded, !session.isEnding else {
+        guard let session = self.sessions[sessionID], session.isTakingMessages else {
             return .failure(NativeError(.sessionNotFound, "no live session \(sessionID); it ended or never existed"))
         }
         guard constantTimeEquals(resumeToken, session.resumeToken) else {
@@ -151,7 +151,7 @@ public final class SessionRegistry {
     /// Ends `session` at the next turn of the loop: for limits hit in the middle of a
     /// broadcast, so the match sending it is not re-entered.
     func endSoon(_ session: Session, error: NativeError) {
-        guard !session.isEnded, !session.isEnding else { return }
+        guard session.isTakingMessages else { return }
         session.isEnding = true
         // Stop writing now; end (and tell the matches) from a clean stack.
         let transport = session.transport
