@@ -175,6 +175,22 @@ final class DevToolsPage: Sendable {
         }
     }
 
+    /// Presses and releases the space bar, as a player would: the page gets `keydown` and `keyup`.
+    func pressSpace() async throws {
+        for type in ["keyDown", "keyUp"] {
+            _ = try await self.call(
+                "Input.dispatchKeyEvent", ["type": type, "key": " ", "code": "Space", "windowsVirtualKeyCode": 32, "nativeVirtualKeyCode": 32])
+        }
+    }
+
+    /// Where the element `id` is on the screen: its centre, in CSS pixels from the viewport's top left.
+    func centre(of id: String) async throws -> (x: Double, y: Double) {
+        struct Rectangle: Decodable { var x, y, width, height: Double }
+        let bounds = try await self.evaluate("JSON.stringify(document.getElementById(\(jsonStringLiteral(id))).getBoundingClientRect())")
+        let rectangle = try JSONDecoder().decode(Rectangle.self, from: Data(bounds.utf8))
+        return (rectangle.x + rectangle.width / 2, rectangle.y + rectangle.height / 2)
+    }
+
     /// Polls `expression` until it gives `expected` (for at most `timeout`); returns what it gave last.
     func waitFor(_ expression: String, toBe expected: String, timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
@@ -191,6 +207,11 @@ final class DevToolsPage: Sendable {
         self.process.terminate()
         await onOwnThread { self.process.waitUntilExit() }
         try? FileManager.default.removeItem(at: self.profile)
+    }
+
+    /// A test that failed before ``close()`` leaves no browser running.
+    deinit {
+        if self.process.isRunning { self.process.terminate() }
     }
 }
 

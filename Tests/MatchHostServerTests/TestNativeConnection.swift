@@ -121,10 +121,13 @@ final class TestNativeConnection: Sendable {
         }
     }
 
-    /// The next server message, skipping ACK, PING and PONG; checks reliable numbering.
+    /// The next server message, skipping ACK, PING and PONG; checks reliable numbering. Throws
+    /// if none came within `timeout`, however many PINGs did (a test waiting for what never
+    /// comes would otherwise wait out the idle timeout).
     func nextMessage(timeout: TimeAmount = .seconds(5)) async throws -> NativeServerMessage {
+        let deadline = NIODeadline.now() + timeout
         while true {
-            switch try await self.next(timeout: timeout) {
+            switch try await self.next(timeout: max(.zero, deadline - .now())) {
             case .ack, .ping, .pong:
                 continue
             case .reliable(let sequence, _, let message):

@@ -137,8 +137,8 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         #expect(index.headers["content-type"] == "text/html; charset=utf-8")
         #expect(index.headers["connection"] == "close")
         #expect(index.headers["content-security-policy"] == "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'")
-        #expect(index.body.contains(#"<a href="/disks">"#) && index.body.contains(#"<a href="/fourinarow">"#))
-        for game in ["disks", "fourinarow"] {
+        for game in ["catrace", "disks", "fourinarow"] {
+            #expect(index.body.contains(#"<a href="/\#(game)">"#))
             let page = try await httpGet("/\(game)", port: web, group: server.group)
             #expect(page.status == 200)
             #expect(page.headers["content-type"] == "text/html; charset=utf-8")

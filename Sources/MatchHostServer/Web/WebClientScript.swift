@@ -256,8 +256,10 @@ enum WebClientScript {
         let me = null, closed = false;
         /// The page's queued MATCHMAKE ticket: its id, or null.
         let ticket = null;
+        /// The page's native connection, once `connect` has made it.
+        let connection = null;
         /// The games with a page here, by mode.
-        const PAGES = { disks: "Disks", fourinarow: "Four in a Row" };
+        const PAGES = { catrace: "Cat Race", disks: "Disks", fourinarow: "Four in a Row" };
 
         function status(text) { $("status").textContent = text; }
         /// What happened just now (a refusal, an error, a player away), beside the status line.
@@ -284,7 +286,7 @@ enum WebClientScript {
 
         /// Queues a MATCHMAKE ticket for `mode` (no properties, no query, alone), or cancels the
         /// queued one; `changed` runs when the ticket comes or goes.
-        function toggleMatchmaking(connection, mode, minPlayers, maxPlayers, changed) {
+        function toggleMatchmaking(mode, minPlayers, maxPlayers, changed) {
           if (ticket !== null) {
             connection.request(R.CANCEL_TICKET, new Writer().str(ticket).done(), () => { ticket = null; changed(); }, (error) => {
               // Matched meanwhile: MATCHMAKER_MATCHED is on its way.
@@ -297,12 +299,108 @@ enum WebClientScript {
         }
 
         /// Joins the private match of an invite `code`; `enter` gets its MATCH_JOINED.
-        function joinByCode(connection, code, enter) {
+        function joinByCode(code, enter) {
           connection.request(R.JOIN_BY_CODE, new Writer().str(code.trim()).done(), (r) => {
             // A reload finds the game through MATCH_RESUMED, not by joining again.
             if (!BOT) history.replaceState(null, "", location.pathname);
             enter(r);
           }, failed);
+        }
+
+        /// Sends `input`, a game's client message, to match `matchId` (MATCH_INPUT, reliable).
+        function matchInput(matchId, input) {
+          connection.reliable(new Writer().u8(M.MATCH_INPUT).u64(matchId).data(input).done());
+        }
+
+        /// LEAVE_MATCH; `done` runs once the seat is gone, also when it was already (the match
+        /// ended, or the grace ran out: NOT_IN_MATCH).
+        function leaveMatch(matchId, done) {
+          connection.request(R.LEAVE_MATCH, new Writer().u64(matchId).done(), done, (error) => {
+            if (error.code === RE.NOT_IN_MATCH) done(); else failed(error);
+          });
+        }
+
+        /// The menu and lobby of a game's page with a live lobby (`WebPages.lobbyMenu`: Disks, Cat
+        /// Race): the open matches of `mode` followed live (SUBSCRIBE_LOBBY), each with a Join
+        /// button; **New** (public and listed, with the name typed), **Play friends** (private: an
+        /// invite code), join by code, and **Quick match** (2 to the chosen size; pressed again, it
+        /// cancels). `game.enter(r)` gets every MATCH_JOINED, `game.inMatch()` says whether the
+        /// player has a seat in a match going, `game.shown()` whether a match (going or over) is
+        /// on screen, and `game.idle` is the status line of a player in none.
+        class LobbyMenu {
+          constructor(mode, game) {
+            this.mode = mode;
+            this.game = game;
+            /// The open matches, by id (a BigInt), as the lobby last said.
+            this.open = new Map();
+            $("quick").onclick = () => this.quickMatch();
+            $("create").onclick = () => this.create(false);
+            $("private").onclick = () => this.create(true);
+            $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode($("code").value, game.enter); };
+          }
+
+          /// Whether the player may start or join a match now.
+          free() { return me !== null && !closed && !this.game.inMatch() && ticket === null; }
+
+          /// A new session follows no lobby yet: what the last one was told is stale.
+          signedIn(first) {
+            this.open.clear();
+            $("lobby").dataset.live = "false";
+            connection.request(R.SUBSCRIBE_LOBBY, new Writer().str(this.mode).done(), () => { $("lobby").dataset.live = "true"; this.show(); }, failed);
+            if (first && params.get("join")) joinByCode(params.get("join"), this.game.enter);
+          }
+
+          /// A LOBBY_UPDATE, after its type.
+          update(r) {
+            if (r.str() !== this.mode) return;
+            for (let i = r.u16(); i > 0; i--) {
+              const change = r.u8(), matchId = r.u64(), entry = { label: r.str(), players: r.u8(), capacity: r.u8(), joinable: r.u8() === 1 };
+              if (change === 3) this.open.delete(matchId); else this.open.set(matchId, entry);
+            }
+            this.show();
+          }
+
+          show() {
+            const list = $("lobby");
+            list.replaceChildren();
+            for (const [matchId, entry] of [...this.open].sort(([a], [b]) => (a < b ? -1 : 1))) {
+              const item = document.createElement("li");
+              item.dataset.match = String(matchId);
+              const name = Object.assign(document.createElement("span"), { className: "label", textContent: entry.label || "game " + matchId });
+              const seats = Object.assign(document.createElement("span"), { className: "seats", textContent: entry.players + " of " + entry.capacity });
+              const join = Object.assign(document.createElement("button"), { textContent: "Join" });
+              join.onclick = () => connection.request(R.JOIN_MATCH, new Writer().u64(matchId).done(), this.game.enter, failed);
+              item.append(name, " ", seats, " ", join);
+              list.append(item);
+            }
+            $("lobbyEmpty").hidden = this.open.size > 0;
+            this.controls();
+          }
+
+          /// Starting or joining while free; while matchmaking, only cancelling.
+          controls() {
+            const usable = me !== null && !closed;
+            $("quick").disabled = !usable || this.game.inMatch();
+            $("quick").textContent = ticket !== null ? "Cancel quick match" : "Quick match";
+            for (const id of ["create", "private", "join"]) $(id).disabled = !this.free();
+            for (const button of document.querySelectorAll("#lobby button")) {
+              button.disabled = !this.free() || !this.open.get(BigInt(button.parentElement.dataset.match))?.joinable;
+            }
+          }
+
+          create(isPrivate) {
+            const label = isPrivate ? "" : $("label").value.trim();
+            const fields = new Writer().str(this.mode).u8(Number($("size").value)).str(label).u8(isPrivate ? 1 : 0).done();
+            connection.request(R.CREATE_MATCH, fields, this.game.enter, failed);
+          }
+
+          quickMatch() {
+            const queuing = ticket === null;
+            toggleMatchmaking(this.mode, 2, Number($("size").value), () => {
+              if (!this.game.shown()) status(queuing ? "Looking for players…" : this.game.idle);
+              this.controls();
+            });
+          }
         }
 
         /// Shows an invite code and the link that joins by it (this page with `?join=CODE`).
@@ -323,7 +421,7 @@ enum WebClientScript {
         /// TICKET_CANCELLED of the page's ticket only, at its reason (the ticket is gone by then).
         function connect(page) {
           let first = true;
-          const connection = new NativeConnection({
+          connection = new NativeConnection({
             authenticated(playerId) {
               me = playerId;
               ticket = null;
@@ -351,7 +449,6 @@ enum WebClientScript {
             },
           });
           setInterval(() => connection.watch(), 250);
-          return connection;
         }
         """#
 }

@@ -6,20 +6,7 @@ enum WebDisksPage {
     static let html = WebPages.document(
         title: "Disks", script: "/disks.js",
         main: """
-            <section id="menu">
-              <label>Players <select id="size"><option>2</option><option>3</option><option selected>4</option><option>6</option><option>8</option><option>12</option><option>16</option></select></label>
-              <button id="quick" disabled>Quick match</button>
-              <input id="label" maxlength="40" placeholder="name (optional)" autocomplete="off"> <button id="create" disabled>New game</button>
-              <button id="private" disabled>Play friends</button>
-              <form id="joinForm"><input id="code" maxlength="8" placeholder="invite code" autocomplete="off"> <button id="join" disabled>Join</button></form>
-            </section>
-            <p id="status">Signing in…</p>
-            <p id="note"></p>
-            <section id="lobbyView">
-              <h2>Open games</h2>
-              <ul id="lobby"></ul>
-              <p id="lobbyEmpty">No open games yet: start one.</p>
-            </section>
+            \(WebPages.lobbyMenu(noun: "game", sizes: [2, 3, 4, 6, 8, 12, 16], selected: 4))
             <section id="gameView" hidden>
               <p id="invite" hidden>Invite code <code id="inviteCode"></code>: your friends enter it, or open <a id="inviteLink"></a></p>
               <p><span id="matchName"></span> <span id="clock"></span> <button id="leave">Leave</button></p>
@@ -40,30 +27,10 @@ enum WebDisksPage {
         const IDLE = "Join an open game, start one, or get a quick match.";
         const game = { matchId: null, phase: "none", capacity: 0, present: new Map(), seat: null, board: { width: 1000, height: 1000 },
                        disks: new Map(), fading: [], misses: [], scores: [], timeLeftAt: 0, timeLeft: 0, scoreLimit: 0 };
-        /// The open `disks` matches, by id (a BigInt), as the lobby last said.
-        const lobby = new Map();
-
         const canvas = $("board"), pen = canvas.getContext("2d");
 
         function inMatch() { return game.matchId !== null && game.phase !== "over"; }
-        /// Whether the player may start or join a game now.
-        function free() { return me !== null && !closed && !inMatch() && ticket === null; }
-
-        function showLobby() {
-          const list = $("lobby");
-          list.replaceChildren();
-          for (const [matchId, entry] of [...lobby].sort(([a], [b]) => (a < b ? -1 : 1))) {
-            const item = document.createElement("li");
-            item.dataset.match = String(matchId);
-            const name = Object.assign(document.createElement("span"), { className: "label", textContent: entry.label || "game " + matchId });
-            const seats = Object.assign(document.createElement("span"), { className: "seats", textContent: entry.players + " of " + entry.capacity });
-            const join = Object.assign(document.createElement("button"), { textContent: "Join", disabled: !entry.joinable || !free() });
-            join.onclick = () => joinMatch(matchId);
-            item.append(name, " ", seats, " ", join);
-            list.append(item);
-          }
-          $("lobbyEmpty").hidden = lobby.size > 0;
-        }
+        const menu = new LobbyMenu("disks", { enter, inMatch, shown: () => game.matchId !== null, idle: IDLE });
 
         function showScores() {
           const list = $("scores");
@@ -77,18 +44,6 @@ enum WebDisksPage {
           }
         }
 
-        /// What the player may do: start or join a game when in none and not matchmaking;
-        /// while matchmaking, only cancel it.
-        function controls() {
-          const usable = me !== null && !closed;
-          $("quick").disabled = !usable || inMatch();
-          $("quick").textContent = ticket !== null ? "Cancel quick match" : "Quick match";
-          for (const id of ["create", "private", "join"]) $(id).disabled = !free();
-          for (const button of document.querySelectorAll("#lobby button")) {
-            button.disabled = !free() || !lobby.get(BigInt(button.parentElement.dataset.match))?.joinable;
-          }
-        }
-
         /// The game or the lobby, whichever the player is in.
         function showView() {
           const playing = game.matchId !== null;
@@ -96,7 +51,7 @@ enum WebDisksPage {
           $("gameView").hidden = !playing;
           canvas.dataset.phase = game.phase;
           $("leave").textContent = inMatch() ? "Leave" : "Back to the lobby";
-          controls();
+          menu.controls();
         }
 
         function waitingStatus() {
@@ -232,8 +187,7 @@ enum WebDisksPage {
 
         function tap(x, y) {
           if (!inMatch()) return;
-          const input = new Writer().u8(1).u16(x).u16(y).done();
-          connection.reliable(new Writer().u8(M.MATCH_INPUT).u64(game.matchId).data(input).done());
+          matchInput(game.matchId, new Writer().u8(1).u16(x).u16(y).done());
         }
 
         canvas.addEventListener("pointerdown", (event) => {
@@ -243,60 +197,18 @@ enum WebDisksPage {
           tap(Math.min(Math.max(x, 0), game.board.width), Math.min(Math.max(y, 0), game.board.height));
         });
 
-        function joinMatch(matchId) {
-          connection.request(R.JOIN_MATCH, new Writer().u64(matchId).done(), enter, failed);
-        }
+        $("leave").onclick = () => (inMatch() ? leaveMatch(game.matchId, leaveView) : leaveView());
 
-        function create(isPrivate) {
-          const size = Number($("size").value);
-          const label = isPrivate ? "" : $("label").value.trim();
-          connection.request(R.CREATE_MATCH, new Writer().str("disks").u8(size).str(label).u8(isPrivate ? 1 : 0).done(), enter, failed);
-        }
-
-        function quickMatch() {
-          const queuing = ticket === null;
-          // 2 to the chosen number of players.
-          toggleMatchmaking(connection, "disks", 2, Number($("size").value), () => {
-            if (game.matchId === null) status(queuing ? "Looking for players…" : IDLE);
-            controls();
-          });
-        }
-
-        function lobbyUpdate(r) {
-          if (r.str() !== "disks") return;
-          for (let i = r.u16(); i > 0; i--) {
-            const change = r.u8(), matchId = r.u64(), entry = { label: r.str(), players: r.u8(), capacity: r.u8(), joinable: r.u8() === 1 };
-            if (change === 3) lobby.delete(matchId); else lobby.set(matchId, entry);
-          }
-          showLobby();
-        }
-
-        $("quick").onclick = quickMatch;
-        $("create").onclick = () => create(false);
-        $("private").onclick = () => create(true);
-        $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode(connection, $("code").value, enter); };
-        $("leave").onclick = () => {
-          if (!inMatch()) return leaveView();
-          connection.request(R.LEAVE_MATCH, new Writer().u64(game.matchId).done(), leaveView, (error) => {
-            // The seat is gone already (the match ended, or the grace ran out): so is the game.
-            if (error.code === RE.NOT_IN_MATCH) leaveView(); else failed(error);
-          });
-        };
-
-        const connection = connect({
-          controls,
+        connect({
+          controls: () => menu.controls(),
           signedIn(first) {
-            // A new session follows no lobby yet: what the last one was told is stale. Its
-            // seat, if the player still has one, comes back with MATCH_RESUMED, next.
-            lobby.clear();
-            $("lobby").dataset.live = "false";
-            connection.request(R.SUBSCRIBE_LOBBY, new Writer().str("disks").done(), () => { $("lobby").dataset.live = "true"; showLobby(); }, failed);
+            // The seat, if the player still has one, comes back with MATCH_RESUMED, next.
             leaveView();
-            if (first && params.get("join")) joinByCode(connection, params.get("join"), enter);
+            menu.signedIn(first);
           },
           message(type, r) {
             switch (type) {
-              case M.LOBBY_UPDATE: lobbyUpdate(r); break;
+              case M.LOBBY_UPDATE: menu.update(r); break;
               case M.MATCHMAKER_MATCHED: enter(r); break;
               case M.TICKET_CANCELLED: if (!inMatch()) status("Matchmaking stopped: " + r.str()); break;
               case M.MATCH_RESUMED: enter(r); break;

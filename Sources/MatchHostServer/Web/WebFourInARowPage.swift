@@ -112,8 +112,7 @@ enum WebFourInARowPage {
 
         function move(column) {
           if (game.phase !== "playing" || game.toMove !== game.seat) return;
-          const input = new Writer().u8(1).u16(game.nextMove).u8(column).done();
-          connection.reliable(new Writer().u8(M.MATCH_INPUT).u64(game.matchId).data(input).done());
+          matchInput(game.matchId, new Writer().u8(1).u16(game.nextMove).u8(column).done());
           game.toMove = 255;  // until MOVED says whose turn it is
           show();
         }
@@ -128,7 +127,7 @@ enum WebFourInARowPage {
 
         function quickMatch() {
           const queuing = ticket === null;
-          toggleMatchmaking(connection, "fourinarow", 2, 2, () => {
+          toggleMatchmaking("fourinarow", 2, 2, () => {
             if (queuing) status("Looking for an opponent…");
             else if (game.phase === "none" || game.phase === "over") status("Matchmaking cancelled.");
             controls();
@@ -137,9 +136,9 @@ enum WebFourInARowPage {
 
         $("quick").onclick = quickMatch;
         $("create").onclick = () => connection.request(R.CREATE_MATCH, new Writer().str("fourinarow").u8(2).str("").u8(1).done(), enter, failed);
-        $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode(connection, $("code").value, enter); };
+        $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode($("code").value, enter); };
 
-        const connection = connect({
+        connect({
           controls,
           signedIn(first) {
             // A game going is this session's only if MATCH_RESUMED (next) says so.
@@ -150,7 +149,7 @@ enum WebFourInARowPage {
             }
             if (game.phase === "none") status("Start a quick match, or play a friend.");
             if (!first) return;
-            if (params.get("join")) joinByCode(connection, params.get("join"), enter);
+            if (params.get("join")) joinByCode(params.get("join"), enter);
             else if (BOT) quickMatch();
           },
           message(type, r) {

@@ -18,12 +18,36 @@ enum WebPages {
         """
     }
 
+    /// The menu and lobby of a game with a live lobby (run by the client script's `LobbyMenu`):
+    /// the sizes a player may pick (`selected` first shown), **New** `noun`, **Play friends**,
+    /// join by code, **Quick match**, the status lines, and the open matches.
+    static func lobbyMenu(noun: String, sizes: [Int], selected: Int) -> String {
+        let options = sizes.map { $0 == selected ? "<option selected>\($0)</option>" : "<option>\($0)</option>" }.joined()
+        return """
+            <section id="menu">
+              <label>Players <select id="size">\(options)</select></label>
+              <button id="quick" disabled>Quick match</button>
+              <input id="label" maxlength="40" placeholder="name (optional)" autocomplete="off"> <button id="create" disabled>New \(noun)</button>
+              <button id="private" disabled>Play friends</button>
+              <form id="joinForm"><input id="code" maxlength="8" placeholder="invite code" autocomplete="off"> <button id="join" disabled>Join</button></form>
+            </section>
+            <p id="status">Signing in…</p>
+            <p id="note"></p>
+            <section id="lobbyView">
+              <h2>Open \(noun)s</h2>
+              <ul id="lobby"></ul>
+              <p id="lobbyEmpty">No open \(noun)s yet: start one.</p>
+            </section>
+            """
+    }
+
     /// `/`: the games a browser can play here.
     static let index = """
         \(Self.head(title: "MatchHost"))
         <header><h1>MatchHost</h1></header>
         <p>Games to play in this browser, against anyone on this server: in another browser, a terminal (<code>matchhost play</code>), or a bot.</p>
         <ul id="games">
+          <li><a href="/catrace">Cat Race</a>: tap to run your cat to the line first. 2 to 16 racers, with the Cat Race app's players too; live lobby of open races.</li>
           <li><a href="/disks">Disks</a>: the server spawns disks; tap them before the others do. 2 to 16 players, live lobby of open games.</li>
           <li><a href="/fourinarow">Four in a Row</a>: turn-based, for two; every move saved on the server before it counts.</li>
         </ul>
@@ -77,5 +101,10 @@ enum WebPages {
         #lobby .seats { color: #555; }
         #scores { font-weight: 600; }
         #clock { font-variant-numeric: tabular-nums; margin: 0 1rem; }
+        canvas#track { width: 100%; max-width: 600px; border-radius: 8px; touch-action: manipulation; cursor: pointer; }
+        button#tap { font-size: 1.3rem; padding: .6rem 2.4rem; touch-action: manipulation; }
+        #racers { font-weight: 600; }
+        #appForm { color: #555; font-size: .9rem; }
+        #appForm input { width: 11rem; }
         """
 }

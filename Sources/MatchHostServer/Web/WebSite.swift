@@ -32,6 +32,8 @@ struct WebSite: Sendable {
             "/index.html": index,
             "/matchhost.css": resource("text/css; charset=utf-8", WebPages.style),
             "/matchhost.js": resource(javaScript, WebClientScript.javaScript(gameID: gameID)),
+            "/catrace": resource(html, WebCatRacePage.html),
+            "/catrace.js": resource(javaScript, WebCatRacePage.script),
             "/disks": resource(html, WebDisksPage.html),
             "/disks.js": resource(javaScript, WebDisksPage.script),
             "/fourinarow": resource(html, WebFourInARowPage.html),

@@ -1,0 +1,239 @@
+/// `/catrace`: Cat Race in native `catrace` matches, against anyone on the server: other
+/// browsers, terminal players, bots, and the tutorial's own iPhone client on the Cat Race port,
+/// which the page can name (START_MATCH inside the match) to give it a seat. The open races
+/// come live from the lobby. The track is a canvas; a tap (the button, the track, or the space
+/// bar) moves the player's cat one step, and the server decides where every cat is and who won.
+enum WebCatRacePage {
+    /// The page.
+    static let html = WebPages.document(
+        title: "Cat Race", script: "/catrace.js",
+        main: """
+            \(WebPages.lobbyMenu(noun: "race", sizes: [2, 3, 4, 6, 8, 12, 16], selected: 2))
+            <section id="gameView" hidden>
+              <p id="invite" hidden>Invite code <code id="inviteCode"></code>: your friends enter it, or open <a id="inviteLink"></a></p>
+              <p><span id="matchName"></span> <button id="leave">Leave</button></p>
+              <canvas id="track" width="600" height="96" data-phase="none"></canvas>
+              <p><button id="tap" disabled>Tap</button> <button id="again" hidden>Race again</button></p>
+              <ol id="racers"></ol>
+              <form id="appForm">Racing the Cat Race app? Its player id gets a seat here when it connects:
+                <input id="appPlayer" maxlength="255" placeholder="G:1036727375" autocomplete="off"> <button id="appInvite">Seat it</button></form>
+            </section>
+            """)
+
+    /// `/catrace.js`: the race (PROTOCOL.md, "Cat Race" and `catrace` in "Game modes"), on
+    /// ``WebClientScript``. Its messages are the tutorial's, carried in MATCH_INPUT and
+    /// MATCH_EVENT, so its strings and integers are the tutorial's too (a 4-byte length counting a
+    /// trailing NUL; 4-byte integers).
+    static let script = #"""
+        "use strict";
+        // ---- Cat Race: each tap is one step of 10 from x = 25; the first cat at x = 445 wins.
+        const START_X = 25, STEP_X = 10, FINISH_X = 445, SCREEN_X = 480;
+        /// Taps closer together than this (ms) are dropped: a held key repeats faster than the
+        /// server's tap-rate limit (`--max-tap-rate`, 20 a second by default), and the server
+        /// refuses a tap over it silently.
+        const TAP_INTERVAL = 60;
+        const COLORS = ["#b91c1c", "#1d4ed8", "#15803d", "#a16207", "#7e22ce", "#0f766e", "#be185d", "#4d7c0f"];
+        const IDLE = "Join an open race, start one, or get a quick match.";
+        /// `phase`: "none" (in the lobby), "joined" (seated; no line-up yet), "racing",
+        /// "finished" (won; any racer may start the next race), "over" (the match ended).
+        const race = { matchId: null, phase: "none", capacity: 0, inviteCode: "", racers: [], mine: null, winner: null, lastTap: -Infinity };
+
+        const canvas = $("track"), pen = canvas.getContext("2d");
+
+        function inMatch() { return race.matchId !== null && race.phase !== "over"; }
+        const menu = new LobbyMenu("catrace", { enter, inMatch, shown: () => race.matchId !== null, idle: IDLE });
+
+        /// A tutorial string: its length counts the trailing NUL, which is not part of it.
+        function readString(r) {
+          const bytes = r.data();
+          return new TextDecoder().decode(bytes.length > 0 && bytes[bytes.length - 1] === 0 ? bytes.subarray(0, bytes.length - 1) : bytes);
+        }
+        function writeString(w, text) {
+          const bytes = new TextEncoder().encode(text);
+          return w.u32(bytes.length + 1).raw(bytes).u8(0);
+        }
+
+        function myCat() { return race.mine === null ? null : race.racers[race.mine]; }
+        /// A tap moves the cat while a race with another racer in it runs, until the cat is at
+        /// the line (the server's GAME_OVER says who got there first).
+        function canTap() {
+          const cat = myCat();
+          return race.phase === "racing" && race.racers.length >= 2 && cat !== null && cat.x < FINISH_X;
+        }
+        function name(racer) { return racer.alias || racer.id.slice(0, 8); }
+
+        function show() {
+          const playing = race.matchId !== null;
+          $("lobbyView").hidden = playing;
+          $("gameView").hidden = !playing;
+          canvas.dataset.phase = race.phase;
+          $("leave").textContent = inMatch() ? "Leave" : "Back to the lobby";
+          $("tap").disabled = !canTap();
+          $("again").hidden = race.phase !== "finished";
+          $("appForm").hidden = !inMatch();
+          $("invite").hidden = !inMatch() || race.inviteCode === "" || race.racers.length >= race.capacity;
+          const list = $("racers");
+          list.replaceChildren();
+          race.racers.forEach((racer, seat) => {
+            const item = document.createElement("li");
+            item.dataset.x = String(racer.x);
+            item.style.color = COLORS[seat % COLORS.length];
+            item.textContent = name(racer) + (seat === race.mine ? " (you)" : "") + (seat === race.winner ? " won" : "");
+            list.append(item);
+          });
+          if (race.phase === "racing") {
+            status(race.racers.length < 2 ? "Waiting for another racer: the race starts when one joins."
+              : "Race! Tap, click the track or press the space bar.");
+          } else if (race.phase === "finished") {
+            const winner = race.winner === null ? null : race.racers[race.winner];
+            status((race.winner === race.mine ? "You won!" : winner ? name(winner) + " won." : "The race is over.") + " Race again?");
+          }
+          draw();
+          menu.controls();
+        }
+
+        function draw() {
+          const lanes = Math.max(2, race.racers.length), lane = 48;
+          if (canvas.height !== lanes * lane) canvas.height = lanes * lane;
+          const width = canvas.width, at = (x) => 20 + (x / SCREEN_X) * (width - 40);
+          pen.clearRect(0, 0, width, canvas.height);
+          for (let seat = 0; seat < lanes; seat++) {
+            pen.fillStyle = seat % 2 ? "#e2e8f0" : "#f1f5f9";
+            pen.fillRect(0, seat * lane, width, lane);
+          }
+          pen.fillStyle = "#0f172a";
+          for (let y = 0; y < canvas.height; y += 8) pen.fillRect(at(FINISH_X) + ((y / 8) % 2 ? 4 : 0), y, 4, 8);
+          race.racers.forEach((racer, seat) => {
+            const x = at(racer.x), y = seat * lane + lane / 2, color = COLORS[seat % COLORS.length];
+            pen.fillStyle = color;
+            pen.beginPath(); pen.arc(x, y + 4, 13, 0, 2 * Math.PI); pen.fill();
+            for (const side of [-1, 1]) {
+              pen.beginPath(); pen.moveTo(x + side * 12, y - 2); pen.lineTo(x + side * 9, y - 18); pen.lineTo(x + side * 2, y - 8); pen.fill();
+            }
+            pen.fillStyle = "#fff";
+            for (const side of [-1, 1]) { pen.beginPath(); pen.arc(x + side * 5, y + 1, 2.5, 0, 2 * Math.PI); pen.fill(); }
+            pen.fillStyle = "#334155";
+            pen.font = (seat === race.mine ? "600 " : "") + "12px system-ui, sans-serif";
+            pen.fillText(name(racer) + (seat === race.mine ? " (you)" : ""), 4, seat * lane + 13);
+          });
+        }
+
+        function enter(r) {
+          const joined = readJoined(r);
+          if (joined.mode !== "catrace") return elsewhere(joined);
+          Object.assign(race, { matchId: joined.matchId, phase: "joined", capacity: joined.capacity, inviteCode: joined.inviteCode,
+                                racers: [], mine: null, winner: null });
+          $("matchName").textContent = "Race " + joined.matchId + (joined.label ? " · " + joined.label : "");
+          showInvite(joined.inviteCode);
+          note("");
+          status("Taking a seat…");
+          show();
+        }
+
+        function leaveView() {
+          Object.assign(race, { matchId: null, phase: "none", inviteCode: "", racers: [], mine: null, winner: null });
+          status(IDLE);
+          show();
+        }
+
+        function raceEvent(r) {
+          switch (r.u8()) {
+            case 1:  // NOT_IN_MATCH: a racer left or stayed away; the match ends (MATCH_ENDED follows).
+              race.phase = "over";
+              status("The race is over: a racer left.");
+              break;
+            case 3: {  // MATCH_STARTED: the line-up, after every join and at every start
+              const active = r.u8() === 0, racers = [];
+              for (let i = r.u8(); i > 0; i--) racers.push({ id: readString(r), alias: readString(r), x: r.u32() });
+              const mine = racers.findIndex(({ id }) => id === me), before = myCat();
+              // A line-up sent for a racer joining mid-race may predate this player's own taps in
+              // flight: its own claim stands (the server does not echo its moves back to it).
+              if (active && race.phase === "racing" && before !== null && mine >= 0) racers[mine].x = Math.max(racers[mine].x, before.x);
+              Object.assign(race, { racers, mine: mine >= 0 ? mine : null, phase: active ? "racing" : "finished", winner: null });
+              if (!active) {
+                // A snapshot of a race won (after a reconnect): the cat past the line won it.
+                const leader = racers.reduce((best, racer, seat) => (best === null || racer.x > racers[best].x ? seat : best), null);
+                race.winner = leader !== null && racers[leader].x >= FINISH_X ? leader : null;
+              }
+              break;
+            }
+            case 5: {  // PLAYER_MOVED: another racer's cat (the server names the mover)
+              const seat = r.u8(), x = r.u32();
+              if (seat !== race.mine && race.racers[seat]) race.racers[seat].x = x;
+              break;
+            }
+            case 6: {  // GAME_OVER
+              race.winner = r.u8();
+              race.phase = "finished";
+              break;
+            }
+            default: return;
+          }
+          show();
+        }
+
+        /// One step, if taps move the cat now and the last was long enough ago (`time`: the
+        /// input event's, so that a page busy for a moment does not merge a player's taps).
+        function tap(time) {
+          if (!canTap() || time - race.lastTap < TAP_INTERVAL) return;
+          race.lastTap = time;
+          const cat = myCat();
+          cat.x += STEP_X;
+          matchInput(race.matchId, new Writer().u8(4).u32(cat.x).done());  // MOVED_SELF
+          show();
+        }
+
+        $("tap").addEventListener("pointerdown", (event) => { event.preventDefault(); tap(event.timeStamp); });
+        canvas.addEventListener("pointerdown", (event) => tap(event.timeStamp));
+        document.addEventListener("keydown", (event) => {
+          if (event.key !== " " || event.target.closest("input, select, button") || race.matchId === null) return;
+          event.preventDefault();
+          tap(event.timeStamp);
+        });
+        $("again").onclick = () => {
+          if (race.phase === "finished") matchInput(race.matchId, new Writer().u8(7).done());  // RESTART_MATCH
+        };
+        $("appForm").onsubmit = (event) => {
+          event.preventDefault();
+          const id = $("appPlayer").value.trim();
+          if (!inMatch() || id === "") return;
+          // START_MATCH names tutorial clients: each gets a reserved seat, taken when it connects.
+          matchInput(race.matchId, writeString(new Writer().u8(2).u8(1), id).done());
+          $("appPlayer").value = "";
+          note("A seat is kept for " + id + ": it races as soon as it connects to the Cat Race port.");
+        };
+        $("leave").onclick = () => (inMatch() ? leaveMatch(race.matchId, leaveView) : leaveView());
+
+        connect({
+          controls: () => menu.controls(),
+          signedIn(first) {
+            // The seat, if the player still has one, comes back with MATCH_RESUMED, next.
+            leaveView();
+            menu.signedIn(first);
+          },
+          message(type, r) {
+            switch (type) {
+              case M.LOBBY_UPDATE: menu.update(r); break;
+              case M.MATCHMAKER_MATCHED: enter(r); break;
+              case M.TICKET_CANCELLED: if (!inMatch()) status("Matchmaking stopped: " + r.str()); break;
+              case M.MATCH_RESUMED: enter(r); break;
+              case M.MATCH_EVENT: if (r.u64() === race.matchId) raceEvent(new Reader(r.data())); break;
+              case M.PRESENCE: {
+                if (r.u64() !== race.matchId) break;
+                const who = r.str(), change = r.u8();
+                if (who !== me && change === P.DISCONNECTED) note("A racer is away: their cat stays where it is.");
+                if (who !== me && change === P.RECONNECTED) note("");
+                break;
+              }
+              case M.MATCH_ENDED: {
+                if (r.u64() !== race.matchId) break;
+                const reason = r.str();
+                if (race.phase !== "over") { race.phase = "over"; status("The race is over: " + reason); }
+                show();
+                break;
+              }
+            }
+          },
+        });
+        """#
+}
