@@ -10,7 +10,7 @@ enum WebCatRacePage {
         main: """
             \(WebPages.lobbyMenu(noun: "race", sizes: [2, 3, 4, 6, 8, 12, 16], selected: 2))
             <section id="gameView" hidden>
-              <p id="invite" hidden>Invite code <code id="inviteCode"></code>: your friends enter it, or open <a id="inviteLink"></a></p>
+              \(WebPages.invite(saying: "your friends enter it, or open"))
               <p><span id="matchName"></span> <button id="leave">Leave</button></p>
               <canvas id="track" width="600" height="96" data-phase="none"></canvas>
               <p><button id="tap" disabled>Tap</button> <button id="again" hidden>Race again</button></p>
@@ -41,7 +41,6 @@ enum WebCatRacePage {
         const canvas = $("track"), pen = canvas.getContext("2d");
 
         function inMatch() { return race.matchId !== null && race.phase !== "over"; }
-        const menu = new LobbyMenu("catrace", { enter, inMatch, shown: () => race.matchId !== null, idle: IDLE });
 
         /// A tutorial string: its length counts the trailing NUL, which is not part of it.
         function readString(r) {
@@ -202,38 +201,17 @@ enum WebCatRacePage {
           $("appPlayer").value = "";
           note("A seat is kept for " + id + ": it races as soon as it connects to the Cat Race port.");
         };
-        $("leave").onclick = () => (inMatch() ? leaveMatch(race.matchId, leaveView) : leaveView());
-
-        connect({
-          controls: () => menu.controls(),
-          signedIn(first) {
-            // The seat, if the player still has one, comes back with MATCH_RESUMED, next.
-            leaveView();
-            menu.signedIn(first);
+        const menu = new LobbyMenu("catrace", {
+          matchId: () => race.matchId, inMatch, enter, leave: leaveView, event: raceEvent, idle: IDLE,
+          presence(who, change) {
+            if (who !== me && change === P.DISCONNECTED) note("A racer is away: their cat stays where it is.");
+            if (who !== me && change === P.RECONNECTED) note("");
           },
-          message(type, r) {
-            switch (type) {
-              case M.LOBBY_UPDATE: menu.update(r); break;
-              case M.MATCHMAKER_MATCHED: enter(r); break;
-              case M.TICKET_CANCELLED: if (!inMatch()) status("Matchmaking stopped: " + r.str()); break;
-              case M.MATCH_RESUMED: enter(r); break;
-              case M.MATCH_EVENT: if (r.u64() === race.matchId) raceEvent(new Reader(r.data())); break;
-              case M.PRESENCE: {
-                if (r.u64() !== race.matchId) break;
-                const who = r.str(), change = r.u8();
-                if (who !== me && change === P.DISCONNECTED) note("A racer is away: their cat stays where it is.");
-                if (who !== me && change === P.RECONNECTED) note("");
-                break;
-              }
-              case M.MATCH_ENDED: {
-                if (r.u64() !== race.matchId) break;
-                const reason = r.str();
-                if (race.phase !== "over") { race.phase = "over"; status("The race is over: " + reason); }
-                show();
-                break;
-              }
-            }
+          ended(reason) {
+            if (race.phase !== "over") { race.phase = "over"; status("The race is over: " + reason); }
+            show();
           },
         });
+        menu.connect();
         """#
 }

@@ -320,13 +320,16 @@ enum WebClientScript {
           });
         }
 
-        /// The menu and lobby of a game's page with a live lobby (`WebPages.lobbyMenu`: Disks, Cat
-        /// Race): the open matches of `mode` followed live (SUBSCRIBE_LOBBY), each with a Join
-        /// button; **New** (public and listed, with the name typed), **Play friends** (private: an
-        /// invite code), join by code, and **Quick match** (2 to the chosen size; pressed again, it
-        /// cancels). `game.enter(r)` gets every MATCH_JOINED, `game.inMatch()` says whether the
-        /// player has a seat in a match going, `game.shown()` whether a match (going or over) is
-        /// on screen, and `game.idle` is the status line of a player in none.
+        /// A game's page with a live lobby (`WebPages.lobbyMenu`: Disks, Cat Race): the open
+        /// matches of `mode` followed live (SUBSCRIBE_LOBBY), each with a Join button; **New**
+        /// (public and listed, with the name typed), **Play friends** (private: an invite code),
+        /// join by code, **Quick match** (2 to the chosen size; pressed again, it cancels), and
+        /// **Leave**. The game is `game`: `matchId()` is the match on screen (going or over) or
+        /// null; `inMatch()` whether the player has a seat in a match going; `enter(r)` gets
+        /// every MATCH_JOINED (MATCH_RESUMED, MATCHMAKER_MATCHED); `leave()` goes back to the
+        /// lobby; `event(r)`, `presence(who, change)` and `ended(reason)` get the MATCH_EVENT,
+        /// PRESENCE and MATCH_ENDED of the match on screen; `idle` is the status line of a
+        /// player in none.
         class LobbyMenu {
           constructor(mode, game) {
             this.mode = mode;
@@ -337,6 +340,30 @@ enum WebClientScript {
             $("create").onclick = () => this.create(false);
             $("private").onclick = () => this.create(true);
             $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode($("code").value, game.enter); };
+            $("leave").onclick = () => (game.inMatch() ? leaveMatch(game.matchId(), game.leave) : game.leave());
+          }
+
+          /// Signs in (``connect``), handling the lobby's and the match's messages.
+          connect() {
+            const game = this.game;
+            connect({
+              controls: () => this.controls(),
+              signedIn: (first) => {
+                // The seat, if the player still has one, comes back with MATCH_RESUMED, next.
+                game.leave();
+                this.signedIn(first);
+              },
+              message: (type, r) => {
+                switch (type) {
+                  case M.LOBBY_UPDATE: this.update(r); break;
+                  case M.MATCHMAKER_MATCHED: case M.MATCH_RESUMED: game.enter(r); break;
+                  case M.TICKET_CANCELLED: if (!game.inMatch()) status("Matchmaking stopped: " + r.str()); break;
+                  case M.MATCH_EVENT: if (r.u64() === game.matchId()) game.event(new Reader(r.data())); break;
+                  case M.PRESENCE: if (r.u64() === game.matchId()) game.presence(r.str(), r.u8()); break;
+                  case M.MATCH_ENDED: if (r.u64() === game.matchId()) game.ended(r.str()); break;
+                }
+              },
+            });
           }
 
           /// Whether the player may start or join a match now.
@@ -397,7 +424,7 @@ enum WebClientScript {
           quickMatch() {
             const queuing = ticket === null;
             toggleMatchmaking(this.mode, 2, Number($("size").value), () => {
-              if (!this.game.shown()) status(queuing ? "Looking for players…" : this.game.idle);
+              if (this.game.matchId() === null) status(queuing ? "Looking for players…" : this.game.idle);
               this.controls();
             });
           }

@@ -8,7 +8,7 @@ enum WebDisksPage {
         main: """
             \(WebPages.lobbyMenu(noun: "game", sizes: [2, 3, 4, 6, 8, 12, 16], selected: 4))
             <section id="gameView" hidden>
-              <p id="invite" hidden>Invite code <code id="inviteCode"></code>: your friends enter it, or open <a id="inviteLink"></a></p>
+              \(WebPages.invite(saying: "your friends enter it, or open"))
               <p><span id="matchName"></span> <span id="clock"></span> <button id="leave">Leave</button></p>
               <canvas id="board" width="600" height="600" data-phase="none"></canvas>
               <ol id="scores"></ol>
@@ -30,7 +30,6 @@ enum WebDisksPage {
         const canvas = $("board"), pen = canvas.getContext("2d");
 
         function inMatch() { return game.matchId !== null && game.phase !== "over"; }
-        const menu = new LobbyMenu("disks", { enter, inMatch, shown: () => game.matchId !== null, idle: IDLE });
 
         function showScores() {
           const list = $("scores");
@@ -197,45 +196,24 @@ enum WebDisksPage {
           tap(Math.min(Math.max(x, 0), game.board.width), Math.min(Math.max(y, 0), game.board.height));
         });
 
-        $("leave").onclick = () => (inMatch() ? leaveMatch(game.matchId, leaveView) : leaveView());
-
-        connect({
-          controls: () => menu.controls(),
-          signedIn(first) {
-            // The seat, if the player still has one, comes back with MATCH_RESUMED, next.
-            leaveView();
-            menu.signedIn(first);
-          },
-          message(type, r) {
-            switch (type) {
-              case M.LOBBY_UPDATE: menu.update(r); break;
-              case M.MATCHMAKER_MATCHED: enter(r); break;
-              case M.TICKET_CANCELLED: if (!inMatch()) status("Matchmaking stopped: " + r.str()); break;
-              case M.MATCH_RESUMED: enter(r); break;
-              case M.MATCH_EVENT: if (r.u64() === game.matchId) gameEvent(new Reader(r.data())); break;
-              case M.PRESENCE: {
-                if (r.u64() !== game.matchId) break;
-                const who = r.str(), change = r.u8();
-                if (change === P.LEFT) game.present.delete(who); else game.present.set(who, change === P.DISCONNECTED ? 2 : 1);
-                // A player taking a seat during play gets STATE; the others learn of its seat here:
-                // seats are numbered in the order they are taken, and the scores list them all.
-                if (change === P.JOINED && game.scores.length > 0 && !game.scores.some(({ id }) => id === who)) {
-                  game.scores.push({ seat: game.scores.length, id: who, score: 0 });
-                  showScores();
-                }
-                if (game.phase === "waiting") waitingStatus();
-                break;
-              }
-              case M.MATCH_ENDED: {
-                if (r.u64() !== game.matchId) break;
-                const reason = r.str();
-                if (game.phase !== "over") { game.phase = "over"; status("The game ended: " + reason); }
-                showView();
-                break;
-              }
+        const menu = new LobbyMenu("disks", {
+          matchId: () => game.matchId, inMatch, enter, leave: leaveView, event: gameEvent, idle: IDLE,
+          presence(who, change) {
+            if (change === P.LEFT) game.present.delete(who); else game.present.set(who, change === P.DISCONNECTED ? 2 : 1);
+            // A player taking a seat during play gets STATE; the others learn of its seat here:
+            // seats are numbered in the order they are taken, and the scores list them all.
+            if (change === P.JOINED && game.scores.length > 0 && !game.scores.some(({ id }) => id === who)) {
+              game.scores.push({ seat: game.scores.length, id: who, score: 0 });
+              showScores();
             }
+            if (game.phase === "waiting") waitingStatus();
+          },
+          ended(reason) {
+            if (game.phase !== "over") { game.phase = "over"; status("The game ended: " + reason); }
+            showView();
           },
         });
+        menu.connect();
         requestAnimationFrame(draw);
         """#
 }

@@ -11,7 +11,7 @@ enum WebFourInARowPage {
               <button id="create" disabled>Play a friend</button>
               <form id="joinForm"><input id="code" maxlength="8" placeholder="invite code" autocomplete="off"> <button id="join" disabled>Join</button></form>
             </section>
-            <p id="invite" hidden>Invite code <code id="inviteCode"></code>: your friend enters it, or opens <a id="inviteLink"></a></p>
+            \(WebPages.invite(saying: "your friend enters it, or opens"))
             <p id="status">Signing in…</p>
             <p id="note"></p>
             <table id="board" class="waiting" data-phase="none"></table>

@@ -41,6 +41,12 @@ enum WebPages {
             """
     }
 
+    /// Where the client script's `showInvite` shows a private match's invite code and the link
+    /// that joins by it; `how` says what a friend does with them.
+    static func invite(saying how: String) -> String {
+        #"<p id="invite" hidden>Invite code <code id="inviteCode"></code>: \#(how) <a id="inviteLink"></a></p>"#
+    }
+
     /// `/`: the games a browser can play here.
     static let index = """
         \(Self.head(title: "MatchHost"))
