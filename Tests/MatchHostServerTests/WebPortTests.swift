@@ -82,6 +82,9 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
                 "over the frame limit",
                 WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: ByteBuffer(repeating: 0, count: 1024 + 5)), .frameTooLarge
             ),
+            // RFC 6455 5.5: a control frame is never fragmented and carries at most 125 bytes.
+            ("a fragmented Ping", WebSocketFrame(fin: false, opcode: .ping, maskKey: .random(), data: ByteBuffer(bytes: [1])), .badMessage),
+            ("a Ping of 126 bytes", WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: ByteBuffer(repeating: 1, count: 126)), .badMessage),
         ]
         for (name, frame, code) in cases {
             let (connection, probe) = try await TestNativeConnection.connectWebSocketProbed(port: web, group: server.group)
@@ -99,6 +102,21 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         #expect(try await bystander.response(to: try await bystander.request(.getProfile(playerID: ""))).isSuccess)
         await bystander.close()
         try await server.stop()
+    }
+
+    /// A server stopping tells its WebSocket players why (ERROR `SHUTTING_DOWN`, so that they
+    /// sign in again later rather than wait to resume) and closes with a Close frame.
+    @Test func aStoppingServerSaysSoOverTheWebSocketAndSendsAClose() async throws {
+        let (server, web) = try await startWithWebPort()
+        let (connection, probe) = try await TestNativeConnection.connectWebSocketProbed(port: web, group: server.group)
+        try await connection.send(.hello(version: 1, gameID: "matchhost"))
+        guard case .welcome = try await connection.next() else { throw TestClientError.unexpected("no WELCOME") }
+        try await connection.send(.authenticate(.device(id: "web-until-the-end", secret: "")))
+        guard case .authenticated = try await connection.next() else { throw TestClientError.unexpected("no AUTHENTICATED") }
+        async let stopped: Void = server.stop()
+        #expect(try await connection.closingError().code == .shuttingDown)
+        #expect(probe.closeCode.withLockedValue { $0 } == 1000)
+        try await stopped
     }
 
     /// PROTOCOL.md's example, byte for byte, over a raw socket: the upgrade, a masked HELLO, and
@@ -288,6 +306,22 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         #expect(!channel.isActive)
         _ = try? channel.close().wait()
         #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil, "one Close only")
+    }
+
+    /// A client that does not read gets no Pong to hold: a Ping that comes while the connection
+    /// is not writable is not answered (the next one, once it is, is).
+    @Test func noPongIsWrittenWhileTheConnectionIsNotWritable() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(NativeWebSocketBridge(maximumFramePayload: 100, bareFramesPerSecond: 10))
+        channel.isWritable = false
+        try channel.writeInbound(self.masked(.ping, [1]))
+        #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil)
+        channel.isWritable = true
+        try channel.writeInbound(self.masked(.ping, [2]))
+        let pong = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(pong.opcode == .pong && pong.data == ByteBuffer(bytes: [2]))
+        #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil, "the unanswered Ping stays unanswered")
+        _ = try? channel.finish()
     }
 
     @Test func aCloseWithACodeNoEndpointMaySendIsAnsweredAsAProtocolError() {
