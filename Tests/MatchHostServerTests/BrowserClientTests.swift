@@ -281,6 +281,12 @@ final class DevToolsPage: Sendable {
               document.querySelectorAll('td.line').length, document.getElementById('connection').textContent])
             """
         #expect(try await page.waitFor(board, toBe: #"["over","You lost (four in a row)",4,3,4,"connected"]"#) == #"["over","You lost (four in a row)",4,3,4,"connected"]"#)
+        // The leaderboard, as the server keeps it, and the player's record: asked again once the game ended.
+        let standings = try await red.standingsLines("fourinarow", viewer: try #require(browserPlayer))
+        #expect(standings.hasSuffix("2. \(try #require(browserPlayer).prefix(8)) (you) · 1484 · won 0 of 1"), "\(standings)")
+        #expect(try await page.waitFor(DevToolsPage.standings, toBe: standings) == standings)
+        let record = "You: played 1, won 0, lost 1, drawn 0 · rating 1484 · rank 2"
+        #expect(try await page.waitFor("document.getElementById('record').textContent", toBe: record) == record)
         #expect(page.problems.isEmpty, "\(page.problems)")
         await page.close()
         await red.close()
@@ -372,6 +378,14 @@ final class DevToolsPage: Sendable {
         let lobbyShown = "String(document.getElementById('gameView').hidden && !document.getElementById('lobbyView').hidden)"
         _ = try await page.evaluate("document.getElementById('leave').click(), 'clicked'")
         #expect(try await page.waitFor(lobbyShown, toBe: "true") == "true")
+
+        // The lobby shows the game's leaderboard as the server keeps it, the win counted, and
+        // the player's own record.
+        let standings = try await host.standingsLines("disks", viewer: browserPlayer)
+        #expect(standings.hasPrefix("1. \(browserPlayer.prefix(8)) (you) · "), "\(standings)")
+        #expect(try await page.waitFor(DevToolsPage.standings, toBe: standings) == standings)
+        let record = "document.getElementById('record').textContent"
+        #expect(try await page.waitFor(record, toBe: "You: played 1, won 1, lost 0, drawn 0 · rating 1516 · rank 1") == "You: played 1, won 1, lost 0, drawn 0 · rating 1516 · rank 1")
         let fourInARow = try #require(try await host.ask(.createMatch(mode: "fourinarow", maxPlayers: 2, label: "", isPrivate: true)).joined)
         _ = try await page.evaluate(
             "document.getElementById('code').value = \(jsonStringLiteral(fourInARow.inviteCode)), document.getElementById('join').click(), 'clicked'")
@@ -417,7 +431,24 @@ final class DevToolsPage: Sendable {
     }
 }
 
+extension DevToolsPage {
+    /// The leaderboard a game page shows, a line an entry.
+    static let standings = "[...document.querySelectorAll('#leaders li')].map((item) => item.textContent).join('\\n')"
+}
+
 extension TestNativeConnection {
+    /// The leaderboard of `game` as a page shows it to `viewer` (``DevToolsPage/standings``),
+    /// from the server's own GET_LEADERBOARD.
+    func standingsLines(_ game: String, viewer: String) async throws -> String {
+        guard case .success(.leaderboard(_, let entries)) = try await self.ask(.getLeaderboard(game: game, around: "", limit: 10)) else {
+            throw TestClientError.unexpected("no LEADERBOARD")
+        }
+        return entries.map { entry in
+            let name = entry.alias.isEmpty ? String(entry.playerID.prefix(8)) : entry.alias
+            return "\(entry.rank). \(name)\(entry.playerID == viewer ? " (you)" : "") · \(Int(entry.rating.rounded())) · won \(entry.won) of \(entry.played)"
+        }.joined(separator: "\n")
+    }
+
     /// The next Disks STATE of `matchID` satisfying `predicate`.
     func nextDisksState(in matchID: MatchIdentifier, where predicate: (DisksState) -> Bool) async throws -> DisksState {
         let message = try await self.nextMessage(matching: "a Disks STATE") { message in

@@ -53,13 +53,17 @@ enum WebCatRacePage {
         }
 
         function myCat() { return race.mine === null ? null : race.racers[race.mine]; }
-        /// A tap moves the cat while a race with another racer in it runs, until the cat is at
-        /// the line (the server's GAME_OVER says who got there first).
+        /// A tap moves the cat while a race with another racer in it runs, nobody is at the line
+        /// yet, and the connection is up. Not while it is down: taps queued then would all reach
+        /// the server at once, which takes a bucketful and refuses the rest, and the cat, a few
+        /// steps behind where the page has it, could never catch up (a claim of more steps than
+        /// a bucket holds is refused). This cat past the line still taps until GAME_OVER: if the
+        /// server refused the last step, the next claim of two wins.
         function canTap() {
-          const cat = myCat();
-          return race.phase === "racing" && race.racers.length >= 2 && cat !== null && cat.x < FINISH_X;
+          return race.phase === "racing" && race.racers.length >= 2 && myCat() !== null && connection.established && !closed
+            && !race.racers.some((racer, seat) => seat !== race.mine && racer.x >= FINISH_X);
         }
-        function name(racer) { return racer.alias || racer.id.slice(0, 8); }
+        function racerName(racer) { return racer.alias || racer.id.slice(0, 8); }
 
         function show() {
           const playing = race.matchId !== null;
@@ -77,7 +81,7 @@ enum WebCatRacePage {
             const item = document.createElement("li");
             item.dataset.x = String(racer.x);
             item.style.color = COLORS[seat % COLORS.length];
-            item.textContent = name(racer) + (seat === race.mine ? " (you)" : "") + (seat === race.winner ? " won" : "");
+            item.textContent = racerName(racer) + (seat === race.mine ? " (you)" : "") + (seat === race.winner ? " won" : "");
             list.append(item);
           });
           if (race.phase === "racing") {
@@ -85,7 +89,7 @@ enum WebCatRacePage {
               : "Race! Tap, click the track or press the space bar.");
           } else if (race.phase === "finished") {
             const winner = race.winner === null ? null : race.racers[race.winner];
-            status((race.winner === race.mine ? "You won!" : winner ? name(winner) + " won." : "The race is over.") + " Race again?");
+            status((race.winner === race.mine ? "You won!" : winner ? racerName(winner) + " won." : "The race is over.") + " Race again?");
           }
           draw();
           menu.controls();
@@ -113,7 +117,7 @@ enum WebCatRacePage {
             for (const side of [-1, 1]) { pen.beginPath(); pen.arc(x + side * 5, y + 1, 2.5, 0, 2 * Math.PI); pen.fill(); }
             pen.fillStyle = "#334155";
             pen.font = (seat === race.mine ? "600 " : "") + "12px system-ui, sans-serif";
-            pen.fillText(name(racer) + (seat === race.mine ? " (you)" : ""), 4, seat * lane + 13);
+            pen.fillText(racerName(racer) + (seat === race.mine ? " (you)" : ""), 4, seat * lane + 13);
           });
         }
 
@@ -183,9 +187,12 @@ enum WebCatRacePage {
         }
 
         $("tap").addEventListener("pointerdown", (event) => { event.preventDefault(); tap(event.timeStamp); });
+        // The button pressed from the keyboard (a pointer's press was a tap already).
+        $("tap").addEventListener("click", (event) => { if (event.detail === 0) tap(event.timeStamp); });
         canvas.addEventListener("pointerdown", (event) => tap(event.timeStamp));
         document.addEventListener("keydown", (event) => {
-          if (event.key !== " " || event.target.closest("input, select, button") || race.matchId === null) return;
+          // A held key is one tap: its repeats are not the player tapping.
+          if (event.key !== " " || event.repeat || event.target.closest("input, select, button") || race.matchId === null) return;
           event.preventDefault();
           tap(event.timeStamp);
         });
@@ -195,14 +202,22 @@ enum WebCatRacePage {
         $("appForm").onsubmit = (event) => {
           event.preventDefault();
           const id = $("appPlayer").value.trim();
+          // The space bar taps again, not this form.
+          document.activeElement?.blur();
           if (!inMatch() || id === "") return;
+          // What the server would take for bad input, closing the connection (PROTOCOL.md: a
+          // tutorial string is at most 255 bytes, without control characters).
+          if (new TextEncoder().encode(id).length > 255 || /[\u0000-\u001f\u007f-\u009f]/.test(id)) {
+            return note("A player id is at most 255 bytes, with no control characters.");
+          }
           // START_MATCH names tutorial clients: each gets a reserved seat, taken when it connects.
           matchInput(race.matchId, writeString(new Writer().u8(2).u8(1), id).done());
           $("appPlayer").value = "";
-          note("A seat is kept for " + id + ": it races as soon as it connects to the Cat Race port.");
+          note("If " + id + " connects to the Cat Race port, it races here (unless it is racing elsewhere).");
         };
         const menu = new LobbyMenu("catrace", {
           matchId: () => race.matchId, inMatch, enter, leave: leaveView, event: raceEvent, idle: IDLE,
+          controls() { $("tap").disabled = !canTap(); },
           presence(who, change) {
             if (who !== me && change === P.DISCONNECTED) note("A racer is away: their cat stays where it is.");
             if (who !== me && change === P.RECONNECTED) note("");

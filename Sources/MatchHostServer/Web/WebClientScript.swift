@@ -42,6 +42,7 @@ enum WebClientScript {
           u16() { this.need(2); const r = this.v.getUint16(this.i); this.i += 2; return r; }
           u32() { this.need(4); const r = this.v.getUint32(this.i); this.i += 4; return r; }
           u64() { this.need(8); const r = this.v.getBigUint64(this.i); this.i += 8; return r; }
+          f64() { this.need(8); const r = this.v.getFloat64(this.i); this.i += 8; return r; }
           data() { const n = this.u32(); this.need(n); const r = this.b.subarray(this.i, this.i + n); this.i += n; return r; }
           str() { const n = this.u16(); this.need(n); const r = new TextDecoder().decode(this.b.subarray(this.i, this.i + n)); this.i += n; return r; }
         }
@@ -53,7 +54,8 @@ enum WebClientScript {
         const M = { REQUEST: 0x20, MATCH_INPUT: 0x22, RESPONSE: 0x40, REQUEST_ERROR: 0x41, PRESENCE: 0x42, MATCH_ENDED: 0x44,
                     MATCH_EVENT: 0x45, LOBBY_UPDATE: 0x46, MATCHMAKER_MATCHED: 0x47, TICKET_CANCELLED: 0x49, MATCH_RESUMED: 0x4A };
         /// Request kinds.
-        const R = { CREATE_MATCH: 1, JOIN_MATCH: 2, LEAVE_MATCH: 3, SUBSCRIBE_LOBBY: 5, JOIN_BY_CODE: 7, MATCHMAKE: 8, CANCEL_TICKET: 9 };
+        const R = { CREATE_MATCH: 1, JOIN_MATCH: 2, LEAVE_MATCH: 3, SUBSCRIBE_LOBBY: 5, JOIN_BY_CODE: 7, MATCHMAKE: 8, CANCEL_TICKET: 9,
+                    GET_PROFILE: 13, GET_LEADERBOARD: 15 };
         /// REQUEST_ERROR codes a page acts on.
         const RE = { NOT_IN_MATCH: 105, NO_SUCH_TICKET: 110 };
         /// PRESENCE changes.
@@ -329,7 +331,8 @@ enum WebClientScript {
         /// every MATCH_JOINED (MATCH_RESUMED, MATCHMAKER_MATCHED); `leave()` goes back to the
         /// lobby; `event(r)`, `presence(who, change)` and `ended(reason)` get the MATCH_EVENT,
         /// PRESENCE and MATCH_ENDED of the match on screen; `idle` is the status line of a
-        /// player in none.
+        /// player in none; `controls()`, if given, runs when what the player may do changed (the
+        /// connection went down or came back).
         class LobbyMenu {
           constructor(mode, game) {
             this.mode = mode;
@@ -347,7 +350,11 @@ enum WebClientScript {
           connect() {
             const game = this.game;
             connect({
-              controls: () => this.controls(),
+              mode: this.mode,
+              controls: () => {
+                this.controls();
+                game.controls?.();
+              },
               signedIn: (first) => {
                 // The seat, if the player still has one, comes back with MATCH_RESUMED, next.
                 game.leave();
@@ -430,6 +437,43 @@ enum WebClientScript {
           }
         }
 
+        /// Shows the leaderboard of `mode` (GET_LEADERBOARD: the top 10) and the player's own
+        /// record in it (GET_PROFILE, and its rank: GET_LEADERBOARD around it) under
+        /// `WebPages.standings`. Asked at every sign-in and every MATCH_ENDED (a game's result is
+        /// stored before its end is told).
+        function showStandings(mode) {
+          const rating = (value) => String(Math.round(value));
+          connection.request(R.GET_LEADERBOARD, new Writer().str(mode).str("").u8(10).done(), (r) => {
+            r.str();
+            const rows = [];
+            for (let i = r.u8(); i > 0; i--) {
+              const rank = r.u32(), id = r.str(), alias = r.str(), value = r.f64(), won = r.u32(), played = r.u32();
+              const item = Object.assign(document.createElement("li"), {
+                textContent: rank + ". " + (alias || id.slice(0, 8)) + (id === me ? " (you)" : "") + " · " + rating(value) + " · won " + won + " of " + played,
+              });
+              if (id === me) item.className = "you";
+              rows.push(item);
+            }
+            $("leaders").replaceChildren(...rows);
+            $("leadersEmpty").hidden = rows.length > 0;
+          }, failed);
+          connection.request(R.GET_PROFILE, new Writer().str("").done(), (r) => {
+            r.str(); r.str(); r.u64(); r.u64();
+            let mine = null;
+            for (let i = r.u8(); i > 0; i--) {
+              const stats = { game: r.str(), played: r.u32(), won: r.u32(), lost: r.u32(), drawn: r.u32(), rating: r.f64() };
+              if (stats.game === mode) mine = stats;
+            }
+            if (!mine) return ($("record").textContent = "Your record starts with your first finished game.");
+            const record = "You: played " + mine.played + ", won " + mine.won + ", lost " + mine.lost + ", drawn " + mine.drawn + " · rating " + rating(mine.rating);
+            $("record").textContent = record;
+            connection.request(R.GET_LEADERBOARD, new Writer().str(mode).str(me).u8(1).done(), (r) => {
+              r.str();
+              if (r.u8() > 0) $("record").textContent = record + " · rank " + r.u32();
+            }, failed);
+          }, failed);
+        }
+
         /// Shows an invite code and the link that joins by it (this page with `?join=CODE`).
         function showInvite(code) {
           $("invite").hidden = code === "";
@@ -440,7 +484,7 @@ enum WebClientScript {
           $("inviteLink").href = link;
         }
 
-        /// Signs in and keeps the header true. `page.signedIn(first)` runs after every new session
+        /// Signs in and keeps the header true, and the standings of `page.mode` (``showStandings``). `page.signedIn(first)` runs after every new session
         /// (`first` only for the page's first; the last session's tickets and seats are not
         /// this one's, and MATCH_RESUMED follows for each seat the player still has),
         /// `page.controls()` when what the player may do changed, `page.message(type, reader)`
@@ -456,10 +500,11 @@ enum WebClientScript {
               connectionState("connected", "connected");
               page.signedIn(first);
               first = false;
+              showStandings(page.mode);
               page.controls();
             },
-            resumed() { connectionState("connected", "connected"); },
-            reconnecting() { connectionState("reconnecting", "reconnecting…"); },
+            resumed() { connectionState("connected", "connected"); page.controls(); },
+            reconnecting() { connectionState("reconnecting", "reconnecting…"); page.controls(); },
             closed() { closed = true; connectionState("closed", "disconnected"); page.controls(); },
             serverError(code, message) {
               if (code === E.SESSION_REPLACED) note("This player signed in elsewhere (another tab?); reload to play here.");
@@ -472,6 +517,7 @@ enum WebClientScript {
                 ticket = null;
                 page.controls();
               }
+              if (type === M.MATCH_ENDED) showStandings(page.mode);
               page.message(type, r);
             },
           });

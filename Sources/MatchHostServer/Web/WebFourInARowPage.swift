@@ -16,6 +16,7 @@ enum WebFourInARowPage {
             <p id="note"></p>
             <table id="board" class="waiting" data-phase="none"></table>
             <p id="players"></p>
+            \(WebPages.standings)
             """)
 
     /// `/fourinarow.js`: the game (docs/protocol-fourinarow.md), on ``WebClientScript``.
@@ -139,6 +140,7 @@ enum WebFourInARowPage {
         $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode($("code").value, enter); };
 
         connect({
+          mode: "fourinarow",
           controls,
           signedIn(first) {
             // A game going is this session's only if MATCH_RESUMED (next) says so.

@@ -37,9 +37,20 @@ enum WebPages {
               <h2>Open \(noun)s</h2>
               <ul id="lobby"></ul>
               <p id="lobbyEmpty">No open \(noun)s yet: start one.</p>
+              \(Self.standings)
             </section>
             """
     }
+
+    /// Where the client script's `showStandings` shows the game's leaderboard and the player's record.
+    static let standings = """
+        <section id="standings">
+          <h2>Leaderboard</h2>
+          <ol id="leaders"></ol>
+          <p id="leadersEmpty">Nobody has finished a game yet.</p>
+          <p id="record"></p>
+        </section>
+        """
 
     /// Where the client script's `showInvite` shows a private match's invite code and the link
     /// that joins by it; `how` says what a friend does with them.
@@ -106,6 +117,8 @@ enum WebPages {
         #lobby li { margin: .3rem 0; }
         #lobby .seats { color: #555; }
         #scores { font-weight: 600; }
+        #leaders { padding-left: 0; list-style: none; }
+        #leaders li { margin: .2rem 0; font-variant-numeric: tabular-nums; }
         #clock { font-variant-numeric: tabular-nums; margin: 0 1rem; }
         canvas#track { width: 100%; max-width: 600px; border-radius: 8px; touch-action: manipulation; cursor: pointer; }
         button#tap { font-size: 1.3rem; padding: .6rem 2.4rem; touch-action: manipulation; }
