@@ -221,8 +221,8 @@ struct PlaySession {
     private(set) var view: CatRaceRaceView
     private var startedOnce = false
     /// When the last tap was sent. Taps closer together than ``minimumTapInterval`` are
-    /// dropped: a held-down key repeats faster than the server's tap-rate limit, and a client
-    /// that runs far ahead of the server has every later move refused (PROTOCOL.md).
+    /// dropped: a held-down key repeats faster than the server's tap-rate limit, and taps over
+    /// it only put the player's screen ahead of where the server has its cat (PROTOCOL.md).
     private var lastTap: ContinuousClock.Instant?
     static let minimumTapInterval = Duration.milliseconds(60)
     private var disconnectReason: String?

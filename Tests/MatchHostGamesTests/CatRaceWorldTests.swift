@@ -63,9 +63,7 @@ import Testing
         let b = fixture.connect("G:2")
         fixture.start(["G:1", "G:2"], from: a)
         _ = b.take()
-        fixture.move(a, to: 4_294_967_295)  // -1 from a client: would have won the original
-        fixture.move(a, to: 445)  // a jump to the finish
-        fixture.move(a, to: 30)  // not a whole step
+        fixture.move(a, to: 31)  // not a whole step
         fixture.move(a, to: 25)  // not forward
         fixture.move(a, to: 15)  // backwards
         #expect(b.take().isEmpty)
@@ -84,6 +82,19 @@ import Testing
         fixture.clock.advance(by: .milliseconds(100))
         fixture.move(a, to: 105)
         #expect(b.take() == [.playerMoved(PlayerMoved(playerIndex: 0, posX: 105))])
+        // A claim of more steps than the bucket holds moves as many as it holds, so a client
+        // whose taps a stalled network delivered at once, steps ahead of the server, catches up
+        // as it taps on. A jump to the finish, or -1 from a client (which won the original),
+        // gains nothing over tapping at the limit.
+        fixture.clock.advance(by: .seconds(1))
+        fixture.move(a, to: 445)
+        #expect(b.take() == [.playerMoved(PlayerMoved(playerIndex: 0, posX: 155))])
+        fixture.move(a, to: 445)
+        #expect(b.take().isEmpty, "an empty bucket moves nothing")
+        fixture.clock.advance(by: .milliseconds(100))
+        fixture.move(a, to: 4_294_967_295)
+        #expect(b.take() == [.playerMoved(PlayerMoved(playerIndex: 0, posX: 175))])
+        #expect(fixture.world.player("G:1")?.match != nil, "no win from a claim")
     }
 
     @Test func graceExpiresAThirtySecondAbsence() {

@@ -20,7 +20,8 @@ public enum CatRaceRefusal: String, Sendable, Hashable, CaseIterable {
     case notForward = "not_forward"
     /// A move that is not a whole number of 10-point steps.
     case notWholeSteps = "not_whole_steps"
-    /// More steps than the racer's bucket holds (tapping faster than the limit, or a jump).
+    /// More steps than the racer's bucket holds (tapping faster than the limit, or a jump): the
+    /// racer moved as many as the bucket held, or none if it was empty.
     case tooFast = "too_fast"
     /// RESTART_MATCH while the race is still running.
     case raceNotOver = "race_not_over"
@@ -46,9 +47,13 @@ public struct CatRaceOptions: Sendable, Hashable {
 ///
 /// Each racer has a bucket of at most ``CatRaceOptions/bucketCapacity`` steps, refilled
 /// continuously at ``CatRaceOptions/maxTapRate`` steps per second and full at every start
-/// and restart. MOVED_SELF(x) is applied only when x is k whole steps of 10 ahead (k ≥ 1)
-/// and the bucket holds k; everything else is refused, logged and counted. The first
-/// racer at or past x = 445 wins.
+/// and restart. MOVED_SELF(x) is a claim of k whole steps of 10 ahead (k ≥ 1): the racer
+/// moves min(k, the bucket's whole steps) of them, and the rest are refused (``CatRaceRefusal/tooFast``);
+/// anything else is refused, logged and counted. Moving part of a claim, not refusing it whole,
+/// is what lets a client whose taps a stalled network delivered in a burst catch up: the
+/// tutorial's client claims absolute positions, so once it is more steps ahead than a bucket
+/// holds, no whole claim could ever pass again. It gains nothing over tapping at the limit.
+/// The first racer at or past x = 445 wins.
 public final class CatRaceGame: GameHandler {
     /// Cat Race events are its wire messages; the native protocol will wrap them.
     public typealias Event = CatRaceServerMessage
@@ -147,11 +152,10 @@ public final class CatRaceGame: GameHandler {
     /// Applies a move or a restart, or refuses it.
     public func receive(_ input: CatRaceInput, fromSeat seat: Int, in match: Match<CatRaceGame>) {
         switch input {
-        case .move(let x):
-            if let refusal = self.move(seat: seat, to: x, now: match.clock.now) {
-                self.onRefusal?(refusal, seat)
-                return
-            }
+        case .move(let claimed):
+            let (moved, refusal) = self.move(seat: seat, to: claimed, now: match.clock.now)
+            if let refusal { self.onRefusal?(refusal, seat) }
+            guard let x = moved else { return }
             match.send(.playerMoved(PlayerMoved(playerIndex: UInt8(seat), posX: x)), to: .allExcept(seat: seat))
             if x >= CatRaceTrack.finishX {
                 self.state = .gameOver
@@ -202,25 +206,28 @@ public final class CatRaceGame: GameHandler {
         match.end(.abandoned(reason: reason))
     }
 
-    /// The pure move rule: `nil` when the move is applied.
-    func move(seat: Int, to x: UInt32, now: NIODeadline) -> CatRaceRefusal? {
-        guard self.state == .active else { return .raceOver }
+    /// The pure move rule: where the racer moved to (`nil`: nowhere), and why the claim was
+    /// refused, or the part of it that was.
+    func move(seat: Int, to x: UInt32, now: NIODeadline) -> (moved: UInt32?, refusal: CatRaceRefusal?) {
+        guard self.state == .active else { return (nil, .raceOver) }
         var racer = self.racers[seat]
-        guard x > racer.x else { return .notForward }
+        guard x > racer.x else { return (nil, .notForward) }
         let delta = x - racer.x
-        guard delta % CatRaceTrack.stepX == 0 else { return .notWholeSteps }
+        guard delta % CatRaceTrack.stepX == 0 else { return (nil, .notWholeSteps) }
         let steps = Int64(delta / CatRaceTrack.stepX)
         let elapsed = max(0, (now - racer.refilledAt).nanoseconds)
         let refill = Double(elapsed) * self.options.maxTapRate
         racer.tokens = refill >= Double(self.capacityNanos) ? self.capacityNanos : min(self.capacityNanos, racer.tokens + Int64(refill))
         racer.refilledAt = now
-        guard steps * 1_000_000_000 <= racer.tokens else {
+        let taken = min(steps, racer.tokens / 1_000_000_000)
+        guard taken > 0 else {
             self.racers[seat] = racer
-            return .tooFast
+            return (nil, .tooFast)
         }
-        racer.tokens -= steps * 1_000_000_000
-        racer.x = x
+        racer.tokens -= taken * 1_000_000_000
+        // No overflow: `taken` ≤ `steps`, so this is at most the claimed x.
+        racer.x += UInt32(taken) * CatRaceTrack.stepX
         self.racers[seat] = racer
-        return nil
+        return (racer.x, taken < steps ? .tooFast : nil)
     }
 }

@@ -55,10 +55,9 @@ enum WebCatRacePage {
         function myCat() { return race.mine === null ? null : race.racers[race.mine]; }
         /// A tap moves the cat while a race with another racer in it runs, nobody is at the line
         /// yet, and the connection is up. Not while it is down: taps queued then would all reach
-        /// the server at once, which takes a bucketful and refuses the rest, and the cat, a few
-        /// steps behind where the page has it, could never catch up (a claim of more steps than
-        /// a bucket holds is refused). This cat past the line still taps until GAME_OVER: if the
-        /// server refused the last step, the next claim of two wins.
+        /// the server at once, which moves the cat a bucketful of them, and the page would show
+        /// it steps ahead of where the others see it. This cat past the line still taps until
+        /// GAME_OVER: if the server had not moved it all the way, the next claims take it there.
         function canTap() {
           return race.phase === "racing" && race.racers.length >= 2 && myCat() !== null && connection.established && !closed
             && !race.racers.some((racer, seat) => seat !== race.mine && racer.x >= FINISH_X);
