@@ -103,6 +103,11 @@ import Testing
         let lobbyShown = "String(document.getElementById('gameView').hidden && !document.getElementById('lobbyView').hidden)"
         #expect(try await page.waitFor(lobbyShown, toBe: "true") == "true")
 
+        // The race its leaving ended is on the leaderboard the lobby shows: one race won, by the browser.
+        let standings = try await host.standingsLines("catrace", viewer: browserPlayer)
+        #expect(standings.hasPrefix("1. \(browser8) (you) · ") && standings.contains("Riba"), "\(standings)")
+        #expect(try await page.waitFor(DevToolsPage.standings, toBe: standings) == standings)
+
         #expect(page.problems.isEmpty, "\(page.problems)")
         await page.close()
         await tutorial.close()

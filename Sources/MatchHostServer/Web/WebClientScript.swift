@@ -343,7 +343,15 @@ enum WebClientScript {
             $("create").onclick = () => this.create(false);
             $("private").onclick = () => this.create(true);
             $("joinForm").onsubmit = (event) => { event.preventDefault(); joinByCode($("code").value, game.enter); };
-            $("leave").onclick = () => (game.inMatch() ? leaveMatch(game.matchId(), game.leave) : game.leave());
+            $("leave").onclick = () => {
+              if (!game.inMatch()) return game.leave();
+              leaveMatch(game.matchId(), () => {
+                game.leave();
+                // No MATCH_ENDED comes to a player who left; a result its leaving made (a race
+                // it ended) is stored before a later request reads it.
+                showStandings(mode);
+              });
+            };
           }
 
           /// Signs in (``connect``), handling the lobby's and the match's messages.
