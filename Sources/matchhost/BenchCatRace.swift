@@ -594,8 +594,8 @@ struct CatRaceBenchReport: PrintableBenchReport {
         if expected > 0, ratio < 0.95 {
             problems.append(
                 "only \(benchFormat(ratio * 100))% of the expected PLAYER_MOVED arrived: the server refused taps "
-                    + "(a --rate above its --max-tap-rate leaves a racer more steps ahead than its bucket holds, "
-                    + "and every later move of that race is refused) or lost them")
+                    + "(over its --max-tap-rate: a racer moves those steps later, on a tap that claims them again, so "
+                    + "fewer moves arrive and their latency includes the wait for the bucket) or lost them")
         }
         if tapsPerSecond < targetTaps * 0.97 {
             problems.append("taps sent below target (client overloaded, or taps skipped between races)")

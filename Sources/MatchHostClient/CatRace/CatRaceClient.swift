@@ -176,8 +176,9 @@ public final class CatRaceClient: Sendable {
         try await self.send(.startMatch(StartMatch(playerIDs: playerIDs)))
     }
 
-    /// Sends MOVED_SELF: this racer's new absolute x. The server applies it only if it is
-    /// whole steps of ``CatRaceTrack/stepX`` ahead and within the tap-rate limit.
+    /// Sends MOVED_SELF: this racer's new absolute x. The server moves the racer only if it is
+    /// whole steps of ``CatRaceTrack/stepX`` ahead, and only as many of them as its tap-rate
+    /// bucket holds.
     public func moved(to posX: UInt32) async throws {
         try await self.send(.movedSelf(MovedSelf(posX: posX)))
     }

@@ -269,7 +269,8 @@ public final class CatRaceWorld {
         match.handler.onRefusal = { [unowned self, unowned match] refusal, seat in
             self.count(refusal.rawValue)
             self.logger.debug(
-                "move refused",
+                // A move cut short (too_fast, with steps moved) counts here too.
+                "move refused (all or part)",
                 metadata: ["match": "\(match.id)", "player": "\(match.seats[seat].player)", "reason": "\(refusal.rawValue)"])
         }
         match.onEnd = { [unowned self] match, outcome in self.matchEnded(match, outcome: outcome) }

@@ -186,14 +186,15 @@ enum WebCatRacePage {
         }
 
         $("tap").addEventListener("pointerdown", (event) => { event.preventDefault(); tap(event.timeStamp); });
-        // The button pressed from the keyboard (a pointer's press was a tap already).
-        $("tap").addEventListener("click", (event) => { if (event.detail === 0) tap(event.timeStamp); });
         canvas.addEventListener("pointerdown", (event) => tap(event.timeStamp));
+        // The space bar anywhere but in a field, and Enter on the Tap button; a held key is one
+        // tap (its repeats are not the player tapping), and no key clicks the focused button.
         document.addEventListener("keydown", (event) => {
-          // A held key is one tap: its repeats are not the player tapping.
-          if (event.key !== " " || event.repeat || event.target.closest("input, select, button") || race.matchId === null) return;
+          const onTap = event.target === $("tap");
+          if (race.matchId === null || !(event.key === " " || (event.key === "Enter" && onTap))) return;
+          if (!onTap && event.target.closest("input, select, button")) return;
           event.preventDefault();
-          tap(event.timeStamp);
+          if (!event.repeat) tap(event.timeStamp);
         });
         $("again").onclick = () => {
           if (race.phase === "finished") matchInput(race.matchId, new Writer().u8(7).done());  // RESTART_MATCH

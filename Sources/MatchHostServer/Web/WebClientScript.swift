@@ -449,9 +449,15 @@ enum WebClientScript {
         /// record in it (GET_PROFILE, and its rank: GET_LEADERBOARD around it) under
         /// `WebPages.standings`. Asked at every sign-in and every MATCH_ENDED (a game's result is
         /// stored before its end is told).
+        let standingsAsked = 0;
         function showStandings(mode) {
+          if (!$("leaders")) return;
+          // Stored answers may come out of order: only the latest asking's are shown. Its
+          // requests go one after another, so a tight --max-pending-requests refuses none.
+          const asking = ++standingsAsked, latest = () => asking === standingsAsked;
           const rating = (value) => String(Math.round(value));
           connection.request(R.GET_LEADERBOARD, new Writer().str(mode).str("").u8(10).done(), (r) => {
+            if (!latest()) return;
             r.str();
             const rows = [];
             for (let i = r.u8(); i > 0; i--) {
@@ -464,8 +470,10 @@ enum WebClientScript {
             }
             $("leaders").replaceChildren(...rows);
             $("leadersEmpty").hidden = rows.length > 0;
+            connection.request(R.GET_PROFILE, new Writer().str("").done(), showRecord, failed);
           }, failed);
-          connection.request(R.GET_PROFILE, new Writer().str("").done(), (r) => {
+          function showRecord(r) {
+            if (!latest()) return;
             r.str(); r.str(); r.u64(); r.u64();
             let mine = null;
             for (let i = r.u8(); i > 0; i--) {
@@ -477,9 +485,9 @@ enum WebClientScript {
             $("record").textContent = record;
             connection.request(R.GET_LEADERBOARD, new Writer().str(mode).str(me).u8(1).done(), (r) => {
               r.str();
-              if (r.u8() > 0) $("record").textContent = record + " · rank " + r.u32();
+              if (latest() && r.u8() > 0) $("record").textContent = record + " · rank " + r.u32();
             }, failed);
-          }, failed);
+          }
         }
 
         /// Shows an invite code and the link that joins by it (this page with `?join=CODE`).
