@@ -53,8 +53,8 @@ enum WebCatRacePage {
         }
 
         function myCat() { return race.mine === null ? null : race.racers[race.mine]; }
-        /// A tap moves the cat while a race with another racer in it runs, nobody is at the line
-        /// yet, and the connection is up. Not while it is down: taps queued then would all reach
+        /// A tap moves the cat while a race with another racer in it runs, no other cat is at
+        /// the line, and the connection is up. Not while it is down: taps queued then would all reach
         /// the server at once, which moves the cat a bucketful of them, and the page would show
         /// it steps ahead of where the others see it. This cat past the line still taps until
         /// GAME_OVER: if the server had not moved it all the way, the next claims take it there.
@@ -106,7 +106,7 @@ enum WebCatRacePage {
           pen.fillStyle = "#0f172a";
           for (let y = 0; y < canvas.height; y += 8) pen.fillRect(at(FINISH_X) + ((y / 8) % 2 ? 4 : 0), y, 4, 8);
           race.racers.forEach((racer, seat) => {
-            const x = at(racer.x), y = seat * lane + lane / 2, color = COLORS[seat % COLORS.length];
+            const x = at(Math.min(racer.x, SCREEN_X)), y = seat * lane + lane / 2, color = COLORS[seat % COLORS.length];
             pen.fillStyle = color;
             pen.beginPath(); pen.arc(x, y + 4, 13, 0, 2 * Math.PI); pen.fill();
             for (const side of [-1, 1]) {
