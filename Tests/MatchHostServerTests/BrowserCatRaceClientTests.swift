@@ -122,12 +122,7 @@ extension TestNativeConnection {
     func nextCatRaceEvent(
         in matchID: MatchIdentifier, _ what: String, where predicate: (CatRaceServerMessage) -> Bool
     ) async throws -> CatRaceServerMessage {
-        let message = try await self.nextMessage(matching: what) { message in
-            guard case .matchEvent(matchID, let body) = message, let event = try? CatRaceServerMessage(frameBody: body) else { return false }
-            return predicate(event)
-        }
-        guard case .matchEvent(_, let body) = message else { throw TestClientError.unexpected("\(message)") }
-        return try CatRaceServerMessage(frameBody: body)
+        try await self.nextMatchEvent(in: matchID, what, decode: { try CatRaceServerMessage(frameBody: $0) }, where: predicate)
     }
 
     /// The next Cat Race MATCH_STARTED of `matchID` satisfying `predicate`.

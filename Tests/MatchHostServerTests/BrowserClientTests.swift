@@ -451,13 +451,10 @@ extension TestNativeConnection {
 
     /// The next Disks STATE of `matchID` satisfying `predicate`.
     func nextDisksState(in matchID: MatchIdentifier, where predicate: (DisksState) -> Bool) async throws -> DisksState {
-        let message = try await self.nextMessage(matching: "a Disks STATE") { message in
-            guard case .matchEvent(matchID, let body) = message, case .state(let state)? = try? DisksServerMessage(body: body) else { return false }
-            return predicate(state)
+        let event = try await self.nextMatchEvent(in: matchID, "a Disks STATE", decode: { try DisksServerMessage(body: $0) }) {
+            if case .state(let state) = $0 { predicate(state) } else { false }
         }
-        guard case .matchEvent(_, let body) = message, case .state(let state) = try DisksServerMessage(body: body) else {
-            throw TestClientError.unexpected("\(message)")
-        }
+        guard case .state(let state) = event else { throw TestClientError.unexpected("\(event)") }
         return state
     }
 }

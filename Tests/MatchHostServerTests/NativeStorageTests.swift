@@ -50,16 +50,23 @@ extension TestNativeConnection {
         throw TestClientError.unexpected("no \(what)")
     }
 
+    /// The next event of `matchID`, as `decode` reads a game's MATCH_EVENT body, satisfying `predicate`.
+    func nextMatchEvent<Event>(
+        in matchID: MatchIdentifier, _ what: String, decode: (ByteBuffer) throws -> Event, where predicate: (Event) -> Bool
+    ) async throws -> Event {
+        let message = try await self.nextMessage(matching: what) { message in
+            guard case .matchEvent(matchID, let body) = message, let event = try? decode(body) else { return false }
+            return predicate(event)
+        }
+        guard case .matchEvent(_, let body) = message else { throw TestClientError.unexpected("no event") }
+        return try decode(body)
+    }
+
     /// The next Four in a Row event of `matchID` satisfying `predicate`.
     func nextFourInARowEvent(
         in matchID: MatchIdentifier, _ what: String, where predicate: (FourInARowServerMessage) -> Bool
     ) async throws -> FourInARowServerMessage {
-        let message = try await self.nextMessage(matching: what) { message in
-            guard case .matchEvent(matchID, let body) = message, let event = try? FourInARowServerMessage(body: body) else { return false }
-            return predicate(event)
-        }
-        guard case .matchEvent(_, let body) = message else { throw TestClientError.unexpected("no event") }
-        return try FourInARowServerMessage(body: body)
+        try await self.nextMatchEvent(in: matchID, what, decode: { try FourInARowServerMessage(body: $0) }, where: predicate)
     }
 
     /// Plays move `number` into `column` and waits until this player sees it acknowledged (MOVED).

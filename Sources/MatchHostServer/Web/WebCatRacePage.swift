@@ -63,6 +63,8 @@ enum WebCatRacePage {
             && !race.racers.some((racer, seat) => seat !== race.mine && racer.x >= FINISH_X);
         }
         function racerName(racer) { return racer.alias || racer.id.slice(0, 8); }
+        /// A lane's name: the racer's, and whether it is this player.
+        function laneName(seat) { return racerName(race.racers[seat]) + (seat === race.mine ? " (you)" : ""); }
 
         function show() {
           const playing = race.matchId !== null;
@@ -80,7 +82,7 @@ enum WebCatRacePage {
             const item = document.createElement("li");
             item.dataset.x = String(racer.x);
             item.style.color = COLORS[seat % COLORS.length];
-            item.textContent = racerName(racer) + (seat === race.mine ? " (you)" : "") + (seat === race.winner ? " won" : "");
+            item.textContent = laneName(seat) + (seat === race.winner ? " won" : "");
             list.append(item);
           });
           if (race.phase === "racing") {
@@ -116,7 +118,7 @@ enum WebCatRacePage {
             for (const side of [-1, 1]) { pen.beginPath(); pen.arc(x + side * 5, y + 1, 2.5, 0, 2 * Math.PI); pen.fill(); }
             pen.fillStyle = "#334155";
             pen.font = (seat === race.mine ? "600 " : "") + "12px system-ui, sans-serif";
-            pen.fillText(racerName(racer) + (seat === race.mine ? " (you)" : ""), 4, seat * lane + 13);
+            pen.fillText(laneName(seat), 4, seat * lane + 13);
           });
         }
 
