@@ -1,7 +1,9 @@
 import Logging
 import MatchHostWire
 import NIOCore
+import NIOConcurrencyHelpers
 import NIOPosix
+import NIOSSL
 
 /// A client of a MatchHost server's native protocol: authentication, requests, relay, presence,
 /// and a session that survives dropped connections without losing or repeating a message.
@@ -61,6 +63,7 @@ public final class MatchHostClient: Sendable {
     /// normally after ``close()``, throwing ``MatchHostClientError/closed(_:)`` otherwise.
     public let events: AsyncThrowingStream<Event, any Error>
     private let session: NIOLoopBoundBox<ClientSession>
+    private let builtTLSContext = NIOLockedValueBox<NIOSSLContext?>(nil)
 
     /// Creates a client; nothing happens on the network until ``connect()``.
     /// - Parameters:
@@ -152,7 +155,20 @@ public final class MatchHostClient: Sendable {
     @discardableResult
     public func connect() async throws -> NativeAuthenticated {
         let session = self.session
-        return try await self.eventLoop.flatSubmit { session.value.connect() }.get()
+        let tls = try self.tlsContext()
+        return try await self.eventLoop.flatSubmit { session.value.connect(tls: tls) }.get()
+    }
+
+    /// The TLS context, built by the first ``connect()`` that needs it (off the event loop: it
+    /// reads certificates from disk) and kept for every connection after.
+    private func tlsContext() throws -> NIOSSLContext? {
+        guard let tls = self.configuration.tls else { return nil }
+        return try self.builtTLSContext.withLockedValue { built in
+            if let built { return built }
+            let context = try tls.makeContext()
+            built = context
+            return context
+        }
     }
 
     /// Sends a request and waits for its answer.

@@ -127,17 +127,39 @@ final class RefusedConnectionHandler: ChannelInboundHandler {
         self.linger = linger
     }
 
+    private var said = false
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Added once a TLS handshake has begun (``TLSPortGate``): channelActive has passed.
+        if context.channel.isActive { self.begin(context: context) }
+    }
+
     func channelActive(context: ChannelHandlerContext) {
+        self.begin(context: context)
+    }
+
+    private func begin(context: ChannelHandlerContext) {
+        guard !self.said else { return }
+        self.said = true
+        Self.sayFarewell(self.farewell, linger: self.linger, context: context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    /// Writes `farewell` from `context` toward the socket (past no handler behind it) and
+    /// closes: at once once written, or, with `linger`, the sending side only, and the rest
+    /// when the client closes or `linger` runs out.
+    static func sayFarewell(_ farewell: ByteBuffer?, linger: TimeAmount?, context: ChannelHandlerContext) {
         let channel = context.channel
-        guard let farewell = self.farewell else {
+        guard let farewell else {
             channel.close(promise: nil)
             return
         }
-        guard let linger = self.linger else {
-            channel.writeAndFlush(farewell).whenComplete { _ in channel.close(promise: nil) }
+        guard let linger else {
+            context.writeAndFlush(NIOAny(farewell)).whenComplete { _ in channel.close(promise: nil) }
             return
         }
-        channel.writeAndFlush(farewell).whenComplete { _ in
+        context.writeAndFlush(NIOAny(farewell)).whenComplete { _ in
             channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
         }
         let deadline = channel.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
@@ -145,6 +167,4 @@ final class RefusedConnectionHandler: ChannelInboundHandler {
         // holds no more timers than lingering connections.
         channel.closeFuture.whenComplete { _ in deadline.cancel() }
     }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 }

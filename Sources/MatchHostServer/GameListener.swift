@@ -42,7 +42,7 @@ struct GameListener<World> {
     ///   - makeHandler: builds one connection's handler, on the world's loop.
     static func bind(
         configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, worldLoop: WorldLoop? = nil,
-        portName: String, logger: Logger, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?,
+        portName: String, logger: Logger, tls: TLSPortSetup? = nil, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?,
         makeWorld: @escaping @Sendable (EventLoopClock) -> World,
         makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
     ) async throws -> GameListener<World> {
@@ -65,7 +65,7 @@ struct GameListener<World> {
         let flusher = try await loop.submit { NIOLoopBound(FlushCoalescer(eventLoop: loop), eventLoop: loop) }.get()
         let channel = try await Self.accept(
             configuration: configuration, port: port, group: group, loop: loop, state: state, flusher: flusher, farewell: farewell,
-            setUp: Self.handlerOnly, makeHandler: makeHandler)
+            tls: tls, setUp: Self.handlerOnly, makeHandler: makeHandler)
         guard let address = channel.localAddress else {
             throw ListenerError.noLocalAddress
         }
@@ -77,17 +77,18 @@ struct GameListener<World> {
     /// Returns the bound server channel; the caller closes it before ``close(shutDown:)``.
     func acceptAlso(
         configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?,
-        refusalLinger: TimeAmount? = nil, setUp: @escaping PipelineSetup, makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
+        refusalLinger: TimeAmount? = nil, tls: TLSPortSetup? = nil, setUp: @escaping PipelineSetup,
+        makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
     ) async throws -> any Channel {
         try await Self.accept(
             configuration: configuration, port: port, group: group, loop: self.worldLoop.eventLoop, state: self.state, flusher: self.flusher,
-            farewell: farewell, refusalLinger: refusalLinger, setUp: setUp, makeHandler: makeHandler)
+            farewell: farewell, refusalLinger: refusalLinger, tls: tls, setUp: setUp, makeHandler: makeHandler)
     }
 
     private static func accept(
         configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, loop: any EventLoop, state: State,
         flusher: NIOLoopBound<FlushCoalescer>, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?, refusalLinger: TimeAmount? = nil,
-        setUp: @escaping PipelineSetup,
+        tls: TLSPortSetup? = nil, setUp: @escaping PipelineSetup,
         makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
     ) async throws -> any Channel {
         try await ServerBootstrap(group: group, childGroup: loop)
@@ -103,9 +104,27 @@ struct GameListener<World> {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let refusal = state.value.connections.admit(channel) {
-                        let linger = refusalLinger.flatMap { state.value.connections.mayLinger(channel) ? $0 : nil }
-                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell?(refusal), linger: linger))
+                        guard let tls else {
+                            let linger = refusalLinger.flatMap { state.value.connections.mayLinger(channel) ? $0 : nil }
+                            try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(farewell: farewell?(refusal), linger: linger))
+                            return
+                        }
+                        // Told why only after a handshake: that holds the connection a while,
+                        // so as many at once as may linger, and the rest closed at once.
+                        guard state.value.connections.mayLinger(channel) else {
+                            channel.close(promise: nil)
+                            return
+                        }
+                        try channel.pipeline.syncOperations.addHandler(
+                            TLSPortGate(
+                                tls: tls.tls, plaintextAnswer: tls.plaintextAnswer, linger: TLSPortSetup.plaintextLinger,
+                                afterHandshake: RefusedConnectionHandler(farewell: farewell?(refusal), linger: refusalLinger),
+                                deadline: TLSPortSetup.refusalDeadline))
                         return
+                    }
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(
+                            TLSPortGate(tls: tls.tls, plaintextAnswer: tls.plaintextAnswer, linger: TLSPortSetup.plaintextLinger))
                     }
                     try setUp(channel) { makeHandler(state.value.world, flusher.value) }
                 }
@@ -137,6 +156,21 @@ struct GameListener<World> {
         let state = self.state
         return try await self.worldLoop.eventLoop.submit { body(state.value.world, state.value.connections) }.get()
     }
+}
+
+/// How a port speaks TLS (``TLSPortGate``): its context, and what a client that speaks
+/// plaintext to it reads before the close.
+struct TLSPortSetup: Sendable {
+    /// The certificate and key, reloadable.
+    let tls: ServerTLS
+    /// One whole frame or response in the port's plaintext protocol.
+    let plaintextAnswer: ByteBuffer
+
+    /// How long a refused connection may take to finish its handshake and read why.
+    static let refusalDeadline = TimeAmount.seconds(5)
+    /// How long a plaintext client has to read the answer before the close (its request,
+    /// unread, would otherwise reset the connection and could destroy the answer).
+    static let plaintextLinger = TimeAmount.seconds(2)
 }
 
 /// The loop a world lives on, with the one clock that runs all its matches' timers.

@@ -57,6 +57,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// here) binds none; 0 picks a free port. Its connections count with the native port's
     /// against ``maxConnections`` and ``maxConnectionsPerAddress``.
     public var webPort: Int?
+    /// The certificate and key the native and web ports speak TLS with (`--tls-certificate`,
+    /// `--tls-key`); nil (the default) speaks plaintext. With them, both ports take TLS only
+    /// (a plaintext client is told so and closed); the Cat Race port stays plaintext, as the
+    /// tutorial's client speaks. ``ServerTLS/reload()`` serves renewed files to new connections.
+    /// Two configurations are equal only if they name the same object.
+    public var tls: ServerTLS?
     /// The game ids a native client may name in HELLO (`--game-id`, repeatable; default `matchhost`).
     public var gameIDs: [String] = ["matchhost"]
     /// How long a native session outlives its connection (`--session-grace`, default 30 s).

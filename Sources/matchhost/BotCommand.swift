@@ -61,6 +61,7 @@ struct BotCatRaceCommand: AsyncParsableCommand {
         options.host = self.server.host
         options.port = self.server.resolvedPort
         options.native = self.server.native
+        options.tls = self.server.tls.clientTLS
         options.matchID = self.server.matchID
         options.races = self.races
         options.botsPerRace = self.racers

@@ -42,6 +42,7 @@ struct BotDisksCommand: AsyncParsableCommand {
         var options = DisksBot.Options()
         options.host = self.server.host
         options.port = self.server.port
+        options.tls = self.server.tls.clientTLS
         options.matchID = self.server.matchID
         options.matches = self.matches
         options.botsPerMatch = self.bots

@@ -35,6 +35,7 @@ struct BotFourInARowCommand: AsyncParsableCommand {
         var options = FourInARowBot.Options()
         options.host = self.server.host
         options.port = self.server.port
+        options.tls = self.server.tls.clientTLS
         options.matchID = self.server.matchID
         options.inviteCode = self.server.code
         options.games = self.games

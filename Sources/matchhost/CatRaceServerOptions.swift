@@ -14,12 +14,17 @@ struct CatRaceServerOptions: ParsableArguments {
     @Option(name: .customLong("match"), help: "With --native: the id of the catrace match to join (default: create one).")
     var matchID: UInt64?
 
+    @OptionGroup(title: "TLS (with --native)") var tls: ClientTLSOptions
+
     /// The port given, or the default of the chosen protocol.
     var resolvedPort: Int { self.port ?? (self.native ? 7355 : 1955) }
 
     func validate() throws {
         if let port = self.port {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        }
+        guard self.native || self.tls.clientTLS == nil else {
+            throw ValidationError("--tls and --tls-ca are for the native port (--native): the Cat Race port speaks no TLS")
         }
     }
 }

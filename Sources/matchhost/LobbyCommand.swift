@@ -30,8 +30,11 @@ struct LobbyCommand: AsyncParsableCommand {
     @Flag(help: "Print the list once and exit instead of following it.")
     var once = false
 
+    @OptionGroup(title: "TLS") var tls: ClientTLSOptions
+
     func run() async throws {
-        let (client, _) = try await nativeLogin(host: self.host, port: self.port, deviceFile: nil, logger: silentLogger)
+        let (client, _) = try await nativeLogin(
+            host: self.host, port: self.port, tls: self.tls.clientTLS, deviceFile: nil, logger: silentLogger)
         defer { Task { await client.close() } }
         if self.once {
             var query = NativeLobbyQuery(mode: self.game, joinableOnly: self.joinable, limit: 100)

@@ -7,7 +7,9 @@ import MatchHostWire
 /// with no file path, as a new throwaway device.
 /// - Returns: the connected client and its authentication.
 /// - Throws: ``PlayError`` with what to do about it.
-func nativeLogin(host: String, port: Int, deviceFile path: String?, logger: Logger) async throws -> (MatchHostClient, NativeAuthenticated) {
+func nativeLogin(
+    host: String, port: Int, tls: MatchHostClient.TLS? = nil, deviceFile path: String?, logger: Logger
+) async throws -> (MatchHostClient, NativeAuthenticated) {
     let server = "\(host):\(port)"
     let file = path.map(DeviceFile.init(path:))
     let stored = try file?.load()
@@ -20,9 +22,10 @@ func nativeLogin(host: String, port: Int, deviceFile path: String?, logger: Logg
             benchPrintError("warning: \(error); you will be a new player next time")
         }
     }
-    let client = MatchHostClient(
-        configuration: .init(host: host, port: port, credentials: .device(id: credentials.id, secret: credentials.secret)),
-        logger: logger)
+    var configuration = MatchHostClient.Configuration(
+        host: host, port: port, credentials: .device(id: credentials.id, secret: credentials.secret))
+    configuration.tls = tls
+    let client = MatchHostClient(configuration: configuration, logger: logger)
     let authenticated: NativeAuthenticated
     do {
         authenticated = try await client.connect()

@@ -119,7 +119,8 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
         let server = "\(self.server.host):\(self.serverPort)"
         // Nothing may write to the terminal while it shows the race; errors are thrown.
         let (client, _) = try await nativeLogin(
-            host: self.server.host, port: self.serverPort, deviceFile: self.deviceFile ?? DeviceFile.defaultPath, logger: silentLogger)
+            host: self.server.host, port: self.serverPort, tls: self.server.tls.clientTLS,
+            deviceFile: self.deviceFile ?? DeviceFile.defaultPath, logger: silentLogger)
 
         let race: CatRaceNativeClient
         do {
@@ -135,7 +136,7 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
             }
             throw PlayError("cannot create a catrace match: \(error)")
         }
-        let portFlag = self.server.port == nil ? "" : " --port \(self.serverPort)"
+        let portFlag = (self.server.port == nil ? "" : " --port \(self.serverPort)") + self.server.tls.flags
         if self.server.matchID == nil {
             benchPrint("Created catrace match \(race.matchID) for \(race.capacity) racers.")
         } else {

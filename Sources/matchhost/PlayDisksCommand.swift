@@ -19,8 +19,11 @@ struct DisksServerOptions: ParsableArguments {
     @Option(name: .customLong("match"), help: "The id of the disks match to join (default: create one).")
     var matchID: UInt64?
 
-    /// `--port P` when not the default, to repeat in the commands shown to other players.
-    var portFlag: String { self.port == 7355 ? "" : " --port \(self.port)" }
+    @OptionGroup(title: "TLS") var tls: ClientTLSOptions
+
+    /// `--port P` when not the default, and the TLS flags, to repeat in the commands shown to
+    /// other players.
+    var portFlag: String { (self.port == 7355 ? "" : " --port \(self.port)") + self.tls.flags }
 
     func validate() throws {
         guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
@@ -86,7 +89,7 @@ struct PlayDisksCommand: AsyncParsableCommand {
     private func enterMatch() async throws -> DisksClient {
         // Nothing may write to the terminal while it shows the game; errors are thrown.
         let (client, _) = try await nativeLogin(
-            host: self.server.host, port: self.server.port, deviceFile: self.deviceFile ?? DeviceFile.defaultPath,
+            host: self.server.host, port: self.server.port, tls: self.server.tls.clientTLS, deviceFile: self.deviceFile ?? DeviceFile.defaultPath,
             logger: silentLogger)
         let disks: DisksClient
         do {

@@ -62,7 +62,7 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
         let server = "\(self.server.host):\(self.server.port)"
         // Nothing may write to the terminal while it shows the game; errors are thrown.
         let (client, _) = try await nativeLogin(
-            host: self.server.host, port: self.server.port,
+            host: self.server.host, port: self.server.port, tls: self.server.tls.clientTLS,
             deviceFile: self.guest ? nil : (self.deviceFile ?? DeviceFile.defaultPath), logger: silentLogger)
         let game: FourInARowClient
         var resumed = false

@@ -15,11 +15,14 @@ struct FourInARowServerOptions: ParsableArguments {
     @Option(help: "The invite code of the private fourinarow match to join.")
     var code: String?
 
+    @OptionGroup(title: "TLS") var tls: ClientTLSOptions
+
     /// Whether a match is given to join.
     var joinsGivenMatch: Bool { self.matchID != nil || self.code != nil }
 
-    /// The port flag to repeat in commands printed for others: empty for the default port.
-    var portFlag: String { self.port == 7355 ? "" : " --port \(self.port)" }
+    /// The port and TLS flags to repeat in commands printed for others: empty for the default
+    /// port in plaintext.
+    var portFlag: String { (self.port == 7355 ? "" : " --port \(self.port)") + self.tls.flags }
 
     /// The host flag to repeat in commands printed for others: empty for the default host.
     var hostFlag: String { self.host == "127.0.0.1" ? "" : " --host \(self.host)" }

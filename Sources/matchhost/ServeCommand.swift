@@ -220,7 +220,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-web"), help: "Serve no browser clients and no WebSocket.")
     var noWeb = false
 
+    @Option(
+        name: .customLong("tls-certificate"),
+        help: "PEM certificate chain, the server's certificate first (Let's Encrypt's fullchain.pem): the native and web ports then speak TLS only (the Cat Race port stays plaintext). Needs --tls-key; SIGHUP reloads both.")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The certificate's private key, PEM, unencrypted (Let's Encrypt's privkey.pem).")
+    var tlsKey: String?
+
     func validate() throws {
+        guard (self.tlsCertificate == nil) == (self.tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together: give both, or neither for plaintext")
+        }
         guard Logger.Level(rawValue: self.logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -293,6 +304,20 @@ struct ServeCommand: AsyncParsableCommand {
         let largestWrite = self.maxKeyBytes + self.storageLimits.maximumValueBytes
         guard self.maxValueBytesPerMinute >= largestWrite else {
             throw ValidationError("--max-value-bytes-per-minute must be at least \(largestWrite): one write of the longest key and the largest value")
+        }
+    }
+
+    /// Says which certificate the TLS ports serve, and warns while it is about to expire
+    /// (clients refuse an expired one: renew, then SIGHUP).
+    private static func logTLS(_ certificate: TLSCertificateSummary, logger: Logger) {
+        let daysLeft = certificate.daysLeft(now: Int(Date().timeIntervalSince1970))
+        let metadata: Logger.Metadata = ["certificate": "\(certificate)", "days-left": "\(daysLeft)"]
+        if daysLeft < 0 {
+            logger.error("the TLS certificate has expired: clients will refuse it; renew it, then send SIGHUP", metadata: metadata)
+        } else if daysLeft < 14 {
+            logger.warning("the TLS certificate expires soon; renew it, then send SIGHUP", metadata: metadata)
+        } else {
+            logger.notice("the native and web ports speak TLS", metadata: metadata)
         }
     }
 
@@ -378,6 +403,17 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxUnstoredResults = self.maxUnstoredResults
         configuration.maxStoreBacklog = self.maxStoreBacklog
         self.gameRules.apply(to: &configuration)
+        if let certificate = self.tlsCertificate, let key = self.tlsKey {
+            do {
+                configuration.tls = try ServerTLS(files: TLSFiles(certificateChain: certificate, privateKey: key))
+            } catch {
+                FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+        if let tls = configuration.tls {
+            Self.logTLS(tls.certificate, logger: logger)
+        }
         // What the server creates in --data (the database holds hashed device secrets) is its
         // user's alone.
         umask(0o077)
@@ -438,6 +474,9 @@ struct ServeCommand: AsyncParsableCommand {
                     announce("admin", address)
                     adminBound.continuation.finish()
                 })
+        }
+        if let tls = configuration.tls {
+            services.append(TLSReloadOnHangup(tls: tls, logger: logger))
         }
         services.append(
             MatchHostService(

@@ -5,6 +5,7 @@ import MatchHostProcessTesting
 import MatchHostServer
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Prometheus
 import Synchronization
 import Testing
@@ -20,8 +21,9 @@ struct HTTPAnswer {
     var body: String
 }
 
-/// GET `path` from 127.0.0.1:`port` over a real socket, `Connection: close`, read to the end.
-func httpGet(_ path: String, port: Int, group: any EventLoopGroup) async throws -> HTTPAnswer {
+/// GET `path` from 127.0.0.1:`port` over a real socket, `Connection: close`, read to the end;
+/// over TLS with `tls`.
+func httpGet(_ path: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil) async throws -> HTTPAnswer {
     final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let received = Mutex([UInt8]())
@@ -51,7 +53,12 @@ func httpGet(_ path: String, port: Int, group: any EventLoopGroup) async throws 
     let done = group.next().makePromise(of: [UInt8].self)
     let channel = try await ClientBootstrap(group: group)
         .connectTimeout(.seconds(10))
-        .channelInitializer { channel in channel.pipeline.addHandler(Collector(done: done)) }
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: nil)) }
+                try channel.pipeline.syncOperations.addHandler(Collector(done: done))
+            }
+        }
         .connect(host: "127.0.0.1", port: port).get()
     // A server that never answers fails the test instead of hanging it.
     let timeout = channel.eventLoop.scheduleTask(in: .seconds(20)) { channel.close(promise: nil) }

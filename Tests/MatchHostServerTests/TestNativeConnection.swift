@@ -1,6 +1,7 @@
 import MatchHostWire
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A raw native-protocol connection over a real socket: the test drives every frame itself,
@@ -15,9 +16,13 @@ final class TestNativeConnection: Sendable {
         self.inbox = inbox
     }
 
-    /// - Parameter from: the local address to connect from (another 127.x address is another
-    ///   network to the server); any by default.
-    static func connect(port: Int, group: any EventLoopGroup, from local: String? = nil) async throws -> TestNativeConnection {
+    /// - Parameters:
+    ///   - from: the local address to connect from (another 127.x address is another network
+    ///     to the server); any by default.
+    ///   - tls: speaks TLS with this context (to a server with ``ServerConfiguration/tls``).
+    static func connect(
+        port: Int, group: any EventLoopGroup, from local: String? = nil, tls: NIOSSLContext? = nil
+    ) async throws -> TestNativeConnection {
         var bootstrap = ClientBootstrap(group: group).channelOption(.socketOption(.tcp_nodelay), value: 1)
         if let local { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: local, port: 0)) }
         // The inbox is kept from the initializer, not looked up afterwards: a server that closes
@@ -26,6 +31,7 @@ final class TestNativeConnection: Sendable {
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let inbox = Inbox { try NativeFrame(frameBody: $0) }
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: nil)) }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(maximumBodySize: 1 << 20)))
                     try channel.pipeline.syncOperations.addHandler(inbox)
                     return (channel, NIOLoopBound(inbox, eventLoop: channel.eventLoop))
@@ -36,9 +42,9 @@ final class TestNativeConnection: Sendable {
 
     /// Connects, says HELLO and checks the WELCOME.
     static func handshake(
-        port: Int, group: any EventLoopGroup, gameID: String = "matchhost", from local: String? = nil
+        port: Int, group: any EventLoopGroup, gameID: String = "matchhost", from local: String? = nil, tls: NIOSSLContext? = nil
     ) async throws -> TestNativeConnection {
-        let connection = try await Self.connect(port: port, group: group, from: local)
+        let connection = try await Self.connect(port: port, group: group, from: local, tls: tls)
         try await connection.send(.hello(version: 1, gameID: gameID))
         guard case .welcome = try await connection.next() else { throw TestClientError.unexpected("no WELCOME") }
         return connection
@@ -46,9 +52,9 @@ final class TestNativeConnection: Sendable {
 
     /// Connects and authenticates a device; returns the connection and what AUTHENTICATED said.
     static func login(
-        port: Int, group: any EventLoopGroup, device: String, secret: String = "", from local: String? = nil
+        port: Int, group: any EventLoopGroup, device: String, secret: String = "", from local: String? = nil, tls: NIOSSLContext? = nil
     ) async throws -> (TestNativeConnection, NativeAuthenticated) {
-        let connection = try await Self.handshake(port: port, group: group, from: local)
+        let connection = try await Self.handshake(port: port, group: group, from: local, tls: tls)
         try await connection.send(.authenticate(.device(id: device, secret: secret)))
         guard case .authenticated(let authenticated) = try await connection.next() else {
             throw TestClientError.unexpected("no AUTHENTICATED")

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 
 /// A WebSocket client's half of the web port: masked binary messages out (one per write, or
@@ -57,16 +58,19 @@ final class TestWebSocketClientBridge: ChannelDuplexHandler {
 
 extension TestNativeConnection {
     /// Connects to the web port's `/native` WebSocket: the connection then works as a TCP one does.
-    static func connectWebSocket(port: Int, group: any EventLoopGroup, path: String = "/native") async throws -> TestNativeConnection {
-        try await Self.connectWebSocketProbed(port: port, group: group, path: path).connection
+    static func connectWebSocket(
+        port: Int, group: any EventLoopGroup, path: String = "/native", tls: NIOSSLContext? = nil
+    ) async throws -> TestNativeConnection {
+        try await Self.connectWebSocketProbed(port: port, group: group, path: path, tls: tls).connection
     }
 
     /// ``connectWebSocket(port:group:path:)``, with what the test sees of the WebSocket itself.
     static func connectWebSocketProbed(
-        port: Int, group: any EventLoopGroup, path: String = "/native"
+        port: Int, group: any EventLoopGroup, path: String = "/native", tls: NIOSSLContext? = nil
     ) async throws -> (connection: TestNativeConnection, probe: WebSocketProbe) {
         let closeCode = NIOLockedValueBox<UInt16?>(nil)
-        let (channel, inbox) = try await openWebSocket(port: port, group: group, path: path, origin: "http://127.0.0.1:\(port)") { channel in
+        let origin = "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)"
+        let (channel, inbox) = try await openWebSocket(port: port, group: group, path: path, origin: origin, tls: tls) { channel in
             let inbox = Inbox { try NativeFrame(frameBody: $0) }
             try channel.pipeline.syncOperations.addHandlers([
                 TestWebSocketClientBridge(closeCode: closeCode), ByteToMessageHandler(FrameDecoder(maximumBodySize: 1 << 20)), inbox,
@@ -80,7 +84,7 @@ extension TestNativeConnection {
 /// Opens a WebSocket to 127.0.0.1:`port` at `path`; once upgraded, `setUp` adds the handlers
 /// that take its frames, on the channel's loop. Sends `Origin` as a browser would, if given.
 func openWebSocket<Value: Sendable>(
-    port: Int, group: any EventLoopGroup, path: String, origin: String?,
+    port: Int, group: any EventLoopGroup, path: String, origin: String?, tls: NIOSSLContext? = nil,
     setUp: @escaping @Sendable (any Channel) throws -> Value
 ) async throws -> (any Channel, Value) {
     let upgraded = group.next().makePromise(of: Value.self)
@@ -88,6 +92,7 @@ func openWebSocket<Value: Sendable>(
         .channelOption(.socketOption(.tcp_nodelay), value: 1)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
+                if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: nil)) }
                 let upgrader = NIOWebSocketClientUpgrader(
                     maxFrameSize: 1 << 21, automaticErrorHandling: false,
                     upgradePipelineHandler: { channel, _ in

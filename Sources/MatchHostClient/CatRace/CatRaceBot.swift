@@ -35,6 +35,9 @@ public enum CatRaceBot {
         public var matchID: MatchIdentifier?
         /// Native only: the game id sent in HELLO. Default `matchhost`.
         public var gameID = "matchhost"
+        /// Native only: how the bots speak TLS (a server with `--tls-certificate`); nil (the
+        /// default) speaks plaintext.
+        public var tls: MatchHostClient.TLS?
         /// Races played at the same time. Default 1.
         public var races = 1
         /// Bots in each race. Default 2.
@@ -222,12 +225,9 @@ public enum CatRaceBot {
         do {
             var racers: [CatRaceNativeClient] = []
             for seat in 0..<options.botsPerRace {
-                let client = MatchHostClient(
-                    configuration: .init(
-                        host: options.host, port: options.port, gameID: options.gameID,
-                        credentials: .device(id: options.playerID(race: race, seat: seat), secret: "")),
-                    eventLoopGroup: group,
-                    logger: Logger(label: "matchhost.catrace.bot", factory: { _ in SwiftLogNoOpLogHandler() }))
+                let client = MatchHostClient.bot(
+                    host: options.host, port: options.port, gameID: options.gameID, tls: options.tls,
+                    deviceID: options.playerID(race: race, seat: seat), game: "catrace", group: group)
                 clients.append(client)
                 try await client.connect()
                 if let matchID = racers.first?.matchID ?? options.matchID {

@@ -56,12 +56,9 @@ public enum DisksBot {
             // Everyone connects first, so that the seats fill in quick succession: play starts
             // as soon as two players are connected.
             for seat in 0..<options.botsPerMatch {
-                let client = MatchHostClient(
-                    configuration: .init(
-                        host: options.host, port: options.port, gameID: options.gameID,
-                        credentials: .device(id: options.deviceID(match: match, seat: seat), secret: "")),
-                    eventLoopGroup: group,
-                    logger: Logger(label: "matchhost.disks.bot", factory: { _ in SwiftLogNoOpLogHandler() }))
+                let client = MatchHostClient.bot(
+                    host: options.host, port: options.port, gameID: options.gameID, tls: options.tls,
+                    deviceID: options.deviceID(match: match, seat: seat), game: "disks", group: group)
                 clients.append(client)
                 try await client.connect()
             }

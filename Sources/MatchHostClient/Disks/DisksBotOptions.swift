@@ -9,6 +9,9 @@ extension DisksBot {
         public var port = 7355
         /// The game id sent in HELLO. Default `matchhost`.
         public var gameID = "matchhost"
+        /// How the bots speak TLS to the native port (a server with `--tls-certificate`); nil
+        /// (the default) speaks plaintext.
+        public var tls: MatchHostClient.TLS?
         /// The match the bots join instead of creating one (one match only), e.g. one a human
         /// created with `matchhost play disks`.
         public var matchID: MatchIdentifier?

@@ -52,12 +52,9 @@ public enum FourInARowBot {
         do {
             var players: [FourInARowClient] = []
             for seat in 0..<options.botsPerGame {
-                let client = MatchHostClient(
-                    configuration: .init(
-                        host: options.host, port: options.port, gameID: options.gameID,
-                        credentials: .device(id: options.deviceID(game: game, seat: seat), secret: "")),
-                    eventLoopGroup: group,
-                    logger: Logger(label: "matchhost.fourinarow.bot", factory: { _ in SwiftLogNoOpLogHandler() }))
+                let client = MatchHostClient.bot(
+                    host: options.host, port: options.port, gameID: options.gameID, tls: options.tls,
+                    deviceID: options.deviceID(game: game, seat: seat), game: "fourinarow", group: group)
                 clients.append(client)
                 try await client.connect()
                 if let first = players.first {

@@ -9,6 +9,9 @@ extension FourInARowBot {
         public var port = 7355
         /// The game id sent in HELLO. Default `matchhost`.
         public var gameID = "matchhost"
+        /// How the bots speak TLS to the native port (a server with `--tls-certificate`); nil
+        /// (the default) speaks plaintext.
+        public var tls: MatchHostClient.TLS?
         /// Games played at the same time, two bots each. Default 1. Must be 1 with
         /// ``matchID`` or ``inviteCode``.
         public var games = 1

@@ -1,5 +1,6 @@
 import MatchHostWire
 import NIOCore
+import NIOSSL
 
 /// One TCP connection of a ``ClientSession``: its channel, its framing and its timers.
 ///
@@ -102,7 +103,23 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        self.session.connection(self.connection, didCloseWith: MatchHostClientError.connectionFailed("\(error)"))
+        let failure =
+            if Self.isTLSFailure(error) {
+                MatchHostClientError.tlsFailed("\(error)")
+            } else {
+                MatchHostClientError.connectionFailed("\(error)")
+            }
+        self.session.connection(self.connection, didCloseWith: failure)
         context.close(promise: nil)
+    }
+
+    /// Whether TLS itself failed (the handshake, the certificate), as opposed to a connection
+    /// that dropped without TLS's goodbye, which is a dropped connection like any other.
+    static func isTLSFailure(_ error: any Error) -> Bool {
+        switch error {
+        case NIOSSLError.uncleanShutdown: false
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: true
+        default: false
+        }
     }
 }

@@ -2,6 +2,7 @@ import Logging
 import MatchHostWire
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// The state machine behind a ``MatchHostClient``: one protocol session, across as many TCP
 /// connections as it takes.
@@ -58,6 +59,9 @@ final class ClientSession {
 
     private var connection: ClientConnection?
     private var connectionCount = 0
+    /// The TLS context every connection shares (``MatchHostClient/Configuration/tls``), built
+    /// off the loop by the first ``connect(tls:)``.
+    private var tlsContext: NIOSSLContext?
     private var pendingConnect: EventLoopPromise<NativeAuthenticated>?
     private var pendingRequests: [UInt32: PendingRequest] = [:]
     /// How many requests wait for an answer (sent, or queued while there is no connection).
@@ -115,7 +119,7 @@ final class ClientSession {
     // MARK: - Public operations
 
     /// Opens the first connection and authenticates.
-    func connect() -> EventLoopFuture<NativeAuthenticated> {
+    func connect(tls: NIOSSLContext?) -> EventLoopFuture<NativeAuthenticated> {
         switch self.state {
         case .closed(let reason):
             return self.eventLoop.makeFailedFuture(MatchHostClientError.closed(reason))
@@ -126,6 +130,7 @@ final class ClientSession {
         }
         let promise = self.eventLoop.makePromise(of: NativeAuthenticated.self)
         self.pendingConnect = promise
+        self.tlsContext = tls
         self.setState(.connecting)
         self.openConnection()
         return promise.futureResult
@@ -285,6 +290,9 @@ final class ClientSession {
         }
         let bound = NIOLoopBound((session: self, connection: connection), eventLoop: self.eventLoop)
         let highWater = max(1024, min(self.configuration.maximumSendQueueBytes, 256 * 1024))
+        let tls = self.tlsContext.map { context in
+            (context: context, serverHostname: self.configuration.tls?.serverHostname(host: self.configuration.host))
+        }
         ClientBootstrap(group: self.eventLoop)
             .connectTimeout(self.configuration.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -293,6 +301,10 @@ final class ClientSession {
                 channel.eventLoop.makeCompletedFuture {
                     let (session, connection) = bound.value
                     connection.channel = channel
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname))
+                    }
                     try channel.pipeline.syncOperations.addHandler(
                         ClientConnectionHandler(session: session, connection: connection))
                 }

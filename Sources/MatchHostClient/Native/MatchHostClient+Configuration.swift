@@ -16,6 +16,10 @@ extension MatchHostClient {
         public var host: String
         /// The server's native-protocol port (the server's `--port`, default 7355).
         public var port: Int
+        /// Whether the client speaks TLS, and how (``MatchHostClient/TLS``); nil (the default)
+        /// speaks plaintext. Must match the server: one started with `--tls-certificate` takes
+        /// TLS only on its native port (a plaintext client gets ERROR `TLS_REQUIRED`).
+        public var tls: MatchHostClient.TLS?
         /// The application's identity on the server; must be one of the server's `--game-id`s.
         public var gameID: String
         /// How the player authenticates when ``MatchHostClient/connect()`` opens a new session.

@@ -158,6 +158,10 @@ public enum MatchHostClientError: Error, Hashable, Sendable, CustomStringConvert
     case handshakeTimedOut
     /// The server sent something this client cannot make sense of.
     case protocolViolation(String)
+    /// TLS could not be set up (``MatchHostClient/TLS``'s trusted certificates could not be
+    /// read), or its handshake failed: the server's certificate is not trusted, names another
+    /// host or has expired, or the server does not speak TLS on that port.
+    case tlsFailed(String)
     /// The server no longer had the client's session (the error it gave, `SESSION_NOT_FOUND`):
     /// what the request or ping waited for will not come. A request failing so may or may not
     /// have been handled; ``MatchHostClient/Event/sessionRestarted(_:)`` follows once the client
@@ -177,6 +181,7 @@ public enum MatchHostClientError: Error, Hashable, Sendable, CustomStringConvert
         case .connectionFailed(let detail): return "connection failed: \(detail)"
         case .handshakeTimedOut: return "handshake timed out"
         case .protocolViolation(let detail): return "protocol violation: \(detail)"
+        case .tlsFailed(let detail): return "TLS failed: \(detail)"
         case .sessionLost(let error): return "the server lost the session (\(error))"
         }
     }

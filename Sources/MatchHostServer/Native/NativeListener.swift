@@ -41,6 +41,7 @@ public final class NativeListener: Sendable {
     public static func bind(
         configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger, catRace: CatRaceListener? = nil
     ) async throws -> NativeListener {
+        let tls = configuration.tls
         let storageOutages = catRace?.storageOutages ?? StorageOutageMonitor(logger: logger)
         // One budget of new players for both ports: a network may not double it by using both.
         let registrations = catRace?.registrations ?? NetworkBudget.newPlayers(perMinute: configuration.maxNewPlayersPerMinute)
@@ -101,6 +102,13 @@ public final class NativeListener: Sendable {
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
             portName: "native", logger: logger,
+            tls: tls.map {
+                TLSPortSetup(
+                    tls: $0,
+                    plaintextAnswer: NativeFrame.error(
+                        NativeError(.tlsRequired, "this port speaks TLS only: connect with TLS (the Swift client: Configuration.tls)")
+                    ).encodedFrame())
+            },
             farewell: { refusal in
                 switch refusal {
                 case .portFull:
@@ -156,6 +164,7 @@ public final class NativeListener: Sendable {
                         if case .portFull = refusal { return webPortFull }
                         return WebPort.farewell(refusal, maxConnections: maxConnections)
                     }, refusalLinger: WebPort.refusalLinger,
+                    tls: tls.map { TLSPortSetup(tls: $0, plaintextAnswer: WebPort.plaintextAnswer) },
                     setUp: WebPort.pipeline(configuration: configuration), makeHandler: makeHandler)
             } catch {
                 await NativeListener(listener: listener, storageOutages: storageOutages, webChannel: nil).close()

@@ -54,6 +54,9 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let storageFailed = NativeErrorCode(rawValue: 19)
     /// The server holds its most connections (`--max-connections`); try again later.
     public static let serverFull = NativeErrorCode(rawValue: 20)
+    /// The port speaks TLS and the client connected without it; sent in plaintext, then the
+    /// connection closes.
+    public static let tlsRequired = NativeErrorCode(rawValue: 21)
 
     /// A request kind this server does not know.
     public static let unknownRequest = NativeErrorCode(rawValue: 100)
@@ -130,6 +133,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .handshakeTimeout: return "HANDSHAKE_TIMEOUT"
         case .storageFailed: return "STORAGE_FAILED"
         case .serverFull: return "SERVER_FULL"
+        case .tlsRequired: return "TLS_REQUIRED"
         case .unknownRequest: return "UNKNOWN_REQUEST"
         case .unknownMode: return "UNKNOWN_MODE"
         case .noSuchMatch: return "NO_SUCH_MATCH"
