@@ -6,7 +6,9 @@
 #   at equal load (each load run back to back: Cat Race; native RELIABLE with one ACK per
 #   read batch; RELIABLE with ACKs held up to 100 ms; UNRELIABLE):
 #   compare16 (50/75/100 x 16 x 5) compare2 (1000 x 2 x 10); and TCP against the web port's
-#   WebSocket at equal load, back to back: websocket16 (25 and 50 x 16 x 5) websocket2 (1000 x 2 x 10)
+#   WebSocket at equal load, back to back: websocket16 (25 and 50 x 16 x 5) websocket2 (1000 x 2 x 10);
+#   and plaintext against TLS (a P-256 certificate made by openssl) at equal load, back to
+#   back: tls16 (25 and 50 x 16 x 5) tls2 (1000 x 2 x 10)
 # Environment: DURATION (seconds measured, default 20), PORT (default 17355),
 #   NATIVE_FLAGS (extra flags for every `bench native`, e.g. "--ack-delay 0.1").
 set -euo pipefail
@@ -73,6 +75,19 @@ compare() {  # k p r: Cat Race, then native RELIABLE (ACK held up to 200 ms as t
     native "$1" "$2" "$3" --ack-delay 0
     native "$1" "$2" "$3" --unreliable
 }
+tls() {  # matches players rate [flags...]: bench native inside TLS
+    local k=$1 p=$2 r=$3
+    shift 3
+    [ -f "$DATA/tls.crt" ] || openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1" -keyout "$DATA/tls.key" -out "$DATA/tls.crt" 2>/dev/null
+    start_server --no-web --catrace-port 0 --port "$PORT" --tls-certificate "$DATA/tls.crt" --tls-key "$DATA/tls.key"
+    # shellcheck disable=SC2086
+    echo "== bench native --tls-ca --matches $k --players $p --rate $r $* $NATIVE_FLAGS"
+    load
+    # shellcheck disable=SC2086
+    bench native --tls-ca "$DATA/tls.crt" --matches "$k" --players "$p" --rate "$r" --duration "$DURATION" "$@" $NATIVE_FLAGS
+    stop_server
+}
 resume() {
     start_native_server
     echo "== bench resume --pairs 100 --rounds 10"
@@ -94,6 +109,8 @@ for scenario in "${scenarios[@]}"; do
         compare50) compare 50 16 5 ;;
         websocket16) for k in 25 50; do native "$k" 16 5; web "$k" 16 5; done ;;
         websocket2) native 1000 2 10; web 1000 2 10 ;;
+        tls16) for k in 25 50; do native "$k" 16 5; tls "$k" 16 5; done ;;
+        tls2) native 1000 2 10; tls 1000 2 10 ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
 done

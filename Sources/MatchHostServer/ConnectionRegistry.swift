@@ -130,7 +130,8 @@ final class RefusedConnectionHandler: ChannelInboundHandler {
     private var said = false
 
     func handlerAdded(context: ChannelHandlerContext) {
-        // Added once a TLS handshake has begun (``TLSPortGate``): channelActive has passed.
+        // Added behind a TLS handler when a client begins TLS (``TLSPortGate``): channelActive
+        // has passed, and the farewell waits in the TLS handler until the handshake ends.
         if context.channel.isActive { self.begin(context: context) }
     }
 

@@ -143,11 +143,14 @@ struct GameListener<World> {
                 shutDown(state.value.world)
                 return state.value.connections.all
             }.get()) ?? []
-        for channel in open {
+        // All at once: a TLS connection's close waits for its client's close_notify (up to
+        // a second), and a thousand of them one after another would hold the stop for minutes.
+        let closed = open.map { channel in
             // Flush what the shutdown said before closing.
             channel.flush()
-            try? await channel.close()
+            return channel.close()
         }
+        try? await EventLoopFuture.andAllComplete(closed, on: self.worldLoop.eventLoop).get()
         await self.worldLoop.closeIfLast()
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import MatchHostWire
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// `matchhost bench native`: K relay matches of P players over the native protocol, each
 /// player sending SEND_DATA to all the others R times a second; prints delivered MATCH_DATA
@@ -42,6 +43,9 @@ struct BenchNativeCommand: AsyncParsableCommand {
         help: "Connect over the web port's WebSocket (/native) instead of TCP: --port is then the server's --web-port.")
     var webSocket = false
 
+    @OptionGroup(title: "TLS (a server started with --tls-certificate)")
+    var tls: ClientTLSOptions
+
     @Option(name: .customLong("payload-size"), help: "SEND_DATA payload bytes (at least 13: send time, number, seat). The server's --max-inbound-rate (default 65536 bytes a second) must allow --rate x (this + about 40).")
     var payloadSize = 16
 
@@ -73,14 +77,15 @@ struct BenchNativeCommand: AsyncParsableCommand {
             host: self.target.host, port: self.target.port, address: address, matches: self.matches, players: self.players,
             rate: self.rate, duration: self.duration, warmup: self.warmup, reliable: !self.unreliable,
             ackDelay: self.ackDelay, payloadSize: self.payloadSize, gameID: self.target.gameID, serverPID: serverPID,
-            threads: self.target.threads, connectBatch: self.target.connectBatch, runID: benchRunID(), webSocket: self.webSocket)
+            threads: self.target.threads, connectBatch: self.target.connectBatch, runID: benchRunID(), webSocket: self.webSocket,
+            tls: try self.tls.clientTLS?.makeContext())
 
         benchPrint(
             "matches=\(settings.matches) players=\(settings.players) rate=\(benchFormat(settings.rate))/s "
                 + "duration=\(benchFormatCompact(settings.duration))s warmup=\(benchFormatCompact(settings.warmup))s "
                 + "\(settings.reliable ? "reliable" : "unreliable") ack=\(settings.ackPolicy) "
                 + "payload=\(settings.payloadSize)B threads=\(settings.threads) connections=\(connectionCount) "
-                + "transport=\(settings.webSocket ? "websocket" : "tcp") server=\(settings.host):\(settings.port)")
+                + "transport=\(settings.webSocket ? "websocket" : "tcp")\(settings.tls == nil ? "" : "+tls") server=\(settings.host):\(settings.port)")
 
         try await runBenchReport(threads: settings.threads, json: self.target.json) { group in
             try await NativeRelayBenchRun(settings: settings, group: group).run()
@@ -108,6 +113,8 @@ struct NativeRelayBenchSettings: Sendable {
     var runID: String
     /// Over the web port's WebSocket instead of TCP.
     var webSocket: Bool
+    /// Inside TLS, with this context.
+    var tls: NIOSSLContext?
 
     func deviceID(match: Int, seat: Int) -> String { "bench-\(self.runID)-\(match)-\(seat)" }
 
@@ -170,6 +177,11 @@ struct NativeRelayBenchRun: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let peer = state.value.matches[localMatch].peers[seat]
                     peer.authenticated = authenticated
+                    if let tls = settings.tls {
+                        // A host name is checked as the name; an address against the certificate's addresses.
+                        let name = (try? SocketAddress(ipAddress: settings.host, port: 0)) == nil ? settings.host : nil
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: name))
+                    }
                     if settings.webSocket {
                         let bound = NIOLoopBound(peer, eventLoop: channel.eventLoop)
                         try BenchWebSocket.initialize(channel, host: settings.host, port: settings.port) {

@@ -309,7 +309,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Says which certificate the TLS ports serve, and warns while it is about to expire
     /// (clients refuse an expired one: renew, then SIGHUP).
-    private static func logTLS(_ certificate: TLSCertificateSummary, logger: Logger) {
+    private static func logTLS(_ certificate: TLSCertificateSummary, ports: String, logger: Logger) {
         let daysLeft = certificate.daysLeft(now: Int(Date().timeIntervalSince1970))
         let metadata: Logger.Metadata = ["certificate": "\(certificate)", "days-left": "\(daysLeft)"]
         if daysLeft < 0 {
@@ -317,7 +317,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else if daysLeft < 14 {
             logger.warning("the TLS certificate expires soon; renew it, then send SIGHUP", metadata: metadata)
         } else {
-            logger.notice("the native and web ports speak TLS", metadata: metadata)
+            logger.notice("\(ports) TLS", metadata: metadata)
         }
     }
 
@@ -412,7 +412,10 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         if let tls = configuration.tls {
-            Self.logTLS(tls.certificate, logger: logger)
+            // SIGHUP reloads the certificate; one that came before the reloading service runs
+            // must not stop the server (its default action).
+            signal(SIGHUP, SIG_IGN)
+            Self.logTLS(tls.certificate, ports: self.noWeb ? "the native port speaks" : "the native and web ports speak", logger: logger)
         }
         // What the server creates in --data (the database holds hashed device secrets) is its
         // user's alone.

@@ -13,6 +13,28 @@ public struct TestCertificate: Sendable {
         get throws { try String(contentsOfFile: self.certificatePath, encoding: .utf8) }
     }
 
+    /// The SHA-256 of its public key (SubjectPublicKeyInfo, DER), base64: what Chromium's
+    /// `--ignore-certificate-errors-spki-list` trusts, so a browser trusts this one certificate.
+    public func publicKeySHA256() throws -> String {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = [
+            "-c",
+            "openssl x509 -in \"$1\" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl base64 -A",
+            "sh", self.certificatePath,
+        ]
+        let output = Pipe()
+        shell.standardOutput = output
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        let digest = output.fileHandleForReading.readDataToEndOfFile()
+        shell.waitUntilExit()
+        guard shell.terminationStatus == 0, !digest.isEmpty else {
+            throw TestCertificateError(detail: "cannot hash the public key of \(self.certificatePath)")
+        }
+        return String(decoding: digest, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Makes a P-256 certificate for `names` (`DNS:localhost`, `IP:127.0.0.1`, ...), valid
     /// for `days`, with common name `commonName`, in `directory` (created if missing) as
     /// `<fileStem>.crt` and `<fileStem>.key`.

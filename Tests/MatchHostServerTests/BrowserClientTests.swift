@@ -78,7 +78,8 @@ final class DevToolsPage: Sendable {
 
     /// Starts a browser of its own (a new profile: no stored identity) on a blank page, starts
     /// noting the page's problems, then goes to `url`.
-    static func open(_ url: String, group: any EventLoopGroup) async throws -> DevToolsPage {
+    /// - Parameter arguments: more of Chromium's flags (a certificate to trust, say).
+    static func open(_ url: String, group: any EventLoopGroup, arguments: [String] = []) async throws -> DevToolsPage {
         let browser = try #require(HeadlessBrowser.path, "no chromium")
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devtools-\(UUID().uuidString)")
         let process = try ChildProcess(
@@ -87,8 +88,8 @@ final class DevToolsPage: Sendable {
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)",
                 // Tall enough that a Disks board is wholly in view, where a click can reach it.
                 "--window-size=800,1400",
-                "--remote-debugging-port=0", "about:blank",
-            ],
+                "--remote-debugging-port=0",
+            ] + arguments + ["about:blank"],
             standardOutput: .discard, standardError: .discard)
         do {
             // Chromium names the port it took in its profile.

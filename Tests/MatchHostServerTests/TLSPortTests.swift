@@ -15,17 +15,20 @@ import Testing
     }
 
     /// A client context trusting `certificate` alone.
-    private static func trusting(_ certificate: TestCertificate) throws -> NIOSSLContext {
+    static func trusting(_ certificate: TestCertificate) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certificate.certificatePath))
         return try NIOSSLContext(configuration: configuration)
     }
 
-    private static func startServer(_ certificate: TestCertificate) async throws -> (RunningNativeServer, web: Int) {
+    private static func startServer(
+        _ certificate: TestCertificate, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> (RunningNativeServer, web: Int) {
         let tls = try ServerTLS(files: TLSFiles(certificateChain: certificate.certificatePath, privateKey: certificate.keyPath))
         let server = try await RunningNativeServer.start {
             $0.tls = tls
             $0.webPort = 0
+            configure(&$0)
         }
         return (server, try #require(server.listener.webAddress?.port))
     }
@@ -85,6 +88,75 @@ import Testing
         try await server.group.shutdownGracefully()
     }
 
+    /// A client that connects and says nothing reads nothing: the handshake deadline's ERROR
+    /// would be plaintext on a port that promises TLS, so the close comes without it.
+    @Test func aSilentClientIsClosedAtItsHandshakeDeadlineWithoutAPlaintextByte() async throws {
+        let directory = Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try TestCertificate.make(in: directory)
+        let (server, _) = try await Self.startServer(certificate) {
+            $0.heartbeatInterval = .milliseconds(100)
+            $0.idleTimeout = .milliseconds(300)
+        }
+        let silent = try await TestNativeConnection.connect(port: server.port, group: server.group)
+        #expect(try await silent.nextEvent(timeout: .seconds(10)) == .closed)
+        await server.listener.close()
+        try await server.group.shutdownGracefully()
+    }
+
+    /// A port at its limit tells a TLS client why inside TLS: the web port's 503 too.
+    @Test func theWebPortRefusesOverItsLimitWithA503InsideTLS() async throws {
+        let directory = Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try TestCertificate.make(in: directory)
+        let (server, web) = try await Self.startServer(certificate) { $0.maxConnections = 1 }
+        let tls = try Self.trusting(certificate)
+        let (player, _) = try await TestNativeConnection.login(port: server.port, group: server.group, device: "the-one", tls: tls)
+        let refused = try await httpGet("/", port: web, group: server.group, tls: tls)
+        #expect(refused.status == 503)
+        #expect(refused.body == "the server holds its most connections (1, --max-connections); try again later\n")
+        await player.close()
+        await server.listener.close()
+        try await server.group.shutdownGracefully()
+    }
+
+    /// A stop closes every connection at once: each TLS close may wait for its client's
+    /// close_notify, and clients that never send it must not hold the stop one after another.
+    @Test func aStopDoesNotWaitForClientsThatNeverAnswerTheirCloseInTurn() async throws {
+        let directory = Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try TestCertificate.make(in: directory)
+        let (server, _) = try await Self.startServer(certificate)
+        let tls = try Self.trusting(certificate)
+        var stalled: [TestNativeConnection] = []
+        for _ in 0..<16 {
+            // Past the TLS handshake and HELLO, not signed in (no session to end), then deaf.
+            let connection = try await TestNativeConnection.handshake(port: server.port, group: server.group, tls: tls)
+            try await connection.channel.setOption(ChannelOptions.autoRead, value: false).get()
+            stalled.append(connection)
+        }
+        // One after another, at a second each, this takes 16 s.
+        try await Self.within(.seconds(12), "the stop") { await server.listener.close() }
+        for connection in stalled { await connection.close() }
+        try await server.group.shutdownGracefully()
+    }
+
+    /// Runs `body`, throwing if it takes longer than `limit` (a hang, not a speed, is tested).
+    private static func within(_ limit: Duration, _ what: String, _ body: @escaping @Sendable () async -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return false
+            }
+            defer { group.cancelAll() }
+            guard try await group.next() == true else { throw TestClientError.unexpected("\(what) took longer than \(limit)") }
+        }
+    }
+
     /// Each file the server cannot use is named, with what is wrong with it.
     @Test func filesThatCannotBeServedAreNamedWithTheirReason() throws {
         let directory = Self.scratch()
@@ -115,5 +187,58 @@ import Testing
         #expect(mismatch.path == other.keyPath)
         #expect(mismatch.reason.hasPrefix("is not the key of the certificate in \(certificate.certificatePath)"))
         #expect(mismatch.description.hasPrefix("TLS: \(other.keyPath): is not the key of the certificate in"))
+    }
+}
+
+@Suite struct BrowserTLSTests {
+    /// `https://` in a real browser: the page comes over TLS, connects with `wss://` (anything
+    /// else a secure page may not open), and plays against a player on the TLS native port.
+    /// The browser trusts the test's certificate by its public key, and nothing else.
+    @Test(.enabled(if: HeadlessBrowser.path != nil || HeadlessBrowser.isRequired, "needs chromium (apt install chromium)"))
+    func thePagePlaysOverHTTPSAndWSS() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-browser-tls-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try TestCertificate.make(in: directory.appendingPathComponent("tls"))
+        let server = try await ServeProcess.start(
+            data: directory.appendingPathComponent("data"),
+            arguments: ["--idle-timeout", "300", "--tls-certificate", certificate.certificatePath, "--tls-key", certificate.keyPath])
+        let web = try #require(server.webPort)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (red, _) = try await TestNativeConnection.login(
+            port: server.nativePort, group: group, device: "red-over-tls", tls: try TLSPortTests.trusting(certificate))
+        let created = try #require(
+            try await red.response(to: try await red.request(.createMatch(mode: "fourinarow", maxPlayers: 2, label: "", isPrivate: true))).joined)
+
+        let page = try await DevToolsPage.open(
+            "https://127.0.0.1:\(web)/fourinarow?join=\(created.inviteCode)&bot=1", group: group,
+            arguments: ["--ignore-certificate-errors-spki-list=\(try certificate.publicKeySHA256())"])
+        // Red moves first (column 0); the page's bot answers in the middle column.
+        var browserMoved: FourInARowMoved?
+        while browserMoved == nil {
+            switch try await red.nextMessage(timeout: .seconds(30)) {
+            case .matchEvent(created.matchID, let event):
+                switch try FourInARowServerMessage(body: event) {
+                case .state(let state) where state.phase == .playing && state.seatToMove == 0:
+                    let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: state.moveNumber, column: 0)).encoded()
+                    try await red.sendReliable(.matchInput(matchID: created.matchID, input: move))
+                case .moved(let moved) where moved.seat == 1:
+                    browserMoved = moved
+                default:
+                    break
+                }
+            case .presence:
+                break
+            case let other:
+                Issue.record("unexpected \(other)")
+            }
+        }
+        #expect(browserMoved?.column == 3)
+        let scheme = "JSON.stringify([location.protocol, document.getElementById('connection').textContent])"
+        #expect(try await page.waitFor(scheme, toBe: #"["https:","connected"]"#) == #"["https:","connected"]"#)
+        #expect(page.problems.isEmpty, "\(page.problems)")
+        await page.close()
+        await red.close()
+        await server.stop(with: SIGTERM)
+        try await group.shutdownGracefully()
     }
 }

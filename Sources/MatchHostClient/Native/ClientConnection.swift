@@ -118,6 +118,9 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     static func isTLSFailure(_ error: any Error) -> Bool {
         switch error {
         case NIOSSLError.uncleanShutdown: false
+        // The server closed before the handshake ended (a refusal past its lingering ones):
+        // a dropped connection, not a certificate problem.
+        case NIOSSLError.handshakeFailed(.sslError(let stack)) where stack == [.eofDuringHandshake]: false
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: true
         default: false
         }

@@ -35,9 +35,11 @@ extension MatchHostClient {
             self.serverName = serverName
         }
 
-        /// The context every connection of one client shares: building it reads the trusted
-        /// certificates (blocking disk I/O), so it is built once, off the event loop.
-        func makeContext() throws -> NIOSSLContext {
+        /// The TLS context these settings make, as every connection of one client shares it
+        /// (for a tool that opens connections of its own). Building it reads the trusted
+        /// certificates (blocking disk I/O): build it once, off the event loop.
+        /// - Throws: ``MatchHostClientError/tlsFailed(_:)`` when they cannot be read.
+        public func makeContext() throws -> NIOSSLContext {
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.minimumTLSVersion = .tlsv12
             switch self.trust {

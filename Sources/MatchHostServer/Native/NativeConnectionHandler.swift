@@ -2,6 +2,7 @@ import Logging
 import MatchHostCore
 import MatchHostWire
 import NIOCore
+import NIOSSL
 
 /// One native-protocol connection: handshake, authentication or resume, then the session's
 /// frames in and out.
@@ -362,6 +363,12 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         // Bad input found in front of this handler (by the WebSocket bridge) is answered as
         // bad input found here.
         if let error = error as? NativeError { return self.close(with: error) }
+        // TLS failing (a scanner, a client that does not trust the certificate) or a phone
+        // gone without TLS's goodbye: as common as a dropped TCP connection, and as quiet.
+        if error is NIOSSLError || error is BoringSSLError {
+            self.logger.debug("closing connection", metadata: self.logMetadata.merging(["reason": "\(error)"]) { $1 })
+            return self.closeQuietly()
+        }
         self.closeQuietly(reason: "\(error)")
     }
 

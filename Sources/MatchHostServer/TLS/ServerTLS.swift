@@ -108,6 +108,9 @@ public final class ServerTLS: Sendable, Hashable {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
+        // How long a close waits for the client's close_notify: a client that never sends it
+        // (one that stopped reading) must not hold a shutdown for swift-nio-ssl's 5 s each.
+        configuration.shutdownTimeout = .seconds(1)
         let context: NIOSSLContext
         do {
             context = try NIOSSLContext(configuration: configuration)

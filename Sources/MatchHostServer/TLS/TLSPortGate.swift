@@ -9,8 +9,14 @@ import NIOSSL
 /// its length (0x00 for any frame under 16 MiB) and an HTTP request with a letter. So the
 /// first byte tells them apart, and a client that forgot TLS learns why it is refused (ERROR
 /// `TLS_REQUIRED`, an HTTP 400) rather than seeing a handshake fail on bytes it never meant.
-final class TLSPortGate: ChannelInboundHandler, RemovableChannelHandler {
+///
+/// Until the first byte has decided, nothing the handlers behind write may pass (a handshake
+/// deadline's ERROR would go out in plaintext on a port that promises TLS): the gate drops it.
+/// Once plaintext has decided, it drops everything but its own answer, which it writes from
+/// its own context.
+final class TLSPortGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     /// The first byte of every TLS record that opens a handshake.
@@ -74,4 +80,13 @@ final class TLSPortGate: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(self, promise: nil)
     }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        promise?.fail(TLSPortGateDroppedWrite())
+    }
+}
+
+/// A write dropped by ``TLSPortGate``: the connection had not begun TLS.
+struct TLSPortGateDroppedWrite: Error, CustomStringConvertible {
+    var description: String { "written before the connection began TLS: not sent" }
 }
