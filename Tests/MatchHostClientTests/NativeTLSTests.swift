@@ -35,7 +35,7 @@ struct NativeTLSTests {
     func playOverTLS() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let server = try await Self.startServer(certificate)
         let alice = Self.client(port: server.port, trusting: certificate)
         // Bob trusts the same certificate given as text, and checks it by its DNS name.
@@ -79,8 +79,8 @@ struct NativeTLSTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         // For localhost only: a certificate that also names the address connected to would
         // pass for it, whatever name the client checks.
-        let certificate = try TestCertificate.make(in: directory, names: ["DNS:localhost"])
-        let stranger = try TestCertificate.make(in: directory, fileStem: "stranger")
+        let certificate = try await TestCertificate.make(in: directory, names: ["DNS:localhost"])
+        let stranger = try await TestCertificate.make(in: directory, fileStem: "stranger")
         let server = try await Self.startServer(certificate)
 
         let trustingTheSystem = makeClient(port: server.port) { $0.tls = .init() }
@@ -103,7 +103,7 @@ struct NativeTLSTests {
     func mismatchedEnds() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let server = try await Self.startServer(certificate)
         let plaintext = makeClient(port: server.port)
         await expectNativeError(.tlsRequired) { try await plaintext.connect() }
@@ -138,7 +138,7 @@ struct NativeTLSTests {
     func refusedOverTLS() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let server = try await Self.startServer(certificate) { $0.maxConnections = 1 }
         let first = Self.client(port: server.port, trusting: certificate)
         try await first.connect()
@@ -152,13 +152,13 @@ struct NativeTLSTests {
     func reload() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let served = try TestCertificate.make(in: directory, commonName: "first")
+        let served = try await TestCertificate.make(in: directory, commonName: "first")
         let files = TLSFiles(certificateChain: served.certificatePath, privateKey: served.keyPath)
         let tls = try ServerTLS(files: files)
         let server = try await TestServer.start { $0.tls = tls }
         // The files as they will be renewed: a new key and certificate.
         let renewedDirectory = directory.appendingPathComponent("renewed")
-        let renewed = try TestCertificate.make(in: renewedDirectory, commonName: "second")
+        let renewed = try await TestCertificate.make(in: renewedDirectory, commonName: "second")
         let early = Self.client(port: server.port, trusting: served)
         try await early.connect()
 

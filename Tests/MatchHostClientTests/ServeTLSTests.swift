@@ -18,9 +18,9 @@ import Glibc
     @Test func servesTLSReloadsOnSIGHUPAndKeepsTheCatRacePortPlaintext() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try TestCertificate.make(in: directory.appendingPathComponent("first"), commonName: "first", days: 90)
-        let renewed = try TestCertificate.make(in: directory.appendingPathComponent("renewed"), commonName: "renewed")
-        let live = try TestCertificate.make(in: directory.appendingPathComponent("live"), commonName: "first")
+        let first = try await TestCertificate.make(in: directory.appendingPathComponent("first"), commonName: "first", days: 90)
+        let renewed = try await TestCertificate.make(in: directory.appendingPathComponent("renewed"), commonName: "renewed")
+        let live = try await TestCertificate.make(in: directory.appendingPathComponent("live"), commonName: "first")
         try Self.copy(first, over: live)
         let server = try await ServeProcess.start(
             data: directory.appendingPathComponent("data"),
@@ -82,7 +82,7 @@ import Glibc
     @Test func certificateFilesThatCannotBeServedStopTheStartWithAClearError() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let base = [
             "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--admin-port", "0", "--web-port", "0", "--data",
             directory.appendingPathComponent("data").path,

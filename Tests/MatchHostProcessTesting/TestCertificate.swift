@@ -15,24 +15,17 @@ public struct TestCertificate: Sendable {
 
     /// The SHA-256 of its public key (SubjectPublicKeyInfo, DER), base64: what Chromium's
     /// `--ignore-certificate-errors-spki-list` trusts, so a browser trusts this one certificate.
-    public func publicKeySHA256() throws -> String {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = [
-            "-c",
-            "openssl x509 -in \"$1\" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl base64 -A",
-            "sh", self.certificatePath,
-        ]
-        let output = Pipe()
-        shell.standardOutput = output
-        shell.standardError = FileHandle.nullDevice
-        try shell.run()
-        let digest = output.fileHandleForReading.readDataToEndOfFile()
-        shell.waitUntilExit()
-        guard shell.terminationStatus == 0, !digest.isEmpty else {
-            throw TestCertificateError(detail: "cannot hash the public key of \(self.certificatePath)")
-        }
-        return String(decoding: digest, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    public func publicKeySHA256() async throws -> String {
+        let digest = self.certificatePath + ".spki-sha256"
+        try await Self.run(
+            "/bin/sh",
+            [
+                "-c",
+                "openssl x509 -in \"$1\" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl base64 -A > \"$2\"",
+                "sh", self.certificatePath, digest,
+            ],
+            errorsTo: digest + ".err")
+        return try String(contentsOfFile: digest, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Makes a P-256 certificate for `names` (`DNS:localhost`, `IP:127.0.0.1`, ...), valid
@@ -41,27 +34,32 @@ public struct TestCertificate: Sendable {
     public static func make(
         in directory: URL, fileStem: String = "server", commonName: String = "localhost",
         names: [String] = ["DNS:localhost", "IP:127.0.0.1"], days: Int = 2
-    ) throws -> TestCertificate {
+    ) async throws -> TestCertificate {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("\(fileStem).crt").path
         let key = directory.appendingPathComponent("\(fileStem).key").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", key, "-out", certificate, "-days", "\(days)", "-subj", "/CN=\(commonName)",
-            "-addext", "subjectAltName=\(names.joined(separator: ","))",
-        ]
-        let errors = Pipe()
-        openssl.standardError = errors
-        openssl.standardOutput = FileHandle.nullDevice
-        try openssl.run()
-        let said = errors.fileHandleForReading.readDataToEndOfFile()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else {
-            throw TestCertificateError(detail: String(decoding: said, as: UTF8.self))
-        }
+        try await Self.run(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", certificate, "-days", "\(days)", "-subj", "/CN=\(commonName)",
+                "-addext", "subjectAltName=\(names.joined(separator: ","))",
+            ],
+            errorsTo: directory.appendingPathComponent("\(fileStem).openssl.err").path)
         return TestCertificate(certificatePath: certificate, keyPath: key)
+    }
+
+    /// Runs `command` to its end, its standard error into the file `errorsTo`, and throws with
+    /// what it said there unless it exits 0. A ``ChildProcess`` (no pipe another test's child
+    /// could inherit and hold open), waited for on a thread of its own (not the concurrency
+    /// pool, which the other tests need meanwhile).
+    private static func run(_ command: String, _ arguments: [String], errorsTo errors: String) async throws {
+        let process = try ChildProcess(command, arguments, standardOutput: .discard, standardError: .file(errors))
+        await onOwnThread { process.waitUntilExit() }
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            throw TestCertificateError(detail: "\(arguments.joined(separator: " ")): \(said)")
+        }
     }
 }
 

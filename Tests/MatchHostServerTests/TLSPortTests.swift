@@ -36,7 +36,7 @@ import Testing
     @Test func theNativePortSpeaksTLSAndTellsAPlaintextClientSo() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let (server, _) = try await Self.startServer(certificate)
         let tls = try Self.trusting(certificate)
 
@@ -61,7 +61,7 @@ import Testing
     @Test func theWebPortServesHTTPSAndWSSAndTellsPlaintextHTTPSo() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let (server, web) = try await Self.startServer(certificate)
         let tls = try Self.trusting(certificate)
 
@@ -93,7 +93,7 @@ import Testing
     @Test func aSilentClientIsClosedAtItsHandshakeDeadlineWithoutAPlaintextByte() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let (server, _) = try await Self.startServer(certificate) {
             $0.heartbeatInterval = .milliseconds(100)
             $0.idleTimeout = .milliseconds(300)
@@ -108,7 +108,7 @@ import Testing
     @Test func theWebPortRefusesOverItsLimitWithA503InsideTLS() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let (server, web) = try await Self.startServer(certificate) { $0.maxConnections = 1 }
         let tls = try Self.trusting(certificate)
         let (player, _) = try await TestNativeConnection.login(port: server.port, group: server.group, device: "the-one", tls: tls)
@@ -125,7 +125,7 @@ import Testing
     @Test func aStopDoesNotWaitForClientsThatNeverAnswerTheirCloseInTurn() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
+        let certificate = try await TestCertificate.make(in: directory)
         let (server, _) = try await Self.startServer(certificate)
         let tls = try Self.trusting(certificate)
         var stalled: [TestNativeConnection] = []
@@ -158,11 +158,11 @@ import Testing
     }
 
     /// Each file the server cannot use is named, with what is wrong with it.
-    @Test func filesThatCannotBeServedAreNamedWithTheirReason() throws {
+    @Test func filesThatCannotBeServedAreNamedWithTheirReason() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory)
-        let other = try TestCertificate.make(in: directory, fileStem: "other")
+        let certificate = try await TestCertificate.make(in: directory)
+        let other = try await TestCertificate.make(in: directory, fileStem: "other")
         let garbage = directory.appendingPathComponent("garbage.pem").path
         try Data("not PEM\n".utf8).write(to: URL(fileURLWithPath: garbage))
         let missing = directory.appendingPathComponent("missing.pem").path
@@ -198,7 +198,7 @@ import Testing
     func thePagePlaysOverHTTPSAndWSS() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-browser-tls-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make(in: directory.appendingPathComponent("tls"))
+        let certificate = try await TestCertificate.make(in: directory.appendingPathComponent("tls"))
         let server = try await ServeProcess.start(
             data: directory.appendingPathComponent("data"),
             arguments: ["--idle-timeout", "300", "--tls-certificate", certificate.certificatePath, "--tls-key", certificate.keyPath])
@@ -211,28 +211,20 @@ import Testing
 
         let page = try await DevToolsPage.open(
             "https://127.0.0.1:\(web)/fourinarow?join=\(created.inviteCode)&bot=1", group: group,
-            arguments: ["--ignore-certificate-errors-spki-list=\(try certificate.publicKeySHA256())"])
-        // Red moves first (column 0); the page's bot answers in the middle column.
-        var browserMoved: FourInARowMoved?
-        while browserMoved == nil {
-            switch try await red.nextMessage(timeout: .seconds(30)) {
-            case .matchEvent(created.matchID, let event):
-                switch try FourInARowServerMessage(body: event) {
-                case .state(let state) where state.phase == .playing && state.seatToMove == 0:
-                    let move = FourInARowClientMessage.move(FourInARowMove(moveNumber: state.moveNumber, column: 0)).encoded()
-                    try await red.sendReliable(.matchInput(matchID: created.matchID, input: move))
-                case .moved(let moved) where moved.seat == 1:
-                    browserMoved = moved
-                default:
-                    break
-                }
-            case .presence:
-                break
-            case let other:
-                Issue.record("unexpected \(other)")
-            }
+            arguments: ["--ignore-certificate-errors-spki-list=\(try await certificate.publicKeySHA256())"])
+        // Red moves first (column 0), once the page has joined; the page's bot answers in the
+        // middle column.
+        _ = try await red.nextFourInARowEvent(in: created.matchID, "play starting") { event in
+            if case .state(let state) = event { return state.phase == .playing }
+            return false
         }
-        #expect(browserMoved?.column == 3)
+        try await red.playFourInARow(1, column: 0, in: created.matchID)
+        let answer = try await red.nextFourInARowEvent(in: created.matchID, "the page's move") { event in
+            if case .moved(let moved) = event { return moved.seat == 1 }
+            return false
+        }
+        guard case .moved(let browserMoved) = answer else { throw TestClientError.unexpected("no MOVED") }
+        #expect(browserMoved.column == 3)
         let scheme = "JSON.stringify([location.protocol, document.getElementById('connection').textContent])"
         #expect(try await page.waitFor(scheme, toBe: #"["https:","connected"]"#) == #"["https:","connected"]"#)
         #expect(page.problems.isEmpty, "\(page.problems)")
