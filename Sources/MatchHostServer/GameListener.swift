@@ -116,15 +116,11 @@ struct GameListener<World> {
                             return
                         }
                         try channel.pipeline.syncOperations.addHandler(
-                            TLSPortGate(
-                                tls: tls.tls, plaintextAnswer: tls.plaintextAnswer, linger: TLSPortSetup.plaintextLinger,
-                                afterHandshake: RefusedConnectionHandler(farewell: farewell?(refusal), linger: refusalLinger),
-                                deadline: TLSPortSetup.refusalDeadline))
+                            TLSPortGate(port: tls, refusal: RefusedConnectionHandler(farewell: farewell?(refusal), linger: refusalLinger)))
                         return
                     }
                     if let tls {
-                        try channel.pipeline.syncOperations.addHandler(
-                            TLSPortGate(tls: tls.tls, plaintextAnswer: tls.plaintextAnswer, linger: TLSPortSetup.plaintextLinger))
+                        try channel.pipeline.syncOperations.addHandler(TLSPortGate(port: tls))
                     }
                     try setUp(channel) { makeHandler(state.value.world, flusher.value) }
                 }

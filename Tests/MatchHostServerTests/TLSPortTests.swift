@@ -120,6 +120,25 @@ import Testing
         try await server.group.shutdownGracefully()
     }
 
+    /// A refused connection that never begins TLS is closed at the refusal's deadline (5 s),
+    /// without a byte: it cannot hold its place among the lingering refusals for longer.
+    @Test func aRefusedClientThatNeverBeginsTLSIsClosedAtItsDeadline() async throws {
+        let directory = Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try await TestCertificate.make(in: directory)
+        let (server, _) = try await Self.startServer(certificate) { $0.maxConnections = 1 }
+        let (player, _) = try await TestNativeConnection.login(
+            port: server.port, group: server.group, device: "the-one", tls: try Self.trusting(certificate))
+        let refused = try await TestNativeConnection.connect(port: server.port, group: server.group)
+        let opened = ContinuousClock.now
+        #expect(try await refused.nextEvent(timeout: .seconds(30)) == .closed)
+        // Not at once (it was held for its handshake), and not for ever.
+        #expect(ContinuousClock.now - opened >= .seconds(4))
+        await player.close()
+        await server.listener.close()
+        try await server.group.shutdownGracefully()
+    }
+
     /// A stop closes every connection at once: each TLS close may wait for its client's
     /// close_notify, and clients that never send it must not hold the stop one after another.
     @Test func aStopDoesNotWaitForClientsThatNeverAnswerTheirCloseInTurn() async throws {

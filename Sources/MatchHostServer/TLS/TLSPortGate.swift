@@ -22,38 +22,26 @@ final class TLSPortGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// The first byte of every TLS record that opens a handshake.
     static let handshakeRecord: UInt8 = 0x16
 
-    private let tls: ServerTLS
-    private let plaintextAnswer: ByteBuffer
-    private let linger: TimeAmount?
-    private let afterHandshake: (any ChannelHandler)?
-    private let deadline: TimeAmount?
+    private let port: TLSPortSetup
+    private let refusal: RefusedConnectionHandler?
     private var decided = false
 
     /// - Parameters:
-    ///   - plaintextAnswer: what a plaintext client reads before the close.
-    ///   - linger: for a client that speaks first (HTTP): how long the connection is kept
-    ///     half-closed for it to read the answer (see ``RefusedConnectionHandler``).
-    ///   - afterHandshake: a handler to add behind the TLS handler (a refused connection's
-    ///     farewell, which must go out encrypted); the handlers already behind the gate are
-    ///     kept either way.
-    ///   - deadline: how long the connection may stay open at all, handshake included (a
-    ///     refused one); nil leaves that to the handlers behind (each has its own deadline).
-    init(
-        tls: ServerTLS, plaintextAnswer: ByteBuffer, linger: TimeAmount?, afterHandshake: (any ChannelHandler)? = nil,
-        deadline: TimeAmount? = nil
-    ) {
-        self.tls = tls
-        self.plaintextAnswer = plaintextAnswer
-        self.linger = linger
-        self.afterHandshake = afterHandshake
-        self.deadline = deadline
+    ///   - port: the port's TLS context and its plaintext answer.
+    ///   - refusal: for a connection the port refuses: its farewell, added behind the TLS
+    ///     handler so that it goes out encrypted, and the whole connection then lives at most
+    ///     ``TLSPortSetup/refusalDeadline``. Nil for an admitted connection, whose handlers
+    ///     behind the gate have their own deadlines.
+    init(port: TLSPortSetup, refusal: RefusedConnectionHandler? = nil) {
+        self.port = port
+        self.refusal = refusal
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        guard let deadline = self.deadline else { return }
+        guard self.refusal != nil else { return }
         let channel = context.channel
         // The channel's, not the gate's: it outlives the gate, which leaves at the handshake.
-        let timer = context.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
+        let timer = context.eventLoop.scheduleTask(in: TLSPortSetup.refusalDeadline) { channel.close(promise: nil) }
         channel.closeFuture.whenComplete { _ in timer.cancel() }
     }
 
@@ -63,14 +51,14 @@ final class TLSPortGate: ChannelDuplexHandler, RemovableChannelHandler {
         guard let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self) else { return }
         self.decided = true
         guard first == Self.handshakeRecord else {
-            RefusedConnectionHandler.sayFarewell(self.plaintextAnswer, linger: self.linger, context: context)
+            RefusedConnectionHandler.sayFarewell(self.port.plaintextAnswer, linger: TLSPortSetup.plaintextLinger, context: context)
             return
         }
         do {
             let pipeline = context.pipeline.syncOperations
-            let handler = NIOSSLServerHandler(context: self.tls.context)
+            let handler = NIOSSLServerHandler(context: self.port.tls.context)
             try pipeline.addHandler(handler, position: .after(self))
-            if let next = self.afterHandshake {
+            if let next = self.refusal {
                 try pipeline.addHandler(next, position: .after(handler))
             }
         } catch {
