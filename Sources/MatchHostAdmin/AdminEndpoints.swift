@@ -19,6 +19,8 @@ import ServiceLifecycle
 /// - `/api/matches`: the running native matches (``RunningMatchSummary``), lowest id first, at
 ///   most ``listedMatches`` of them, and how many run in all, as JSON: `{"total":…,"matches":[…]}`.
 /// - `/`: a page that shows the two JSON answers and refreshes itself.
+/// - `/api/players/{id}/ban`: bans a player (POST) or lifts its ban (DELETE), with the admin
+///   key; see ``PlayerBanEndpoints``.
 public enum AdminEndpoints {
     /// The most matches `/api/matches` lists: the page stays small however busy the server.
     public static let listedMatches = 200
@@ -60,11 +62,12 @@ public enum AdminEndpoints {
         }
     }
 
-    /// The router of every endpoint: the page, `/health`, `/metrics` and `/api/matches`.
+    /// The router of every endpoint: the page, `/health`, `/metrics`, `/api/matches` and the bans.
     /// - Parameters:
     ///   - status: the running server's listeners.
     ///   - registry: where every metric is kept (the one `MetricsSystem` was bootstrapped with).
-    public static func router(status: ServerStatus, registry: PrometheusCollectorRegistry) -> Router<BasicRequestContext> {
+    ///   - adminKey: the bearer token the actions need (``SecretKeyFile/admin(directory:)``).
+    public static func router(status: ServerStatus, registry: PrometheusCollectorRegistry, adminKey: String) -> Router<BasicRequestContext> {
         let gauges = ServerGauges(registry: registry)
         let router = Router()
         router.get("/") { _, _ -> Response in
@@ -90,10 +93,11 @@ public enum AdminEndpoints {
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
+        PlayerBanEndpoints.add(to: router, status: status, adminKey: adminKey)
         return router
     }
 
-    private static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return Response(
@@ -103,15 +107,15 @@ public enum AdminEndpoints {
     }
 
     /// The admin HTTP server on `host`:`port` (0 picks a free port), to run in the server's
-    /// service group. `onListening` gets the address it bound. If it cannot bind, its `run`
+    /// service group; its actions need `adminKey` as a bearer token. `onListening` gets the address it bound. If it cannot bind, its `run`
     /// throws ``AdminBindError``.
     public static func application(
-        host: String, port: Int, status: ServerStatus, registry: PrometheusCollectorRegistry, logger: Logger,
+        host: String, port: Int, status: ServerStatus, registry: PrometheusCollectorRegistry, adminKey: String, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void
     ) -> some Service {
         let bound = NIOLockedValueBox(false)
         let application = Application(
-            router: Self.router(status: status, registry: registry),
+            router: Self.router(status: status, registry: registry, adminKey: adminKey),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "matchhost"),
             onServerRunning: { channel in
                 bound.withLockedValue { $0 = true }

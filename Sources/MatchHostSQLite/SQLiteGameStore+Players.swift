@@ -23,13 +23,41 @@ extension SQLiteGameStore {
     /// See ``GameStore/player(id:)``.
     public func player(id: PlayerID) async throws -> PlayerRecord? {
         try await self.read { db in
-            try Row.fetchOne(db, sql: "SELECT alias, created_at, last_seen_at FROM player WHERE id = ?", arguments: [id])
-                .map { row in
-                    PlayerRecord(
-                        id: id, alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
-                        lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]))
-                }
+            try Row.fetchOne(
+                db, sql: "SELECT alias, created_at, last_seen_at, banned_at, ban_reason FROM player WHERE id = ?", arguments: [id]
+            ).map { row in
+                PlayerRecord(
+                    id: id, alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
+                    lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]), ban: Self.ban(in: row))
+            }
         }
+    }
+
+    /// See ``GameStore/setBan(playerID:ban:)``.
+    public func setBan(playerID: PlayerID, ban: PlayerBan?) async throws {
+        try await self.write { db in
+            try db.execute(
+                sql: "UPDATE player SET banned_at = ?, ban_reason = ? WHERE id = ?",
+                arguments: [ban?.since.milliseconds, ban?.reason, playerID])
+            guard db.changesCount > 0 else { throw GameStoreError.unknownPlayer(playerID) }
+        }
+    }
+
+    /// See ``GameStore/bannedPlayers()``.
+    public func bannedPlayers() async throws -> [PlayerID: PlayerBan] {
+        try await self.read { db in
+            // The partial index `player_banned` holds exactly these rows: no scan of every player.
+            var bans: [PlayerID: PlayerBan] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, banned_at, ban_reason FROM player WHERE banned_at IS NOT NULL") {
+                bans[row["id"]] = Self.ban(in: row)
+            }
+            return bans
+        }
+    }
+
+    private static func ban(in row: Row) -> PlayerBan? {
+        guard let since: Int64 = row["banned_at"] else { return nil }
+        return PlayerBan(reason: row["ban_reason"] ?? "", since: UnixMillis(milliseconds: since))
     }
 
     /// The ids of the players whose id starts with `prefix`, in order, at most `limit`: for the

@@ -12,6 +12,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v4", migrate: createMatchIDReservation)
         migrator.registerMigration("v5", migrate: createMatchEndNotices)
         migrator.registerMigration("v6", migrate: addMatchPrivacy)
+        migrator.registerMigration("v7", migrate: addPlayerBans)
         return migrator
     }()
 
@@ -142,5 +143,15 @@ enum SQLiteSchema {
     /// count as open ones.
     private static func addMatchPrivacy(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE game_match ADD COLUMN is_private INTEGER NOT NULL DEFAULT 0 CHECK (is_private IN (0, 1))")
+    }
+
+    /// Operators' bans of players (when, and why), added after match privacy. The partial index
+    /// holds only the banned players, which a server reads whole at start.
+    private static func addPlayerBans(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE player ADD COLUMN banned_at INTEGER;
+            ALTER TABLE player ADD COLUMN ban_reason TEXT;
+            CREATE INDEX player_banned ON player(id) WHERE banned_at IS NOT NULL;
+            """)
     }
 }

@@ -1,3 +1,4 @@
+import MatchHostCore
 import NIOConcurrencyHelpers
 
 /// What a running server holds right now, for the admin endpoints (health, metrics): counted
@@ -30,6 +31,15 @@ public final class ServerStatus: Sendable {
             catRaceConnections: catRaceCounts.connections, catRacePlayers: catRaceCounts.players, catRaceMatches: catRaceCounts.matches,
             isStorageFailing: native.isStorageFailing)
     }
+}
+
+/// The server is not serving: it is starting or stopping.
+public struct ServerNotServing: Error, CustomStringConvertible {
+    /// Creates the error.
+    public init() {}
+
+    /// What the admin endpoints answer.
+    public var description: String { "the server is not serving (starting or stopping)" }
 }
 
 /// The counts of a serving server at one moment (``ServerStatus/snapshot()``).
@@ -69,6 +79,16 @@ public struct RunningMatchSummary: Sendable, Hashable, Codable {
 }
 
 extension ServerStatus {
+    /// Bans a player, or lifts its ban (``NativeListener/setBan(reason:of:)``): the
+    /// operator's action, for the admin endpoints.
+    /// - Throws: ``ServerNotServing`` while the server starts or stops, or what
+    ///   ``NativeListener/setBan(reason:of:)`` throws.
+    @discardableResult
+    public func setBan(reason: String?, of playerID: PlayerID) async throws -> PlayerBan? {
+        guard let native = self.listeners.withLockedValue({ $0?.native }) else { throw ServerNotServing() }
+        return try await native.setBan(reason: reason, of: playerID)
+    }
+
     /// The running native matches, lowest id first, at most `limit` of them, and how many run
     /// in all; nil while the server is not serving.
     public func runningMatches(limit: Int) async -> (total: Int, matches: [RunningMatchSummary])? {

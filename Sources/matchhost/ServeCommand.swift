@@ -431,7 +431,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         defer { lock.release() }
         do {
-            configuration.tokenSigningKey = try TokenKeyFile(directory: self.data).loadOrCreate()
+            configuration.tokenSigningKey = try SecretKeyFile.tokenSigning(directory: self.data).loadOrCreate()
         } catch {
             FileHandle.standardError.write(Data("matchhost: cannot use the data directory \(self.data): \(error)\n".utf8))
             throw ExitCode(2)
@@ -467,12 +467,19 @@ struct ServeCommand: AsyncParsableCommand {
         if self.noAdmin {
             adminBound.continuation.finish()
         } else {
+            let adminKey: String
+            do {
+                adminKey = hexEncoded(try SecretKeyFile.admin(directory: self.data).loadOrCreate())
+            } catch {
+                FileHandle.standardError.write(Data("matchhost: cannot use the data directory \(self.data): \(error)\n".utf8))
+                throw ExitCode(2)
+            }
             // Before any metric is made: each is created in the registry the endpoint reads.
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             services.append(
                 AdminEndpoints.application(
-                    host: self.adminHost, port: self.adminPort, status: status, registry: registry, logger: logger
+                    host: self.adminHost, port: self.adminPort, status: status, registry: registry, adminKey: adminKey, logger: logger
                 ) { address in
                     announce("admin", address)
                     adminBound.continuation.finish()

@@ -173,6 +173,9 @@ struct PlayerCommand: AsyncParsableCommand {
             print("alias      \(player.alias)")
             print("created    \(formatted(player.createdAt))")
             print("last seen  \(formatted(player.lastSeenAt))")
+            if let ban = player.ban {
+                print("banned     since \(formatted(ban.since))" + (ban.reason.isEmpty ? "" : ": \(ban.reason)"))
+            }
         } else {
             print("(no account: a Cat Race port player)")
         }

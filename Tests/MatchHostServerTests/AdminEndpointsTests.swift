@@ -24,6 +24,15 @@ struct HTTPAnswer {
 /// GET `path` from 127.0.0.1:`port` over a real socket, `Connection: close`, read to the end;
 /// over TLS with `tls`.
 func httpGet(_ path: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil) async throws -> HTTPAnswer {
+    try await httpRequest("GET", path, port: port, group: group, tls: tls)
+}
+
+/// `method` `path` to 127.0.0.1:`port` with `headers` (`Host` and `Connection: close` added) and
+/// `body` (with its `Content-Length`) over a real socket, read to the end; over TLS with `tls`.
+func httpRequest(
+    _ method: String, _ path: String, port: Int, group: any EventLoopGroup, headers: [String] = [], body: String? = nil,
+    tls: NIOSSLContext? = nil
+) async throws -> HTTPAnswer {
     final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let received = Mutex([UInt8]())
@@ -65,7 +74,9 @@ func httpGet(_ path: String, port: Int, group: any EventLoopGroup, tls: NIOSSLCo
     defer { timeout.cancel() }
     // A server that refuses the connection may have answered and closed before the request is
     // written: what it said is read all the same.
-    try? await channel.writeAndFlush(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+    var head = ["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers
+    if let body { head.append("Content-Length: \(body.utf8.count)") }
+    try? await channel.writeAndFlush(ByteBuffer(string: head.joined(separator: "\r\n") + "\r\n\r\n" + (body ?? "")))
     let text = String(decoding: try await done.futureResult.get(), as: UTF8.self)
     let parts = text.components(separatedBy: "\r\n\r\n")
     var lines = parts[0].components(separatedBy: "\r\n")
@@ -245,7 +256,8 @@ enum HeadlessBrowser {
         let status = ServerStatus()
         let bound = AsyncStream<Int>.makeStream()
         let app = AdminEndpoints.application(
-            host: "127.0.0.1", port: 0, status: status, registry: PrometheusCollectorRegistry(), logger: Logger(label: "admin-test")
+            host: "127.0.0.1", port: 0, status: status, registry: PrometheusCollectorRegistry(), adminKey: String(repeating: "a", count: 64),
+            logger: Logger(label: "admin-test")
         ) { address in
             bound.continuation.yield(address.port ?? 0)
         }

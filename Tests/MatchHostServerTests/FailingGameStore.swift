@@ -18,6 +18,11 @@ struct FailingGameStore: GameStore {
     func touch(playerID: PlayerID, at: UnixMillis) async throws { throw self.failure }
     func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws { throw self.failure }
     func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { throw self.failure }
+    func setBan(playerID: PlayerID, ban: PlayerBan?) async throws { throw self.failure }
+    func bannedPlayers() async throws -> [PlayerID: PlayerBan] {
+        if self.failsAtStartup { throw self.failure }
+        return [:]
+    }
     func createPlayerWithExternalIdentity(id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis) async throws {
         throw self.failure
     }

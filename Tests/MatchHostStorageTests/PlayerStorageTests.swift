@@ -52,6 +52,35 @@ struct PlayerStorageTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func bansAreSetReplacedAndLifted(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1_000)
+            try await store.createPlayer(id: "p2", alias: "Bob", createdAt: 1_000)
+            #expect(try await store.bannedPlayers().isEmpty)
+
+            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "cheating", since: 5_000))
+            #expect(try await store.player(id: "p1")?.ban == PlayerBan(reason: "cheating", since: 5_000))
+            #expect(try await store.player(id: "p2")?.ban == nil)
+            try await store.setBan(playerID: "p2", ban: PlayerBan(reason: "", since: 6_000))
+            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "abuse in chat", since: 7_000))
+            #expect(
+                try await store.bannedPlayers() == [
+                    "p1": PlayerBan(reason: "abuse in chat", since: 7_000), "p2": PlayerBan(reason: "", since: 6_000),
+                ])
+
+            try await store.setBan(playerID: "p1", ban: nil)
+            #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Ann", createdAt: 1_000, lastSeenAt: 1_000))
+            #expect(try await store.bannedPlayers() == ["p2": PlayerBan(reason: "", since: 6_000)])
+            // Lifting a ban the player does not have changes nothing.
+            try await store.setBan(playerID: "p1", ban: nil)
+            await #expect(throws: GameStoreError.unknownPlayer("nobody")) {
+                try await store.setBan(playerID: "nobody", ban: PlayerBan(reason: "x", since: 1))
+            }
+            #expect(try await store.bannedPlayers().count == 1)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func moreDevicesForOnePlayer(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 1_000)

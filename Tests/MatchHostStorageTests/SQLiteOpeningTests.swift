@@ -6,7 +6,7 @@ import Testing
 @Suite("SQLite store: opening, migrations and bad files")
 struct SQLiteOpeningTests {
     /// Every migration of the schema, in order: what a fully migrated file has applied.
-    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6"]
+    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
 
     private func openError(_ path: String, options: SQLiteStoreOptions = SQLiteStoreOptions()) async -> SQLiteStoreError? {
         do {
@@ -164,6 +164,27 @@ struct SQLiteOpeningTests {
 
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.match(id: 8)?.isPrivate == true)
+        try await store.close()
+    }
+
+    @Test func aFileFromBeforeBansIsMigratedWithNobodyBanned() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v6")
+        try SQLiteSchema.execute(
+            "INSERT INTO player (id, alias, created_at, last_seen_at) VALUES ('p', 'Ann', 10, 20), ('q', 'Bob', 10, 30)", atPath: path)
+
+        var store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.player(id: "p") == PlayerRecord(id: "p", alias: "Ann", createdAt: 10, lastSeenAt: 20))
+        #expect(try await store.bannedPlayers().isEmpty)
+        try await store.setBan(playerID: "q", ban: PlayerBan(reason: "cheating", since: 40))
+        try await store.close()
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
+
+        store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.bannedPlayers() == ["q": PlayerBan(reason: "cheating", since: 40)])
+        #expect(try await store.player(id: "p")?.ban == nil)
         try await store.close()
     }
 

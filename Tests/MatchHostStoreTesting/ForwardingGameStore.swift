@@ -30,6 +30,8 @@ extension ForwardingGameStore {
         try await self.inner.addDeviceIdentity(deviceID: deviceID, secretHash: secretHash, playerID: playerID)
     }
     public func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { try await self.inner.deviceIdentity(deviceID: deviceID) }
+    public func setBan(playerID: PlayerID, ban: PlayerBan?) async throws { try await self.inner.setBan(playerID: playerID, ban: ban) }
+    public func bannedPlayers() async throws -> [PlayerID: PlayerBan] { try await self.inner.bannedPlayers() }
     public func recordMatchStarted(
         id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool
     ) async throws {

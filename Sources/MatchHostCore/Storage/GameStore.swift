@@ -50,6 +50,13 @@ public protocol GameStore: Sendable {
     /// The device with `deviceID`, if any: its player and the hash of its secret.
     func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord?
 
+    /// Bans a player (`ban`, replacing a ban it has) or lifts its ban (nil).
+    /// Throws ``GameStoreError/unknownPlayer(_:)``.
+    func setBan(playerID: PlayerID, ban: PlayerBan?) async throws
+
+    /// Every banned player's ban: what a server holds to refuse their sign-ins without a read.
+    func bannedPlayers() async throws -> [PlayerID: PlayerBan]
+
     /// Creates a player and the external identity it is known by, in one transaction, so an
     /// identity is never stored without its player. Such a player has no device: nothing but
     /// that identity ever signs in as it.

@@ -86,6 +86,17 @@ public actor InMemoryGameStore: GameStore {
         self.devices[deviceID]
     }
 
+    /// See ``GameStore/setBan(playerID:ban:)``.
+    public func setBan(playerID: PlayerID, ban: PlayerBan?) throws {
+        guard self.players[playerID] != nil else { throw GameStoreError.unknownPlayer(playerID) }
+        self.players[playerID]?.ban = ban
+    }
+
+    /// See ``GameStore/bannedPlayers()``.
+    public func bannedPlayers() -> [PlayerID: PlayerBan] {
+        self.players.compactMapValues(\.ban)
+    }
+
     /// See ``GameStore/createPlayerWithExternalIdentity(id:alias:identity:createdAt:)``.
     public func createPlayerWithExternalIdentity(id: PlayerID, alias: String, identity: ExternalIdentity, createdAt: UnixMillis) throws {
         guard self.players[id] == nil else { throw GameStoreError.playerExists(id) }

@@ -8,13 +8,31 @@ public struct PlayerRecord: Sendable, Hashable {
     public var createdAt: UnixMillis
     /// The last time the server marked the player as seen (``GameStore/touch(playerID:at:)``).
     public var lastSeenAt: UnixMillis
+    /// The operator's ban, while the player is banned (``GameStore/setBan(playerID:ban:)``).
+    public var ban: PlayerBan?
 
     /// Creates a record.
-    public init(id: PlayerID, alias: String, createdAt: UnixMillis, lastSeenAt: UnixMillis) {
+    public init(id: PlayerID, alias: String, createdAt: UnixMillis, lastSeenAt: UnixMillis, ban: PlayerBan? = nil) {
         self.id = id
         self.alias = alias
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt
+        self.ban = ban
+    }
+}
+
+/// An operator's ban of a player: while it lasts, the player cannot sign in (with a device or
+/// a token) and has no session.
+public struct PlayerBan: Sendable, Hashable {
+    /// Why, as the operator put it; the player is told it.
+    public var reason: String
+    /// When the ban was made.
+    public var since: UnixMillis
+
+    /// Creates a ban.
+    public init(reason: String, since: UnixMillis) {
+        self.reason = reason
+        self.since = since
     }
 }
 

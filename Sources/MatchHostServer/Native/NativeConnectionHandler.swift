@@ -286,6 +286,10 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         case .success(let who):
             (playerID, issuedSecret) = who
         }
+        if let refusal = self.world.banRefusal(of: playerID) {
+            self.close(with: refusal)
+            return
+        }
         // Sessions outlive connections: --max-connections alone does not bound them. A player
         // who has one replaces it, which adds none. A player created just now is let in even
         // so (the limit was checked before it was made, and only its AUTHENTICATED carries its

@@ -199,6 +199,25 @@ public final class NativeListener: Sendable {
         return (ids.count, matches)
     }
 
+    /// Bans `playerID` with `reason` (or, with nil, lifts its ban): committed to the store
+    /// first, then its sign-ins are refused with ERROR `PLAYER_BANNED` and a session it has
+    /// ends with that error. Returns once all of that is done.
+    /// - Returns: the ban made, nil when lifted.
+    /// - Throws: ``GameStoreError/unknownPlayer(_:)`` for a player the store does not know, or
+    ///   the store's failure.
+    @discardableResult
+    public func setBan(reason: String?, of playerID: PlayerID) async throws -> PlayerBan? {
+        let ban = reason.map { PlayerBan(reason: $0, since: .now()) }
+        let state = self.listener.state
+        let loop = self.listener.worldLoop.eventLoop
+        let done = loop.makePromise(of: Void.self)
+        loop.execute {
+            state.value.world.setBan(ban, of: playerID) { done.completeWith($0) }
+        }
+        try await done.futureResult.get()
+        return ban
+    }
+
     /// How long a stop waits for the results being written before it tells them anyway.
     static let resultWaitAtShutdown = TimeAmount.seconds(2)
 

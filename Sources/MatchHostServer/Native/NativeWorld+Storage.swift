@@ -60,6 +60,8 @@ struct WorldStartup: Sendable {
     /// What players away when their matches ended are still to hear of it: those of the
     /// matches just ended among them.
     var endNotices: [MatchEndNotice] = []
+    /// The banned players.
+    var bans: [PlayerID: PlayerBan] = [:]
 
     /// Ends interrupted real-time matches (their players left a notice each), drops notices
     /// older than ``MatchEndNotice/retentionMilliseconds``, and reads what the world continues from.
@@ -72,7 +74,7 @@ struct WorldStartup: Sendable {
         try await store.reserveMatchIDs(through: reserved)
         return WorldStartup(
             interrupted: interrupted, largestMatchID: largest, matchIDsReservedThrough: reserved,
-            turnGames: try await store.activeTurnGames(), endNotices: try await store.endNotices())
+            turnGames: try await store.activeTurnGames(), endNotices: try await store.endNotices(), bans: try await store.bannedPlayers())
     }
 }
 
@@ -92,6 +94,7 @@ extension NativeWorld {
     func start(from startup: WorldStartup) {
         self.nextMatchID = max(self.nextMatchID, startup.largestMatchID + 1)
         self.storedMatches.matchIDsReservedThrough = startup.matchIDsReservedThrough
+        self.bans = startup.bans
         for notice in startup.endNotices {
             self.storedMatches.endedWhileAway[notice.playerID, default: []].append((notice.matchID, notice.reason))
         }

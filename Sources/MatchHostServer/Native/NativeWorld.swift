@@ -64,6 +64,8 @@ final class NativeWorld {
     let failedJoins: NetworkBudget
     /// `--max-value-bytes-per-minute`.
     let valueWrites: NetworkBudget
+    /// The banned players (read at start, then kept up to date by ``setBan(_:of:completion:)``).
+    var bans: [PlayerID: PlayerBan] = [:]
     /// Continues after the largest stored match id (``start(from:)``), so ids never repeat.
     var nextMatchID: MatchID = 1
     /// Private matches by invite code.

@@ -6,7 +6,7 @@ import MatchHostWire
 /// signature is HMAC-SHA256 under the server's key over everything before the last dot, in
 /// lowercase hex. Clients treat tokens as opaque.
 ///
-/// The key lives in the data directory (see `TokenKeyFile`), so tokens outlive a restart;
+/// The key lives in the data directory (see `SecretKeyFile`), so tokens outlive a restart;
 /// whoever holds it can mint tokens for any player, so it is never logged.
 public struct SessionTokenSigner: Sendable {
     private let key: SymmetricKey

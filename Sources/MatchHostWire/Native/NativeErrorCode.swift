@@ -57,6 +57,9 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     /// The port speaks TLS and the client connected without it; sent in plaintext, then the
     /// connection closes.
     public static let tlsRequired = NativeErrorCode(rawValue: 21)
+    /// The server's operator banned the player: it cannot sign in, and a session it had ended.
+    /// The message carries the operator's reason. Trying again does not help.
+    public static let playerBanned = NativeErrorCode(rawValue: 22)
 
     /// A request kind this server does not know.
     public static let unknownRequest = NativeErrorCode(rawValue: 100)
@@ -134,6 +137,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .storageFailed: return "STORAGE_FAILED"
         case .serverFull: return "SERVER_FULL"
         case .tlsRequired: return "TLS_REQUIRED"
+        case .playerBanned: return "PLAYER_BANNED"
         case .unknownRequest: return "UNKNOWN_REQUEST"
         case .unknownMode: return "UNKNOWN_MODE"
         case .noSuchMatch: return "NO_SUCH_MATCH"

@@ -7,28 +7,57 @@ import Glibc
 import Darwin
 #endif
 
-/// The key that signs session tokens, kept in `<data>/token-signing.key` (64 hex digits,
-/// mode 0600) so that tokens stay valid across restarts. Created on first start.
-public struct TokenKeyFile: Sendable {
+/// A secret key of 32 random bytes kept in the data directory (64 hex digits, mode 0600),
+/// created on first start: the key that signs session tokens (``tokenSigning(directory:)``),
+/// so that tokens stay valid across restarts, and the key of the admin endpoints' actions
+/// (``admin(directory:)``).
+public struct SecretKeyFile: Sendable {
     /// The key file's path.
     public let path: String
+    /// What making a new key does to what the old one signed or opened, for the error that
+    /// tells the operator to delete a damaged file.
+    private let replacing: String
 
-    /// The key file inside the data directory `directory`.
-    public init(directory: String) {
-        self.path = (directory as NSString).appendingPathComponent("token-signing.key")
+    /// `<directory>/token-signing.key`.
+    public static func tokenSigning(directory: String) -> SecretKeyFile {
+        SecretKeyFile(directory: directory, name: "token-signing.key", replacing: ", which ends every issued token")
+    }
+
+    /// `<directory>/admin.key`: the bearer token of the admin endpoints' actions (banning a
+    /// player), which `matchhost ban` reads from the same directory.
+    public static func admin(directory: String) -> SecretKeyFile {
+        SecretKeyFile(directory: directory, name: "admin.key", replacing: "")
+    }
+
+    private init(directory: String, name: String, replacing: String) {
+        self.path = (directory as NSString).appendingPathComponent(name)
+        self.replacing = replacing
+    }
+
+    /// Reads the key as written: its 64 hex digits, for a client that sends it.
+    /// - Throws: ``SecretKeyFileError`` when it cannot be read or holds no key.
+    public func read() throws -> String {
+        guard let data = FileManager.default.contents(atPath: self.path) else {
+            throw SecretKeyFileError(path: self.path, problem: "cannot be read")
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let key = Self.bytes(fromHex: text), key.count == 32 else {
+            throw SecretKeyFileError(path: self.path, problem: "does not hold a key (64 hexadecimal digits)")
+        }
+        return hexEncoded(key)
     }
 
     /// Reads the key, or creates the directory and a new random key if there is none.
-    /// - Throws: ``TokenKeyFileError`` naming the file and what is wrong with it.
+    /// - Throws: ``SecretKeyFileError`` naming the file and what is wrong with it.
     public func loadOrCreate() throws -> [UInt8] {
         let files = FileManager.default
         if files.fileExists(atPath: self.path) {
             guard let data = files.contents(atPath: self.path) else {
-                throw TokenKeyFileError(path: self.path, problem: "cannot be read")
+                throw SecretKeyFileError(path: self.path, problem: "cannot be read")
             }
             let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard let key = Self.bytes(fromHex: text), key.count == 32 else {
-                throw TokenKeyFileError(path: self.path, problem: "does not hold a key (64 hexadecimal digits); delete it to make a new one, which ends every issued token")
+                throw SecretKeyFileError(path: self.path, problem: "does not hold a key (64 hexadecimal digits); delete it to make a new one\(self.replacing)")
             }
             return key
         }
@@ -36,7 +65,7 @@ public struct TokenKeyFile: Sendable {
         do {
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw TokenKeyFileError(path: directory, problem: "cannot be created: \(error.localizedDescription)")
+            throw SecretKeyFileError(path: directory, problem: "cannot be created: \(error.localizedDescription)")
         }
         var random = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -52,14 +81,14 @@ public struct TokenKeyFile: Sendable {
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw TokenKeyFileError(path: temporary, problem: "cannot be created: \(String(cString: strerror(errno)))")
+            throw SecretKeyFileError(path: temporary, problem: "cannot be created: \(String(cString: strerror(errno)))")
         }
         let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let synced = fsync(descriptor) == 0
         close(descriptor)
         guard written == contents.count, synced, rename(temporary, self.path) == 0 else {
             unlink(temporary)
-            throw TokenKeyFileError(path: self.path, problem: "cannot be written")
+            throw SecretKeyFileError(path: self.path, problem: "cannot be written")
         }
         let directory = open(FilePaths.directory(of: self.path), O_RDONLY | O_CLOEXEC)
         if directory >= 0 {
@@ -91,8 +120,8 @@ public struct TokenKeyFile: Sendable {
     }
 }
 
-/// The token key file is unusable.
-public struct TokenKeyFileError: Error, CustomStringConvertible {
+/// A key file is unusable.
+public struct SecretKeyFileError: Error, CustomStringConvertible {
     /// The file or directory at fault.
     public let path: String
     /// What is wrong.

@@ -1,0 +1,98 @@
+import Foundation
+import MatchHostAdmin
+import MatchHostProcessTesting
+import MatchHostWire
+import NIOPosix
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `matchhost ban` and `unban` against a running `matchhost serve`, and the admin endpoint
+/// they call, as an operator uses them.
+@Suite struct ServeBanTests {
+    @Test func theOperatorBansAndUnbansAPlayerOfTheRunningServer() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-ban-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        defer { server.stopBlocking(with: SIGKILL) }
+        let admin = try #require(server.adminPort)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (cheater, issued) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "cheater")
+        let path = "/api/players/\(issued.playerID)/ban"
+
+        // The key is the server's own, readable only by its user; without it nothing happens.
+        let keyFile = data.appendingPathComponent("admin.key").path
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int)
+        #expect(mode & 0o077 == 0)
+        let key = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let anonymous = try await httpRequest("POST", path, port: admin, group: group)
+        #expect(anonymous.status == 401)
+        #expect(anonymous.headers["www-authenticate"] == "Bearer")
+        let wrongKey = try await httpRequest(
+            "POST", path, port: admin, group: group, headers: ["Authorization: Bearer " + String(repeating: "0", count: 64)])
+        #expect(wrongKey.status == 401)
+        let badBody = try await httpRequest(
+            "POST", path, port: admin, group: group, headers: ["Authorization: Bearer \(key)"], body: "{\"reason\": 7}")
+        #expect(badBody.status == 400)
+        let tooLong = try await httpRequest(
+            "POST", path, port: admin, group: group, headers: ["Authorization: Bearer \(key)"],
+            body: "{\"reason\":\"\(String(repeating: "x", count: PlayerBanEndpoints.maximumReasonBytes + 1))\"}")
+        #expect(tooLong.status == 400)
+        let nobody = try await httpRequest("DELETE", "/api/players/nobody/ban", port: admin, group: group, headers: ["Authorization: Bearer \(key)"])
+        #expect(nobody.status == 404)
+        // Still playing after every refusal.
+        try await cheater.sendReliable(.request(id: 1, .listMatches(NativeLobbyQuery(mode: "relay"))))
+        #expect(try await cheater.response(to: 1).failure == nil)
+
+        // By the start of its id, as `matchhost player` takes it.
+        let banned = try await runMatchHostToExit([
+            "ban", String(issued.playerID.prefix(10)), "--reason", "wall hacks", "--data", data.path, "--admin-port", "\(admin)",
+        ])
+        #expect(banned.status == 0, "\(banned.stderr)")
+        #expect(banned.stdout == "banned \(issued.playerID): wall hacks\n")
+        #expect(try await cheater.closingError() == NativeError(.playerBanned, "this player is banned: wall hacks"))
+        let again = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
+        try await again.send(.authenticate(.token(issued.sessionToken)))
+        #expect(try await again.closingError().code == .playerBanned)
+        let shown = try await runMatchHostToExit(["player", issued.playerID, "--data", data.path])
+        #expect(shown.stdout.contains("banned     since "))
+        #expect(shown.stdout.contains(": wall hacks\n"))
+
+        let unbanned = try await runMatchHostToExit(["unban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(unbanned.status == 0, "\(unbanned.stderr)")
+        #expect(unbanned.stdout == "lifted the ban of \(issued.playerID)\n")
+        let back = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
+        try await back.send(.authenticate(.device(id: "cheater", secret: issued.deviceSecret)))
+        guard case .authenticated(let authenticated) = try await back.next() else {
+            Issue.record("no AUTHENTICATED after unban")
+            return
+        }
+        #expect(authenticated.playerID == issued.playerID)
+
+        let unknown = try await runMatchHostToExit(["ban", "nobody-at-all", "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no player with id"))
+        await back.close()
+        try await group.shutdownGracefully()
+    }
+
+    @Test func withoutARunningServerTheCommandSaysSo() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-ban-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        let (connection, issued) = try await TestNativeConnection.login(
+            port: server.nativePort, group: MultiThreadedEventLoopGroup.singleton, device: "lonely")
+        await connection.close()
+        let admin = try #require(server.adminPort)
+        await server.stop(with: SIGTERM)
+
+        let refused = try await runMatchHostToExit(["ban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("no answer from the admin endpoints at 127.0.0.1:\(admin)"))
+        let noKey = try await runMatchHostToExit(["ban", issued.playerID, "--data", data.appendingPathComponent("elsewhere").path])
+        #expect(noKey.status == 2)
+        #expect(noKey.stderr.contains("admin.key cannot be read"))
+    }
+}
