@@ -15,11 +15,14 @@ import NIOCore
 /// Both need `Authorization: Bearer <admin key>` (`<data>/admin.key`), or they answer 401:
 /// whoever can reach the admin port may read it, but may only act with the key. (A web page
 /// in the operator's browser cannot send that header to another origin, so it cannot act
-/// either.) Other answers: 400 for a body or reason that is not valid, 404 for a player the
-/// database does not know, 503 while the server starts or stops or its database fails.
+/// either.) Other answers: 400 for a body or reason that is not valid, 413 for a body over
+/// ``maximumBodyBytes``, 404 for a player the database does not know, 503 while the server
+/// starts or stops or its database fails.
 public enum PlayerBanEndpoints {
     /// The longest reason, in UTF-8 bytes: it goes to the player in one ERROR.
     public static let maximumReasonBytes = 200
+    /// The largest body `POST …/ban` reads.
+    public static let maximumBodyBytes = 4096
 
     /// What `POST …/ban` takes.
     public struct BanRequest: Codable, Sendable, Hashable {
@@ -55,7 +58,7 @@ public enum PlayerBanEndpoints {
         router.post("api/players/:id/ban") { request, context -> Response in
             if let refusal = Self.unauthorized(request, adminKey: adminKey) { return refusal }
             let playerID = try context.parameters.require("id")
-            let body = try await request.body.collect(upTo: 4096)
+            let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
             let ban: BanRequest
             if body.readableBytes == 0 {
                 ban = BanRequest()
@@ -97,8 +100,9 @@ public enum PlayerBanEndpoints {
     /// 401 unless the request carries the admin key as its bearer token.
     private static func unauthorized(_ request: Request, adminKey: String) -> Response? {
         let given = request.headers[.authorization].flatMap { value -> String? in
-            guard value.hasPrefix("Bearer ") else { return nil }
-            return String(value.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+            // The scheme's name is case-insensitive (RFC 9110).
+            guard value.lowercased().hasPrefix("bearer ") else { return nil }
+            return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
         }
         if let given, constantTimeEquals(given, adminKey) { return nil }
         var response =

@@ -136,7 +136,8 @@ extension SQLiteGameStore {
                     try db.execute(
                         sql: "UPDATE player SET last_seen_at = MAX(last_seen_at, ?), alias = ? WHERE id = ?",
                         arguments: [at.milliseconds, claim.alias, known.id])
-                    return PlayerRecord(id: known.id, alias: claim.alias, createdAt: known.createdAt, lastSeenAt: max(known.lastSeenAt, at))
+                    return PlayerRecord(
+                        id: known.id, alias: claim.alias, createdAt: known.createdAt, lastSeenAt: max(known.lastSeenAt, at), ban: known.ban)
                 }
                 try Self.insertPlayer(db, id: claim.newPlayerID, alias: claim.alias, createdAt: at)
                 try db.execute(
@@ -151,14 +152,14 @@ extension SQLiteGameStore {
         try Row.fetchOne(
             db,
             sql: """
-                SELECT p.id, p.alias, p.created_at, p.last_seen_at FROM external_identity e
+                SELECT p.id, p.alias, p.created_at, p.last_seen_at, p.banned_at, p.ban_reason FROM external_identity e
                 JOIN player p ON p.id = e.player_id WHERE e.kind = ? AND e.external_id = ?
                 """,
             arguments: [identity.kind.rawValue, identity.externalID]
         ).map { row in
             PlayerRecord(
                 id: row["id"], alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
-                lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]))
+                lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]), ban: Self.ban(in: row))
         }
     }
 

@@ -35,12 +35,31 @@ struct AdminActionOptions: ParsableArguments {
             throw ExitCode(2)
         }
         var playerID = given
-        try await withStoredData(self.data) { store in playerID = try await StoredPlayerLookup.find(given, in: store).id }
+        var refusal: String?
+        try await withStoredData(self.data) { store in
+            let (id, tutorialID) = try await StoredPlayerLookup.find(given, in: store)
+            playerID = id
+            if tutorialID != nil {
+                refusal = "\(given) is a Cat Race tutorial playerId: that port has no authentication, so a ban cannot keep its client out"
+            } else if try await store.player(id: id) == nil {
+                refusal = "\(id) has no account (a Cat Race port player): there is nothing to ban"
+            }
+        }
+        if let refusal {
+            FileHandle.standardError.write(Data("matchhost: \(refusal)\n".utf8))
+            throw ExitCode(1)
+        }
         let answer: AdminHTTPAnswer
         do {
             answer = try await AdminHTTPAnswer.fetch(
                 method, path: "/api/players/\(playerID)/ban", host: self.adminHost, port: self.adminPort, bearer: key,
                 body: try body.map { try JSONEncoder().encode($0) })
+        } catch is AdminHTTPAnswer.TimedOut {
+            FileHandle.standardError.write(
+                Data(
+                    "matchhost: the server took the request but did not answer within \(AdminHTTPAnswer.timeoutSeconds) s (a slow database?); it may still be applied: see `matchhost player \(playerID)`\n"
+                        .utf8))
+            throw ExitCode(2)
         } catch {
             FileHandle.standardError.write(
                 Data(
@@ -67,10 +86,10 @@ struct BanCommand: AsyncParsableCommand {
             admin.key in --data. The ban is stored before the command returns and lasts across \
             restarts, until `matchhost unban`. The player's connection gets ERROR PLAYER_BANNED \
             with the reason, its matches see it leave, and its device and token sign-ins are \
-            refused with the same error. PLAYER names a player as for `matchhost player`.
+            refused with the same error. A Cat Race port client cannot be banned: that port has no authentication.
             """)
 
-    @Argument(help: "The player id (or its first characters), or a Cat Race tutorial playerId.")
+    @Argument(help: "The player id, or its first characters (at least 4).")
     var player: String
 
     @Option(help: "Why, in at most 200 bytes: the player is told it.")
@@ -97,7 +116,7 @@ struct UnbanCommand: AsyncParsableCommand {
         abstract: "Lift a player's ban on the running server: it can sign in again.",
         discussion: "Asks the server running on --data, as `matchhost ban` does.")
 
-    @Argument(help: "The player id (or its first characters), or a Cat Race tutorial playerId.")
+    @Argument(help: "The player id, or its first characters (at least 4).")
     var player: String
 
     @OptionGroup var admin: AdminActionOptions
@@ -112,6 +131,12 @@ struct UnbanCommand: AsyncParsableCommand {
 struct AdminHTTPAnswer {
     var status: Int
     var body: Data
+
+    /// How long ``fetch(_:path:host:port:bearer:body:)`` waits for the whole answer.
+    static let timeoutSeconds: Int64 = 30
+
+    /// The server did not answer within ``timeoutSeconds``.
+    struct TimedOut: Error {}
 
     private final class Collector: ChannelInboundHandler {
         typealias InboundIn = HTTPClientResponsePart
@@ -141,8 +166,8 @@ struct AdminHTTPAnswer {
         }
     }
 
-    /// Sends `method` `path` with the bearer token and a JSON body, and waits (at most 30 s)
-    /// for the whole answer.
+    /// Sends `method` `path` with the bearer token and a JSON body, and waits (at most
+    /// ``timeoutSeconds``) for the whole answer.
     static func fetch(_ method: HTTPMethod, path: String, host: String, port: Int, bearer: String, body: Data?) async throws -> AdminHTTPAnswer {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let done = loop.makePromise(of: AdminHTTPAnswer.self)
@@ -162,9 +187,10 @@ struct AdminHTTPAnswer {
             done.fail(error)
             throw error
         }
-        let timeout = loop.scheduleTask(in: .seconds(30)) { done.fail(ChannelError.connectTimeout(.seconds(30))) }
+        let timeout = loop.scheduleTask(in: .seconds(Self.timeoutSeconds)) { done.fail(TimedOut()) }
         defer { timeout.cancel() }
-        var headers = HTTPHeaders([("Host", "\(host):\(port)"), ("Authorization", "Bearer \(bearer)"), ("Connection", "close")])
+        let hostField = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"  // an IPv6 address in brackets
+        var headers = HTTPHeaders([("Host", hostField), ("Authorization", "Bearer \(bearer)"), ("Connection", "close")])
         let bytes = body ?? Data()
         headers.add(name: "Content-Length", value: "\(bytes.count)")
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }

@@ -430,8 +430,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         defer { lock.release() }
+        // The admin key only with the admin endpoints, whose actions it authorizes.
+        let adminKey: String?
         do {
             configuration.tokenSigningKey = try SecretKeyFile.tokenSigning(directory: self.data).loadOrCreate()
+            adminKey = self.noAdmin ? nil : hexEncoded(try SecretKeyFile.admin(directory: self.data).loadOrCreate())
         } catch {
             FileHandle.standardError.write(Data("matchhost: cannot use the data directory \(self.data): \(error)\n".utf8))
             throw ExitCode(2)
@@ -464,16 +467,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The game ports wait for the admin endpoints to be bound: a taken admin port stops
         // the server before it takes a player.
         let adminBound = AsyncStream<Void>.makeStream()
-        if self.noAdmin {
-            adminBound.continuation.finish()
-        } else {
-            let adminKey: String
-            do {
-                adminKey = hexEncoded(try SecretKeyFile.admin(directory: self.data).loadOrCreate())
-            } catch {
-                FileHandle.standardError.write(Data("matchhost: cannot use the data directory \(self.data): \(error)\n".utf8))
-                throw ExitCode(2)
-            }
+        if let adminKey {
             // Before any metric is made: each is created in the registry the endpoint reads.
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -484,6 +478,8 @@ struct ServeCommand: AsyncParsableCommand {
                     announce("admin", address)
                     adminBound.continuation.finish()
                 })
+        } else {
+            adminBound.continuation.finish()
         }
         if let tls = configuration.tls {
             services.append(TLSReloadOnHangup(tls: tls, logger: logger))

@@ -2,7 +2,9 @@ import Foundation
 import MatchHostCore
 import MatchHostServer
 import MatchHostSQLite
+import MatchHostStoreTesting
 import MatchHostWire
+import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
@@ -70,6 +72,68 @@ import Testing
         #expect(authenticated.playerID == issued.playerID)
         try await server.stop()
         try await store.close()
+    }
+
+    /// Counts `touch` calls per player, and fails `setBan` while `failsBans`.
+    private struct WatchedStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let touches = NIOLockedValueBox([PlayerID: Int]())
+        let failsBans = NIOLockedValueBox(false)
+        func touch(playerID: PlayerID, at: UnixMillis) async throws {
+            self.touches.withLockedValue { $0[playerID, default: 0] += 1 }
+            try await self.inner.touch(playerID: playerID, at: at)
+        }
+        func setBan(playerID: PlayerID, ban: PlayerBan?) async throws {
+            if self.failsBans.withLockedValue({ $0 }) { throw GameStoreError.storageFailed(reason: "disk on fire") }
+            try await self.inner.setBan(playerID: playerID, ban: ban)
+        }
+        func touchCount(_ player: PlayerID) -> Int { self.touches.withLockedValue { $0[player] ?? 0 } }
+    }
+
+    @Test func aBannedPlayersRefusedSignInsAreNotMarkedSeenAndItsSessionCannotBeResumed() async throws {
+        let store = WatchedStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (banned, issued) = try await server.login("away-device")
+        let (_, other) = try await server.login("other-device")
+        // The banned player's session waits for a resume: its connection is gone.
+        await banned.close()
+        try await server.listener.setBan(reason: "spam", of: issued.playerID)
+        let resume = try await server.handshake()
+        try await resume.send(.resume(sessionID: issued.sessionID, resumeToken: issued.resumeToken, lastReceived: 0))
+        #expect(try await resume.closingError().code == .sessionNotFound)
+        let touchedBefore = store.touchCount(issued.playerID)
+        for _ in 0..<3 {
+            let retry = try await server.handshake()
+            try await retry.send(.authenticate(.token(issued.sessionToken)))
+            #expect(try await retry.closingError().code == .playerBanned)
+        }
+        // Another player's token login after those: once it is marked seen, theirs would have been.
+        let byToken = try await server.handshake()
+        try await byToken.send(.authenticate(.token(other.sessionToken)))
+        guard case .authenticated = try await byToken.next() else {
+            Issue.record("no AUTHENTICATED for the other player")
+            return
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while store.touchCount(other.playerID) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.touchCount(other.playerID) == 1)
+        #expect(store.touchCount(issued.playerID) == touchedBefore, "a refused sign-in wrote last seen")
+        try await server.stop()
+    }
+
+    @Test func aBanTheDatabaseFailsChangesNothing() async throws {
+        let store = WatchedStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (connection, issued) = try await server.login("lucky-device")
+        store.failsBans.withLockedValue { $0 = true }
+        await #expect(throws: GameStoreError.storageFailed(reason: "disk on fire")) {
+            try await server.listener.setBan(reason: "x", of: issued.playerID)
+        }
+        // Still in session, and still signs in.
+        try await connection.sendReliable(.request(id: 1, .listMatches(NativeLobbyQuery(mode: "relay"))))
+        #expect(try await connection.response(to: 1).failure == nil)
+        _ = try await server.login("lucky-device", secret: issued.deviceSecret)
+        try await server.stop()
     }
 
     @Test func aBanWithoutAReasonSaysOnlyThatThePlayerIsBanned() async throws {

@@ -33,16 +33,19 @@ final class NativeAuthenticator {
 
     /// Finds the player behind `credentials` and marks it seen. `completion` runs on the
     /// storage's loop, at once for a token, after the store answers for a device.
-    /// - Parameter registrationRefusal: asked (on the storage's loop) before an unknown
-    ///   device's first contact creates a player; an error refuses it with that error.
+    /// - Parameters:
+    ///   - registrationRefusal: asked (on the storage's loop) before an unknown device's first
+    ///     contact creates a player; an error refuses it with that error.
+    ///   - banRefusal: asked (on the storage's loop) once the player is known; an error refuses
+    ///     it, before it is marked seen: a banned client retrying costs no write.
     func authenticate(
         _ credentials: NativeCredentials, storage: WorldStore, logger: Logger, registrationRefusal: @escaping () -> NativeError?,
-        completion: @escaping (Outcome) -> Void
+        banRefusal: @escaping (PlayerID) -> NativeError?, completion: @escaping (Outcome) -> Void
     ) {
         let touchAndComplete: (Outcome) -> Void = { outcome in
-            if case .success(let (playerID, issuedSecret)) = outcome, issuedSecret.isEmpty {
-                Self.touch(playerID, storage: storage, logger: logger)
-            }
+            guard case .success(let (playerID, issuedSecret)) = outcome else { return completion(outcome) }
+            if let refusal = banRefusal(playerID) { return completion(.failure(refusal)) }
+            if issuedSecret.isEmpty { Self.touch(playerID, storage: storage, logger: logger) }
             completion(outcome)
         }
         switch credentials {

@@ -228,7 +228,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
                 let (world, network) = (self.world, self.network)
                 self.world.authenticator.authenticate(
                     credentials, storage: self.world.storage, logger: self.logger,
-                    registrationRefusal: { world.registrationRefusal(from: network) }
+                    registrationRefusal: { world.registrationRefusal(from: network) },
+                    banRefusal: { world.banRefusal(of: $0) }
                 ) { outcome in
                     self.authenticationAnswered(outcome)
                 }
@@ -285,10 +286,6 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             return
         case .success(let who):
             (playerID, issuedSecret) = who
-        }
-        if let refusal = self.world.banRefusal(of: playerID) {
-            self.close(with: refusal)
-            return
         }
         // Sessions outlive connections: --max-connections alone does not bound them. A player
         // who has one replaces it, which adds none. A player created just now is let in even

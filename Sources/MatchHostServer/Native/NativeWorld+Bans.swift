@@ -3,7 +3,8 @@ import MatchHostWire
 
 extension NativeWorld {
     /// ERROR `PLAYER_BANNED` for a banned player, nil for any other: checked as each
-    /// authentication is answered, from memory (a token login reads no database).
+    /// authentication is answered (``NativeAuthenticator``), from memory (a token login reads
+    /// no database), before the player is marked seen.
     func banRefusal(of playerID: PlayerID) -> NativeError? {
         self.bans[playerID].map(Self.bannedError)
     }

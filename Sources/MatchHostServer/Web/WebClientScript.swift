@@ -61,7 +61,7 @@ enum WebClientScript {
         /// PRESENCE changes.
         const P = { JOINED: 1, DISCONNECTED: 2, RECONNECTED: 3, LEFT: 4 };
         const E = { UNSUPPORTED_VERSION: 1, UNKNOWN_GAME: 2, AUTHENTICATION_FAILED: 5, SESSION_NOT_FOUND: 8, RESUME_REFUSED: 9,
-                    SESSION_REPLACED: 10, BACKLOG_EXCEEDED: 13, SHUTTING_DOWN: 15 };
+                    SESSION_REPLACED: 10, BACKLOG_EXCEEDED: 13, SHUTTING_DOWN: 15, PLAYER_BANNED: 22 };
 
         class NativeConnection {
           constructor(events) {
@@ -167,7 +167,7 @@ enum WebClientScript {
                 // The session is gone (a restart, the grace ran out): sign in again as the same device.
                 if ([E.SESSION_NOT_FOUND, E.RESUME_REFUSED, E.SHUTTING_DOWN, E.BACKLOG_EXCEEDED].includes(code)) this.session = null;
                 // Trying again would get the same answer: stop, and say why.
-                if ([E.SESSION_REPLACED, E.AUTHENTICATION_FAILED, E.UNKNOWN_GAME, E.UNSUPPORTED_VERSION].includes(code)) this.ended = true;
+                if ([E.SESSION_REPLACED, E.AUTHENTICATION_FAILED, E.UNKNOWN_GAME, E.UNSUPPORTED_VERSION, E.PLAYER_BANNED].includes(code)) this.ended = true;
                 this.events.serverError(code, message);
                 break;
               }
