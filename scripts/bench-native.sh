@@ -8,7 +8,8 @@
 #   compare16 (50/75/100 x 16 x 5) compare2 (1000 x 2 x 10); and TCP against the web port's
 #   WebSocket at equal load, back to back: websocket16 (25 and 50 x 16 x 5) websocket2 (1000 x 2 x 10);
 #   and plaintext against TLS (a P-256 certificate made by openssl) at equal load, back to
-#   back: tls16 (25 and 50 x 16 x 5) tls2 (1000 x 2 x 10)
+#   back: tls16 (25 and 50 x 16 x 5) tls2 (1000 x 2 x 10); and what a connection costs to open,
+#   plaintext against TLS, back to back: handshakes (5,000 native connections, HELLO and WELCOME)
 # Environment: DURATION (seconds measured, default 20), PORT (default 17355),
 #   NATIVE_FLAGS (extra flags for every `bench native`, e.g. "--ack-delay 0.1").
 set -euo pipefail
@@ -75,17 +76,32 @@ compare() {  # k p r: Cat Race, then native RELIABLE (ACK held up to 200 ms as t
     native "$1" "$2" "$3" --ack-delay 0
     native "$1" "$2" "$3" --unreliable
 }
-tls() {  # matches players rate [flags...]: bench native inside TLS
-    local k=$1 p=$2 r=$3
-    shift 3
+start_tls_server() {  # with a P-256 certificate for 127.0.0.1, made once
     [ -f "$DATA/tls.crt" ] || openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
         -subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1" -keyout "$DATA/tls.key" -out "$DATA/tls.crt" 2>/dev/null
     start_server --no-web --catrace-port 0 --port "$PORT" --tls-certificate "$DATA/tls.crt" --tls-key "$DATA/tls.key"
+}
+tls() {  # matches players rate [flags...]: bench native inside TLS
+    local k=$1 p=$2 r=$3
+    shift 3
+    start_tls_server
     # shellcheck disable=SC2086
     echo "== bench native --tls-ca --matches $k --players $p --rate $r $* $NATIVE_FLAGS"
     load
     # shellcheck disable=SC2086
     bench native --tls-ca "$DATA/tls.crt" --matches "$k" --players "$p" --rate "$r" --duration "$DURATION" "$@" $NATIVE_FLAGS
+    stop_server
+}
+handshakes() {  # count: native connections opened (HELLO, WELCOME), plaintext then through a TLS handshake
+    start_native_server
+    echo "== bench connections --native --count $1"
+    load
+    bench connections --native --count "$1"
+    stop_server
+    start_tls_server
+    echo "== bench connections --native --tls-ca --count $1"
+    load
+    bench connections --native --tls-ca "$DATA/tls.crt" --count "$1"
     stop_server
 }
 resume() {
@@ -111,6 +127,7 @@ for scenario in "${scenarios[@]}"; do
         websocket2) native 1000 2 10; web 1000 2 10 ;;
         tls16) for k in 25 50; do native "$k" 16 5; tls "$k" 16 5; done ;;
         tls2) native 1000 2 10; tls 1000 2 10 ;;
+        handshakes) handshakes 5000 ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
 done

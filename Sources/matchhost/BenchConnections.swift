@@ -2,20 +2,34 @@ import ArgumentParser
 import MatchHostWire
 import NIOCore
 import NIOPosix
+import NIOSSL
 
-/// `matchhost bench connections`: opens N Cat Race connections, each saying hello and waiting
-/// for NOT_IN_MATCH; reports successes, failures by kind, time to all accepted, and the
-/// server's memory per idle connection.
+/// `matchhost bench connections`: opens N connections, each saying hello and waiting for the
+/// server's answer (Cat Race: PLAYER_CONNECTED, NOT_IN_MATCH; `--native`: HELLO, WELCOME, after
+/// a TLS handshake with `--tls`); reports successes, failures by kind, time to all accepted,
+/// the server's CPU per connection and its memory per idle connection.
 struct BenchConnectionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "connections",
-        abstract: "Open many idle Cat Race connections and measure accept time and memory per connection.")
+        abstract: "Open many idle connections and measure accept time, server CPU and memory per connection.",
+        discussion: """
+            Cat Race connections by default; --native opens native ones (HELLO, WELCOME: no \
+            player is made), and --tls or --tls-ca makes each a TLS handshake first, to weigh \
+            what TLS costs a connection. The server closes a native connection that has not \
+            authenticated within its --idle-timeout, so keep --settle and --hold under it.
+            """)
 
     @Option(help: "Server address.")
     var host = "127.0.0.1"
 
-    @Option(help: "Server Cat Race port.")
-    var port = 1955
+    @Option(help: "Server port (default: 1955, or 7355 with --native).")
+    var port: Int?
+
+    @Flag(help: "Open native connections (HELLO, WELCOME) instead of Cat Race ones.")
+    var native = false
+
+    @OptionGroup(title: "TLS (with --native: a server started with --tls-certificate)")
+    var tls: ClientTLSOptions
 
     @Option(
         name: .customLong("server-pid"),
@@ -47,7 +61,8 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0-65535") }
+        guard (0...65535).contains(self.serverPort) else { throw ValidationError("--port must be 0-65535") }
+        guard self.native || self.tls.clientTLS == nil else { throw ValidationError("--tls and --tls-ca need --native") }
         guard self.count >= 1 else { throw ValidationError("--count must be at least 1") }
         guard self.batch >= 1 else { throw ValidationError("--batch must be at least 1") }
         guard self.settle >= 0, self.settle.isFinite else { throw ValidationError("--settle must not be negative") }
@@ -56,12 +71,20 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
         guard self.timeout > 0, self.timeout.isFinite else { throw ValidationError("--timeout must be positive") }
     }
 
+    private var serverPort: Int { self.port ?? (self.native ? 7355 : 1955) }
+
+    /// What each connection says and waits for.
+    private var greeting: BenchIdleConnection.Greeting {
+        self.native ? .native : .catRace
+    }
+
     func run() async throws {
+        let tlsContext = try self.tls.clientTLS?.makeContext()
         let fileLimit = raiseOpenFileLimit()
         if fileLimit > 0, UInt64(self.count) + 64 > fileLimit {
             benchPrintError("warning: \(self.count) connections but the open file limit is \(fileLimit)")
         }
-        let address = try benchResolve(host: self.host, port: self.port)
+        let address = try benchResolve(host: self.host, port: self.serverPort)
         let serverPID = self.serverPID.map { String($0) }
         if let serverPID, BenchProc.residentKiB(pid: serverPID) == nil {
             benchPrintError("error: cannot read /proc/\(serverPID)/status: no such process?")
@@ -70,9 +93,10 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
         let inFlight = self.burst ? self.count : min(self.batch, self.count)
         let timeout = TimeAmount.nanoseconds(Int64((self.timeout * 1e9).rounded()))
         let runID = benchRunID()
+        let protocolName = self.native ? (tlsContext == nil ? "native" : "native+tls") : "catrace"
         benchPrint(
-            "connections=\(self.count) mode=\(self.burst ? "burst" : "batched(\(inFlight))") threads=\(self.threads) "
-                + "server=\(self.host):\(self.port)")
+            "connections=\(self.count) protocol=\(protocolName) mode=\(self.burst ? "burst" : "batched(\(inFlight))") threads=\(self.threads) "
+                + "server=\(self.host):\(self.serverPort)")
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: self.threads)
         let loops = Array(group.makeIterator())
@@ -96,8 +120,8 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
                 next += 1
                 tasks.addTask {
                     await Self.open(
-                        index: index, loop: loops[index % loops.count], address: address,
-                        playerID: "conn-\(runID)-\(index)", timeout: timeout)
+                        index: index, loop: loops[index % loops.count], address: address, host: self.host, tls: tlsContext,
+                        greeting: self.greeting, playerID: "conn-\(runID)-\(index)", timeout: timeout)
                 }
             }
             while next < inFlight { startNext() }
@@ -132,7 +156,7 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
                 + "(\(benchFormat(acceptSeconds > 0 ? Double(succeeded) / acceptSeconds : .nan, 0))/s), "
                 + "attempts done in \(benchFormat(allSeconds, 3))s")
         benchPrint(
-            "connect+NOT_IN_MATCH ms: p50=\(benchFormatMs(quantile(0.5))) p99=\(benchFormatMs(quantile(0.99))) "
+            "connect\(tlsContext == nil ? "" : "+TLS")+\(self.greeting.answerName) ms: p50=\(benchFormatMs(quantile(0.5))) p99=\(benchFormatMs(quantile(0.99))) "
                 + "max=\(benchFormatMs(setupTimes.last))")
         for (kind, number) in failures.sorted(by: { $0.value > $1.value }) {
             benchPrint("failed: \(number)× \(kind)")
@@ -141,8 +165,13 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
         if let serverCPUStart, let serverCPUEnd { serverCPU = serverCPUStart.percent(until: serverCPUEnd) }
         var clientCPU: Double?
         if let clientCPUStart, let clientCPUEnd { clientCPU = clientCPUStart.percent(until: clientCPUEnd) }
+        // Everything the server did while they connected, per connection: with TLS, mostly the handshakes.
+        var serverMicrosecondsPerConnection: Double?
         if let serverCPU {
-            benchPrint("server cpu while connecting: \(benchFormat(serverCPU))% of one core")
+            serverMicrosecondsPerConnection = succeeded > 0 ? serverCPU / 100 * allSeconds * 1e6 / Double(succeeded) : nil
+            benchPrint(
+                "server cpu while connecting: \(benchFormat(serverCPU))% of one core, "
+                    + "\(serverMicrosecondsPerConnection.map { benchFormat($0, 0) } ?? "n/a") µs per connection")
         }
         benchPrint("client cpu while connecting: \(clientCPU.map { benchFormat($0) } ?? "n/a")% of one core")
 
@@ -179,6 +208,7 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
         if self.json {
             var out = BenchJSON()
             out.add("bench", "connections")
+            out.add("protocol", protocolName)
             out.add("count", self.count)
             out.add("burst", self.burst)
             out.add("in_flight", inFlight)
@@ -195,6 +225,7 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
             out.add("setup_ms_max", setupTimes.last.map { Double($0) / 1e6 })
             out.add("server_cpu_pct_connecting", serverCPU)
             out.add("client_cpu_pct_connecting", clientCPU)
+            out.add("server_cpu_us_per_connection", serverMicrosecondsPerConnection)
             out.add("server_rss_before_kib", rssBefore.map { Double($0) })
             out.add("server_rss_after_kib", rssAfter.map { Double($0) })
             out.add("kib_per_idle_connection", perConnectionKiB)
@@ -203,14 +234,16 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
         }
 
         if succeeded == 0 {
-            benchPrintError("error: no connection to \(self.host):\(self.port) succeeded")
+            benchPrintError("error: no connection to \(self.host):\(self.serverPort) succeeded")
             throw ExitCode.failure
         }
     }
 
-    /// Connects, sends PLAYER_CONNECTED and waits for NOT_IN_MATCH. Never throws: failures are counted.
+    /// Connects (through a TLS handshake with `tls`), says its greeting and waits for the
+    /// answer. Never throws: failures are counted.
     private static func open(
-        index: Int, loop: any EventLoop, address: SocketAddress, playerID: String, timeout: TimeAmount
+        index: Int, loop: any EventLoop, address: SocketAddress, host: String, tls: NIOSSLContext?,
+        greeting: BenchIdleConnection.Greeting, playerID: String, timeout: TimeAmount
     ) async -> BenchConnectOutcome {
         let start = benchNow()
         let hello = loop.makePromise(of: Void.self)
@@ -219,7 +252,8 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
             .connectTimeout(timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(BenchIdleConnection(playerID: playerID, hello: hello))
+                    if let tls { try channel.pipeline.syncOperations.addHandler(benchTLSHandler(context: tls, host: host)) }
+                    try channel.pipeline.syncOperations.addHandler(BenchIdleConnection(greeting: greeting, playerID: playerID, hello: hello))
                 }
             }
             .connect(to: address)
@@ -231,7 +265,7 @@ struct BenchConnectionsCommand: AsyncParsableCommand {
             return .failed(benchErrorKind(error))
         }
         channel.eventLoop.scheduleTask(in: timeout) {
-            hello.fail(BenchError("no NOT_IN_MATCH within the timeout"))
+            hello.fail(BenchError("no \(greeting.answerName) within the timeout"))
         }
         do {
             try await hello.futureResult.get()
@@ -250,24 +284,66 @@ enum BenchConnectOutcome: Sendable {
     case failed(String)
 }
 
-/// An idle Cat Race client: hello, wait for NOT_IN_MATCH, then nothing.
+/// An idle client: hello, wait for the answer, then nothing.
 final class BenchIdleConnection: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    /// What a connection says first, and what answer it waits for.
+    enum Greeting: Sendable {
+        /// PLAYER_CONNECTED, NOT_IN_MATCH.
+        case catRace
+        /// HELLO, WELCOME.
+        case native
+
+        var answerName: String {
+            switch self {
+            case .catRace: "NOT_IN_MATCH"
+            case .native: "WELCOME"
+            }
+        }
+
+        func encoded(playerID: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+            switch self {
+            case .catRace:
+                var buffer = allocator.buffer(capacity: 64)
+                PlayerConnected(playerID: playerID, alias: "idle", continueMatch: true).encodeFrame(into: &buffer)
+                return buffer
+            case .native:
+                return NativeFrame.hello(version: NativeFrame.protocolVersion, gameID: "matchhost").encodedFrame(allocator: allocator)
+            }
+        }
+
+        func isAnswer(_ body: ByteBuffer) throws -> Bool {
+            switch self {
+            case .catRace:
+                if case .notInMatch = try CatRaceServerMessage(frameBody: body) { return true }
+            case .native:
+                switch try NativeFrame(frameBody: body) {
+                case .welcome: return true
+                case .error(let error): throw BenchError("the server refused: \(error)")
+                default: break
+                }
+            }
+            return false
+        }
+    }
+
+    private let greeting: Greeting
     private let playerID: String
     private let hello: EventLoopPromise<Void>
     private var frames = FrameAccumulator()
     private var answered = false
 
-    init(playerID: String, hello: EventLoopPromise<Void>) {
+    init(greeting: Greeting, playerID: String, hello: EventLoopPromise<Void>) {
+        self.greeting = greeting
         self.playerID = playerID
         self.hello = hello
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        var buffer = context.channel.allocator.buffer(capacity: 64)
-        PlayerConnected(playerID: self.playerID, alias: "idle", continueMatch: true).encodeFrame(into: &buffer)
+        // Behind a TLS handler this is written once its handshake is done.
+        let buffer = self.greeting.encoded(playerID: self.playerID, allocator: context.channel.allocator)
         context.writeAndFlush(Self.wrapOutboundOut(buffer), promise: nil)
         context.fireChannelActive()
     }
@@ -278,7 +354,7 @@ final class BenchIdleConnection: ChannelInboundHandler {
         self.frames.append(&incoming)
         do {
             while !self.answered, let body = try self.frames.nextFrame() {
-                if case .notInMatch = try CatRaceServerMessage(frameBody: body) {
+                if try self.greeting.isAnswer(body) {
                     self.answered = true
                     self.hello.succeed()
                 }
@@ -291,7 +367,7 @@ final class BenchIdleConnection: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.fail(BenchError("connection closed before NOT_IN_MATCH"))
+        self.fail(BenchError("connection closed before \(self.greeting.answerName)"))
         context.fireChannelInactive()
     }
 

@@ -178,9 +178,7 @@ struct NativeRelayBenchRun: Sendable {
                     let peer = state.value.matches[localMatch].peers[seat]
                     peer.authenticated = authenticated
                     if let tls = settings.tls {
-                        // A host name is checked as the name; an address against the certificate's addresses.
-                        let name = (try? SocketAddress(ipAddress: settings.host, port: 0)) == nil ? settings.host : nil
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: name))
+                        try channel.pipeline.syncOperations.addHandler(benchTLSHandler(context: tls, host: settings.host))
                     }
                     if settings.webSocket {
                         let bound = NIOLoopBound(peer, eventLoop: channel.eventLoop)

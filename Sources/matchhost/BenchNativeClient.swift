@@ -1,6 +1,7 @@
 import MatchHostWire
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 #if canImport(Glibc)
 import Glibc
@@ -619,6 +620,13 @@ final class NativeBenchConnection: ChannelInboundHandler {
         }
         context.close(promise: nil)
     }
+}
+
+/// The TLS handler of a bench connection to `host`: a host name is checked as the
+/// certificate's name, an address against the certificate's addresses (no SNI for those).
+func benchTLSHandler(context: NIOSSLContext, host: String) throws -> NIOSSLClientHandler {
+    let name = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+    return try NIOSSLClientHandler(context: context, serverHostname: name)
 }
 
 /// A bootstrap for bench connections to the native port.

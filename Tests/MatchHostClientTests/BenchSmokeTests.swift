@@ -31,6 +31,7 @@ import Glibc
         let runs: [(name: String, arguments: [String])] = [
             ("catrace", ["catrace", "--races", "2", "--racers", "4", "--duration", "1", "--warmup", "0.2"] + catRace),
             ("connections", ["connections", "--count", "50", "--settle", "0.2", "--hold", "0"] + catRace),
+            ("connections", ["connections", "--native", "--count", "50", "--settle", "0.2", "--hold", "0"] + native),
             ("native", ["native", "--matches", "2", "--players", "4", "--duration", "1", "--warmup", "0.2"] + native),
             (
                 "native",
