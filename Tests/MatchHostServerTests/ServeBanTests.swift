@@ -74,6 +74,13 @@ import Glibc
         let unknown = try await runMatchHostToExit(["ban", "nobody-at-all", "--data", data.path, "--admin-port", "\(admin)"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no player with id"))
+        // A Cat Race tutorial client has a stored player, but nothing a ban could refuse.
+        let racer = try await TestCatRaceClient.connect(port: server.catRacePort, group: group, id: "G:Griefer")
+        #expect(try await racer.next() == .notInMatch)
+        let tutorial = try await runMatchHostToExit(["ban", "G:Griefer", "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(tutorial.status == 1)
+        #expect(tutorial.stderr == "matchhost: G:Griefer is a Cat Race tutorial playerId: that port has no authentication, so a ban cannot keep its client out\n")
+        await racer.close()
         await back.close()
         try await group.shutdownGracefully()
     }
