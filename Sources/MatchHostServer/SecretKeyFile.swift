@@ -34,17 +34,10 @@ public struct SecretKeyFile: Sendable {
         self.replacing = replacing
     }
 
-    /// Reads the key as written: its 64 hex digits, for a client that sends it.
+    /// Reads the key a server made, for a client that sends it (`matchhost ban`).
     /// - Throws: ``SecretKeyFileError`` when it cannot be read or holds no key.
-    public func read() throws -> String {
-        guard let data = FileManager.default.contents(atPath: self.path) else {
-            throw SecretKeyFileError(path: self.path, problem: "cannot be read")
-        }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let key = Self.bytes(fromHex: text), key.count == 32 else {
-            throw SecretKeyFileError(path: self.path, problem: "does not hold a key (64 hexadecimal digits)")
-        }
-        return hexEncoded(key)
+    public func read() throws -> [UInt8] {
+        try self.readExisting(advice: "")
     }
 
     /// Reads the key, or creates the directory and a new random key if there is none.
@@ -52,14 +45,8 @@ public struct SecretKeyFile: Sendable {
     public func loadOrCreate() throws -> [UInt8] {
         let files = FileManager.default
         if files.fileExists(atPath: self.path) {
-            guard let data = files.contents(atPath: self.path) else {
-                throw SecretKeyFileError(path: self.path, problem: "cannot be read")
-            }
-            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let key = Self.bytes(fromHex: text), key.count == 32 else {
-                throw SecretKeyFileError(path: self.path, problem: "does not hold a key (64 hexadecimal digits); delete it to make a new one\(self.replacing)")
-            }
-            return key
+            // Only the server makes keys, so only it says how to replace a damaged one.
+            return try self.readExisting(advice: "; delete it to make a new one\(self.replacing)")
         }
         let directory = FilePaths.directory(of: self.path)
         do {
@@ -95,6 +82,17 @@ public struct SecretKeyFile: Sendable {
             _ = fsync(directory)
             close(directory)
         }
+    }
+
+    private func readExisting(advice: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: self.path) else {
+            throw SecretKeyFileError(path: self.path, problem: "cannot be read")
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let key = Self.bytes(fromHex: text), key.count == 32 else {
+            throw SecretKeyFileError(path: self.path, problem: "does not hold a key (64 hexadecimal digits)\(advice)")
+        }
+        return key
     }
 
     private static func bytes(fromHex text: String) -> [UInt8]? {

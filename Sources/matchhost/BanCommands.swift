@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MatchHostAdmin
+import MatchHostCore
 import MatchHostServer
 import NIOCore
 import NIOHTTP1
@@ -29,7 +30,7 @@ struct AdminActionOptions: ParsableArguments {
     func act(_ method: HTTPMethod, on given: String, body: PlayerBanEndpoints.BanRequest?) async throws -> PlayerBanEndpoints.BanState {
         let key: String
         do {
-            key = try SecretKeyFile.admin(directory: self.data).read()
+            key = hexEncoded(try SecretKeyFile.admin(directory: self.data).read())
         } catch {
             FileHandle.standardError.write(Data("matchhost: \(error) (a server started with this --data and its admin endpoints makes it)\n".utf8))
             throw ExitCode(2)

@@ -40,6 +40,10 @@ import Glibc
             "POST", path, port: admin, group: group, headers: ["Authorization: Bearer \(key)"],
             body: "{\"reason\":\"\(String(repeating: "x", count: PlayerBanEndpoints.maximumReasonBytes + 1))\"}")
         #expect(tooLong.status == 400)
+        let tooBig = try await httpRequest(
+            "POST", path, port: admin, group: group, headers: ["Authorization: Bearer \(key)"],
+            body: String(repeating: " ", count: PlayerBanEndpoints.maximumBodyBytes + 1))
+        #expect(tooBig.status == 413)
         let nobody = try await httpRequest("DELETE", "/api/players/nobody/ban", port: admin, group: group, headers: ["Authorization: Bearer \(key)"])
         #expect(nobody.status == 404)
         // Still playing after every refusal.
