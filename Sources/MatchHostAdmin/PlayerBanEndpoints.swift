@@ -6,10 +6,11 @@ import NIOCore
 
 /// The admin endpoints' one action: banning a player and lifting the ban.
 ///
-/// - `POST /api/players/{id}/ban`, with an optional JSON body `{"reason":"…"}`: bans the
-///   player (its reason replacing an earlier ban's). Answers `{"player":…,"banned":true,
-///   "reason":…,"since":…}` (`since` in Unix milliseconds) once the ban is committed, the
-///   player's session has ended and its sign-ins are refused.
+/// - `POST /api/players/{id}/ban`, with an optional JSON body `{"reason":"…","seconds":…}`:
+///   bans the player (replacing an earlier ban), for `seconds` from now (1 to
+///   ``maximumBanSeconds``) or, without them, until lifted. Answers `{"player":…,"banned":true,
+///   "reason":…,"since":…,"until":…}` (Unix milliseconds; no `until`: until lifted) once the
+///   ban is committed, the player's session has ended and its sign-ins are refused.
 /// - `DELETE /api/players/{id}/ban`: lifts the ban; answers `{"player":…,"banned":false}`.
 ///
 /// Both need `Authorization: Bearer <admin key>` (`<data>/admin.key`), or they answer 401:
@@ -23,15 +24,20 @@ public enum PlayerBanEndpoints {
     public static let maximumReasonBytes = 200
     /// The largest body `POST …/ban` reads.
     public static let maximumBodyBytes = 4096
+    /// The longest timed ban: ten years (longer ones are bans until lifted).
+    public static let maximumBanSeconds: Int64 = 3650 * 86_400
 
     /// What `POST …/ban` takes.
     public struct BanRequest: Codable, Sendable, Hashable {
         /// Why, told to the player; none: no reason given.
         public var reason: String?
+        /// How long the ban lasts, from when the server makes it; none: until lifted.
+        public var seconds: Int64?
 
         /// Creates a request.
-        public init(reason: String? = nil) {
+        public init(reason: String? = nil, seconds: Int64? = nil) {
             self.reason = reason
+            self.seconds = seconds
         }
     }
 
@@ -45,6 +51,8 @@ public enum PlayerBanEndpoints {
         public var reason: String?
         /// When it was banned (Unix milliseconds), while banned.
         public var since: Int64?
+        /// When the ban ends by itself (Unix milliseconds); none: until lifted.
+        public var until: Int64?
     }
 
     /// What the failures answer.
@@ -64,7 +72,7 @@ public enum PlayerBanEndpoints {
                 ban = BanRequest()
             } else {
                 guard let decoded = try? JSONDecoder().decode(BanRequest.self, from: Data(body.readableBytesView)) else {
-                    return try Self.failure(.badRequest, "the body must be JSON: {\"reason\":\"…\"}")
+                    return try Self.failure(.badRequest, "the body must be JSON: {\"reason\":\"…\",\"seconds\":…}")
                 }
                 ban = decoded
             }
@@ -75,19 +83,23 @@ public enum PlayerBanEndpoints {
             guard !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 return try Self.failure(.badRequest, "the reason holds a control character")
             }
-            return try await Self.apply(reason: reason, to: playerID, status: status)
+            if let seconds = ban.seconds, !(1...Self.maximumBanSeconds).contains(seconds) {
+                return try Self.failure(.badRequest, "seconds must be 1 to \(Self.maximumBanSeconds) (ten years); leave it out for a ban until lifted")
+            }
+            return try await Self.apply(reason: reason, lasting: ban.seconds.map { .seconds($0) }, to: playerID, status: status)
         }
         router.delete("api/players/:id/ban") { request, context -> Response in
             if let refusal = Self.unauthorized(request, adminKey: adminKey) { return refusal }
-            return try await Self.apply(reason: nil, to: try context.parameters.require("id"), status: status)
+            return try await Self.apply(reason: nil, lasting: nil, to: try context.parameters.require("id"), status: status)
         }
     }
 
-    private static func apply(reason: String?, to playerID: String, status: ServerStatus) async throws -> Response {
+    private static func apply(reason: String?, lasting: Duration?, to playerID: String, status: ServerStatus) async throws -> Response {
         do {
-            let ban = try await status.setBan(reason: reason, of: playerID)
+            let ban = try await status.setBan(reason: reason, lasting: lasting, of: playerID)
             return try AdminEndpoints.json(
-                BanState(player: playerID, banned: ban != nil, reason: ban?.reason, since: ban?.since.milliseconds), status: .ok)
+                BanState(player: playerID, banned: ban != nil, reason: ban?.reason, since: ban?.since.milliseconds, until: ban?.until?.milliseconds),
+                status: .ok)
         } catch GameStoreError.unknownPlayer {
             return try Self.failure(.notFound, "no player \(playerID)")
         } catch let error as ServerNotServing {

@@ -24,7 +24,7 @@ extension SQLiteGameStore {
     public func player(id: PlayerID) async throws -> PlayerRecord? {
         try await self.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT alias, created_at, last_seen_at, banned_at, ban_reason FROM player WHERE id = ?", arguments: [id]
+                db, sql: "SELECT alias, created_at, last_seen_at, banned_at, ban_reason, ban_until FROM player WHERE id = ?", arguments: [id]
             ).map { row in
                 PlayerRecord(
                     id: id, alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
@@ -37,8 +37,8 @@ extension SQLiteGameStore {
     public func setBan(playerID: PlayerID, ban: PlayerBan?) async throws {
         try await self.write { db in
             try db.execute(
-                sql: "UPDATE player SET banned_at = ?, ban_reason = ? WHERE id = ?",
-                arguments: [ban?.since.milliseconds, ban?.reason, playerID])
+                sql: "UPDATE player SET banned_at = ?, ban_reason = ?, ban_until = ? WHERE id = ?",
+                arguments: [ban?.since.milliseconds, ban?.reason, ban?.until?.milliseconds, playerID])
             guard db.changesCount > 0 else { throw GameStoreError.unknownPlayer(playerID) }
         }
     }
@@ -48,7 +48,7 @@ extension SQLiteGameStore {
         try await self.read { db in
             // The partial index `player_banned` holds exactly these rows: no scan of every player.
             var bans: [PlayerID: PlayerBan] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, banned_at, ban_reason FROM player WHERE banned_at IS NOT NULL") {
+            for row in try Row.fetchAll(db, sql: "SELECT id, banned_at, ban_reason, ban_until FROM player WHERE banned_at IS NOT NULL") {
                 bans[row["id"]] = Self.ban(in: row)
             }
             return bans
@@ -57,7 +57,8 @@ extension SQLiteGameStore {
 
     private static func ban(in row: Row) -> PlayerBan? {
         guard let since: Int64 = row["banned_at"] else { return nil }
-        return PlayerBan(reason: row["ban_reason"] ?? "", since: UnixMillis(milliseconds: since))
+        let until: Int64? = row["ban_until"]
+        return PlayerBan(reason: row["ban_reason"] ?? "", since: UnixMillis(milliseconds: since), until: until.map(UnixMillis.init(milliseconds:)))
     }
 
     /// The ids of the players whose id starts with `prefix`, in order, at most `limit`: for the
@@ -152,7 +153,7 @@ extension SQLiteGameStore {
         try Row.fetchOne(
             db,
             sql: """
-                SELECT p.id, p.alias, p.created_at, p.last_seen_at, p.banned_at, p.ban_reason FROM external_identity e
+                SELECT p.id, p.alias, p.created_at, p.last_seen_at, p.banned_at, p.ban_reason, p.ban_until FROM external_identity e
                 JOIN player p ON p.id = e.player_id WHERE e.kind = ? AND e.external_id = ?
                 """,
             arguments: [identity.kind.rawValue, identity.externalID]

@@ -13,6 +13,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v5", migrate: createMatchEndNotices)
         migrator.registerMigration("v6", migrate: addMatchPrivacy)
         migrator.registerMigration("v7", migrate: addPlayerBans)
+        migrator.registerMigration("v8", migrate: addBanEnds)
         return migrator
     }()
 
@@ -153,5 +154,11 @@ enum SQLiteSchema {
             ALTER TABLE player ADD COLUMN ban_reason TEXT;
             CREATE INDEX player_banned ON player(id) WHERE banned_at IS NOT NULL;
             """)
+    }
+
+    /// When a ban ends by itself, added after bans; bans made before have none, and last until
+    /// they are lifted, as they did.
+    private static func addBanEnds(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE player ADD COLUMN ban_until INTEGER")
     }
 }

@@ -145,6 +145,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         set { self.storeReference = newValue.map(StoreReference.init) }
     }
     private var storeReference: StoreReference?
+    /// The native port's time of day (token expiry, bans' ends, stored times): the system's,
+    /// which tests replace with one they move forward.
+    public var wallClock: WallClock = .system
 
     /// The documented defaults.
     public init() {}

@@ -79,14 +79,14 @@ public struct RunningMatchSummary: Sendable, Hashable, Codable {
 }
 
 extension ServerStatus {
-    /// Bans a player, or lifts its ban (``NativeListener/setBan(reason:of:)``): the
+    /// Bans a player, or lifts its ban (``NativeListener/setBan(reason:lasting:of:)``): the
     /// operator's action, for the admin endpoints.
     /// - Throws: ``ServerNotServing`` while the server starts or stops, or what
-    ///   ``NativeListener/setBan(reason:of:)`` throws.
+    ///   ``NativeListener/setBan(reason:lasting:of:)`` throws.
     @discardableResult
-    public func setBan(reason: String?, of playerID: PlayerID) async throws -> PlayerBan? {
+    public func setBan(reason: String?, lasting: Duration? = nil, of playerID: PlayerID) async throws -> PlayerBan? {
         guard let native = self.listeners.withLockedValue({ $0?.native }) else { throw ServerNotServing() }
-        return try await native.setBan(reason: reason, of: playerID)
+        return try await native.setBan(reason: reason, lasting: lasting, of: playerID)
     }
 
     /// The running native matches, lowest id first, at most `limit` of them, and how many run

@@ -85,9 +85,11 @@ struct BanCommand: AsyncParsableCommand {
         discussion: """
             Asks the server running on --data, through its admin endpoints, authorized by the \
             admin.key in --data. The ban is stored before the command returns and lasts across \
-            restarts, until `matchhost unban`. The player's connection gets ERROR PLAYER_BANNED \
-            with the reason, its matches see it leave, and its device and token sign-ins are \
-            refused with the same error. A Cat Race port client cannot be banned: that port has no authentication.
+            restarts, for --for (from now, on the server's clock) or until `matchhost unban`. \
+            Banning a banned player replaces its ban. The player's connection gets ERROR \
+            PLAYER_BANNED with the reason (and the ban's end), its matches see it leave, and its \
+            device and token sign-ins are refused with the same error. A Cat Race port client \
+            cannot be banned: that port has no authentication. `matchhost bans` lists the bans.
             """)
 
     @Argument(help: "The player id, or its first characters (at least 4).")
@@ -95,6 +97,11 @@ struct BanCommand: AsyncParsableCommand {
 
     @Option(help: "Why, in at most 200 bytes: the player is told it.")
     var reason = ""
+
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp("How long the ban lasts: a number and a unit, s, m, h, d or w (90m, 7d); at most ten years. Without it: until unbanned.", valueName: "duration"))
+    var duration: BanDuration?
 
     @OptionGroup var admin: AdminActionOptions
 
@@ -105,8 +112,66 @@ struct BanCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let state = try await self.admin.act(.POST, on: self.player, body: PlayerBanEndpoints.BanRequest(reason: self.reason))
-        print("banned \(state.player)" + (state.reason.map { $0.isEmpty ? "" : ": \($0)" } ?? ""))
+        let state = try await self.admin.act(
+            .POST, on: self.player, body: PlayerBanEndpoints.BanRequest(reason: self.reason, seconds: self.duration?.seconds))
+        let until = state.until.map { " until \(formatted(UnixMillis(milliseconds: $0)))" } ?? ""
+        print("banned \(state.player)\(until)" + (state.reason.map { $0.isEmpty ? "" : ": \($0)" } ?? ""))
+    }
+}
+
+/// A ban's length as `--for` takes it: a whole number and one unit (`90m`, `12h`, `7d`).
+struct BanDuration: ExpressibleByArgument, Hashable {
+    /// The length in seconds: 1 to ``PlayerBanEndpoints/maximumBanSeconds``.
+    var seconds: Int64
+
+    private static let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 7 * 86_400]
+
+    init?(argument: String) {
+        guard let unit = argument.last, let scale = Self.units[unit], let count = Int64(argument.dropLast()), count > 0 else { return nil }
+        let (seconds, overflowed) = count.multipliedReportingOverflow(by: scale)
+        guard !overflowed, seconds <= PlayerBanEndpoints.maximumBanSeconds else { return nil }
+        self.seconds = seconds
+    }
+}
+
+/// `matchhost bans`: the banned players, from the server's database.
+struct BansCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bans",
+        abstract: "List the banned players from the server's database.",
+        discussion: """
+            Reads the database in --data (the server may be running): one line per ban in force, \
+            newest first, with the player's id and alias, when it was banned, until when, and why. \
+            With --all, bans that have ended too (they stay in each player's record).
+            """)
+
+    @Flag(help: "Also list the timed bans that have ended.")
+    var all = false
+
+    @Option(help: "The server's data directory.")
+    var data = "data"
+
+    func run() async throws {
+        try await withStoredData(self.data) { store in
+            let now = UnixMillis.now()
+            let bans = try await store.bannedPlayers()
+                .filter { self.all || $0.value.isInForce(at: now) }
+                .sorted { ($0.value.since, $0.key) > ($1.value.since, $1.key) }
+            guard !bans.isEmpty else {
+                print(self.all ? "no player has been banned" : "no player is banned")
+                return
+            }
+            for (playerID, ban) in bans {
+                let alias = try await store.player(id: playerID)?.alias ?? ""
+                let end: String
+                if let until = ban.until {
+                    end = (ban.isInForce(at: now) ? "until " : "ended ") + formatted(until)
+                } else {
+                    end = "until lifted"
+                }
+                print("\(playerID)  \(alias)  since \(formatted(ban.since)), \(end)" + (ban.reason.isEmpty ? "" : ": \(ban.reason)"))
+            }
+        }
     }
 }
 

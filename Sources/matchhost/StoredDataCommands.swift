@@ -3,6 +3,7 @@ import Foundation
 import MatchHostCore
 import MatchHostGames
 import MatchHostSQLite
+import MatchHostServer
 
 /// The built-in games whose results the server stores, by the name stored with each match.
 let storedGames = [CatRaceGame.mode, DisksGame.mode, FourInARowGame.mode].sorted()
@@ -174,7 +175,12 @@ struct PlayerCommand: AsyncParsableCommand {
             print("created    \(formatted(player.createdAt))")
             print("last seen  \(formatted(player.lastSeenAt))")
             if let ban = player.ban {
-                print("banned     since \(formatted(ban.since))" + (ban.reason.isEmpty ? "" : ": \(ban.reason)"))
+                let reason = ban.reason.isEmpty ? "" : ": \(ban.reason)"
+                if ban.isInForce(at: .now()) {
+                    print("banned     since \(formatted(ban.since))" + (ban.until.map { ", until \(formatted($0))" } ?? "") + reason)
+                } else if let until = ban.until {
+                    print("ban ended  \(formatted(until)) (banned since \(formatted(ban.since)))" + reason)
+                }
             }
         } else {
             print("(no account: a Cat Race port player)")

@@ -146,4 +146,74 @@ import Testing
         #expect(try await again.closingError() == NativeError(.playerBanned, "this player is banned"))
         try await server.stop()
     }
+
+    @Test func aTimedBanEndsByItselfAndAnEndedOneIsNotLoadedAgain() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-timed-ban-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = [UInt8](repeating: 7, count: 32)
+        let clock = WallClock()
+        var store = try await SQLiteGameStore.open(directory: directory.path)
+        var server = try await RunningNativeServer.start {
+            $0.tokenSigningKey = key
+            $0.store = store
+            $0.wallClock = clock
+        }
+        let (spammer, issued) = try await server.login("spammer-device")
+        let ban = try #require(try await server.listener.setBan(reason: "spam", lasting: .seconds(3600), of: issued.playerID))
+        let until = try #require(ban.until)
+        #expect(until.milliseconds - ban.since.milliseconds == 3_600_000)
+        let refusal = NativeError(.playerBanned, "this player is banned until \(until.iso8601): spam")
+        #expect(try await spammer.closingError() == refusal)
+        #expect(try await store.player(id: issued.playerID)?.ban == ban)
+
+        func signIn(_ credentials: NativeCredentials) async throws -> NativeFrame {
+            let connection = try await server.handshake()
+            try await connection.send(.authenticate(credentials))
+            let answer = try await connection.next()
+            await connection.close()
+            return answer
+        }
+        // A second before its end, still refused.
+        clock.advance(by: .seconds(3599))
+        #expect(try await signIn(.token(issued.sessionToken)) == .error(refusal))
+        // At its end both the token and the device sign the player in, though nobody lifted it.
+        clock.advance(by: .seconds(1))
+        guard case .authenticated(let byToken) = try await signIn(.token(issued.sessionToken)) else {
+            Issue.record("no AUTHENTICATED at the ban's end")
+            return
+        }
+        #expect(byToken.playerID == issued.playerID)
+        guard case .authenticated = try await signIn(.device(id: "spammer-device", secret: issued.deviceSecret)) else {
+            Issue.record("the device was refused after the ban's end")
+            return
+        }
+        // The ended ban stays in the player's record.
+        #expect(try await store.bannedPlayers() == [issued.playerID: ban])
+
+        // A server started after the end refuses nothing either.
+        try await server.stop()
+        try await store.close()
+        store = try await SQLiteGameStore.open(directory: directory.path)
+        server = try await RunningNativeServer.start {
+            $0.tokenSigningKey = key
+            $0.store = store
+            $0.wallClock = clock
+        }
+        guard case .authenticated = try await signIn(.token(byToken.sessionToken)) else {
+            Issue.record("an ended ban refused a sign-in after a restart")
+            return
+        }
+        try await server.stop()
+        try await store.close()
+    }
+
+    @Test func aBanThatHasAlreadyEndedIsStoredButEndsNoSession() async throws {
+        let server = try await RunningNativeServer.start()
+        let (connection, issued) = try await server.login("past-device")
+        let ban = try #require(try await server.listener.setBan(reason: "long ago", lasting: .seconds(-1), of: issued.playerID))
+        #expect(!ban.isInForce(at: ban.since))
+        try await connection.sendReliable(.request(id: 1, .listMatches(NativeLobbyQuery(mode: "relay"))))
+        #expect(try await connection.response(to: 1).failure == nil)
+        try await server.stop()
+    }
 }

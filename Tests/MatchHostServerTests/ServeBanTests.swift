@@ -75,6 +75,43 @@ import Glibc
         }
         #expect(authenticated.playerID == issued.playerID)
 
+        // A timed ban: the server takes 1 s to ten years, the command a number and a unit.
+        for seconds in [0, PlayerBanEndpoints.maximumBanSeconds + 1] {
+            let refused = try await httpRequest(
+                "POST", path, port: admin, group: group, headers: ["Authorization: Bearer \(key)"], body: "{\"seconds\":\(seconds)}")
+            #expect(refused.status == 400, "seconds \(seconds)")
+        }
+        for duration in ["3x", "0d", "2", "3651d"] {
+            let refused = try await runMatchHostToExit(["ban", issued.playerID, "--for", duration, "--data", data.path, "--admin-port", "\(admin)"])
+            #expect(refused.status == 64, "--for \(duration)")
+        }
+        let timed = try await runMatchHostToExit([
+            "ban", issued.playerID, "--for", "2h", "--reason", "spam", "--data", data.path, "--admin-port", "\(admin)",
+        ])
+        #expect(timed.status == 0, "\(timed.stderr)")
+        #expect(timed.stdout.hasPrefix("banned \(issued.playerID) until "))
+        #expect(timed.stdout.hasSuffix(" UTC: spam\n"))
+        #expect(try await back.closingError().message.hasPrefix("this player is banned until "))
+        let listed = try await runMatchHostToExit(["bans", "--data", data.path])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let line = listed.stdout.split(separator: "\n")
+        #expect(line.count == 1)
+        #expect(line.first?.hasPrefix("\(issued.playerID)  \(issued.playerID.prefix(8))  since ") == true)
+        #expect(line.first?.hasSuffix(": spam") == true)
+        // Its end is two hours after its start, to the second.
+        let times = try #require(line.first).matches(of: /(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC/).map { String($0.output.1) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let dates = times.compactMap(formatter.date(from:))
+        #expect(dates.count == 2)
+        if dates.count == 2 { #expect(dates[1].timeIntervalSince(dates[0]) == 7200) }
+        let shownTimed = try await runMatchHostToExit(["player", issued.playerID, "--data", data.path])
+        #expect(shownTimed.stdout.contains(", until "))
+        #expect(try await runMatchHostToExit(["unban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"]).status == 0)
+        #expect(try await runMatchHostToExit(["bans", "--data", data.path]).stdout == "no player is banned\n")
+
         let unknown = try await runMatchHostToExit(["ban", "nobody-at-all", "--data", data.path, "--admin-port", "\(admin)"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no player with id"))
@@ -85,7 +122,6 @@ import Glibc
         #expect(tutorial.status == 1)
         #expect(tutorial.stderr == "matchhost: G:Griefer is a Cat Race tutorial playerId: that port has no authentication, so a ban cannot keep its client out\n")
         await racer.close()
-        await back.close()
         try await group.shutdownGracefully()
     }
 

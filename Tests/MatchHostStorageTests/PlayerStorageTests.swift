@@ -62,11 +62,13 @@ struct PlayerStorageTests {
             #expect(try await store.player(id: "p1")?.ban == PlayerBan(reason: "cheating", since: 5_000))
             #expect(try await store.player(id: "p2")?.ban == nil)
             try await store.setBan(playerID: "p2", ban: PlayerBan(reason: "", since: 6_000))
-            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "abuse in chat", since: 7_000))
+            // A timed ban replaces the lasting one, and keeps its end.
+            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "abuse in chat", since: 7_000, until: 90_000))
             #expect(
                 try await store.bannedPlayers() == [
-                    "p1": PlayerBan(reason: "abuse in chat", since: 7_000), "p2": PlayerBan(reason: "", since: 6_000),
+                    "p1": PlayerBan(reason: "abuse in chat", since: 7_000, until: 90_000), "p2": PlayerBan(reason: "", since: 6_000),
                 ])
+            #expect(try await store.player(id: "p1")?.ban?.until == 90_000)
 
             try await store.setBan(playerID: "p1", ban: nil)
             #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Ann", createdAt: 1_000, lastSeenAt: 1_000))

@@ -6,7 +6,7 @@ import Testing
 @Suite("SQLite store: opening, migrations and bad files")
 struct SQLiteOpeningTests {
     /// Every migration of the schema, in order: what a fully migrated file has applied.
-    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
+    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
 
     private func openError(_ path: String, options: SQLiteStoreOptions = SQLiteStoreOptions()) async -> SQLiteStoreError? {
         do {
@@ -185,6 +185,30 @@ struct SQLiteOpeningTests {
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.bannedPlayers() == ["q": PlayerBan(reason: "cheating", since: 40)])
         #expect(try await store.player(id: "p")?.ban == nil)
+        try await store.close()
+    }
+
+    @Test func aBanFromBeforeBanEndsIsMigratedToLastUntilLifted() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v7")
+        try SQLiteSchema.execute(
+            """
+            INSERT INTO player (id, alias, created_at, last_seen_at, banned_at, ban_reason)
+                VALUES ('p', 'Ann', 10, 20, 30, 'cheating'), ('q', 'Bob', 10, 30, NULL, NULL)
+            """,
+            atPath: path)
+
+        var store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.bannedPlayers() == ["p": PlayerBan(reason: "cheating", since: 30)])
+        try await store.setBan(playerID: "q", ban: PlayerBan(reason: "spam", since: 40, until: 1_000))
+        try await store.close()
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
+
+        store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.player(id: "q")?.ban == PlayerBan(reason: "spam", since: 40, until: 1_000))
+        #expect(try await store.player(id: "p")?.ban?.until == nil)
         try await store.close()
     }
 

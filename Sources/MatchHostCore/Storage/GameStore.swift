@@ -54,7 +54,8 @@ public protocol GameStore: Sendable {
     /// Throws ``GameStoreError/unknownPlayer(_:)``.
     func setBan(playerID: PlayerID, ban: PlayerBan?) async throws
 
-    /// Every banned player's ban: what a server holds to refuse their sign-ins without a read.
+    /// Every stored ban, ended ones too (``PlayerBan/isInForce(at:)`` tells them apart): what a
+    /// server holds to refuse banned players' sign-ins without a read.
     func bannedPlayers() async throws -> [PlayerID: PlayerBan]
 
     /// Creates a player and the external identity it is known by, in one transaction, so an

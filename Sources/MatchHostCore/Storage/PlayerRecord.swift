@@ -28,11 +28,20 @@ public struct PlayerBan: Sendable, Hashable {
     public var reason: String
     /// When the ban was made.
     public var since: UnixMillis
+    /// When the ban ends by itself; nil: only when lifted. An ended ban stays stored (its
+    /// player's record shows it) but refuses nothing.
+    public var until: UnixMillis?
 
     /// Creates a ban.
-    public init(reason: String, since: UnixMillis) {
+    public init(reason: String, since: UnixMillis, until: UnixMillis? = nil) {
         self.reason = reason
         self.since = since
+        self.until = until
+    }
+
+    /// Whether the ban still refuses its player at `now`.
+    public func isInForce(at now: UnixMillis) -> Bool {
+        self.until.map { now < $0 } ?? true
     }
 }
 

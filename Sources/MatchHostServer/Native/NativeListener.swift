@@ -85,6 +85,7 @@ public final class NativeListener: Sendable {
             // are easy to guess) would slip past --max-backlog: this holds it.
             outboundHardLimit: configuration.maxBacklogBytes + 2 * configuration.maxOutboundBytes)
         let listenerLogger = logger
+        let wallClock = configuration.wallClock
         // With a Cat Race port that records, both worlds share its store, and what it read at
         // startup (reading again would find nothing left to abandon).
         let store = catRace?.store ?? configuration.store ?? InMemoryGameStore(outlivesServer: false)
@@ -125,10 +126,14 @@ public final class NativeListener: Sendable {
             makeWorld: { clock in
                 let loop = clock.eventLoop
                 let world = NativeWorld(
-                    options: options, authenticator: NativeAuthenticator(signer: signer, tokenLifetimeSeconds: tokenLifetime),
+                    options: options,
+                    authenticator: NativeAuthenticator(
+                        signer: signer, tokenLifetimeSeconds: tokenLifetime,
+                        now: { UInt64(clamping: wallClock.now().milliseconds / 1000) }),
                     clock: clock, storage: WorldStore(
                         store: store, eventLoop: loop, clock: clock, logger: listenerLogger, outages: storageOutages,
-                        maximumUnstoredEndings: configuration.maxUnstoredResults, maximumBacklog: configuration.maxStoreBacklog),
+                        maximumUnstoredEndings: configuration.maxUnstoredResults, maximumBacklog: configuration.maxStoreBacklog,
+                        now: wallClock.now),
                     registrations: registrations, matchCreations: matchCreations, failedJoins: failedJoins,
                     valueWrites: valueWrites, logger: listenerLogger)
                 world.start(from: startup)
@@ -199,23 +204,25 @@ public final class NativeListener: Sendable {
         return (ids.count, matches)
     }
 
-    /// Bans `playerID` with `reason` (or, with nil, lifts its ban): committed to the store
-    /// first, then its sign-ins are refused with ERROR `PLAYER_BANNED` and a session it has
-    /// ends with that error. Returns once all of that is done.
+    /// Bans `playerID` with `reason` (or, with nil, lifts its ban), for `lasting` from now (nil:
+    /// until lifted): committed to the store first, then its sign-ins are refused with ERROR
+    /// `PLAYER_BANNED` and a session it has ends with that error. Returns once all of that is
+    /// done. A ban that has ended lets the player sign in again, with nothing more to do.
     /// - Returns: the ban made, nil when lifted.
     /// - Throws: ``GameStoreError/unknownPlayer(_:)`` for a player the store does not know, or
     ///   the store's failure.
     @discardableResult
-    public func setBan(reason: String?, of playerID: PlayerID) async throws -> PlayerBan? {
-        let ban = reason.map { PlayerBan(reason: $0, since: .now()) }
+    public func setBan(reason: String?, lasting: Duration? = nil, of playerID: PlayerID) async throws -> PlayerBan? {
         let state = self.listener.state
         let loop = self.listener.worldLoop.eventLoop
-        let done = loop.makePromise(of: Void.self)
+        let done = loop.makePromise(of: PlayerBan?.self)
         loop.execute {
-            state.value.world.setBan(ban, of: playerID) { done.completeWith($0) }
+            let world = state.value.world
+            let since = world.storage.now()
+            let ban = reason.map { PlayerBan(reason: $0, since: since, until: lasting.map { since.adding($0) }) }
+            world.setBan(ban, of: playerID) { result in done.completeWith(result.map { ban }) }
         }
-        try await done.futureResult.get()
-        return ban
+        return try await done.futureResult.get()
     }
 
     /// How long a stop waits for the results being written before it tells them anyway.

@@ -60,7 +60,7 @@ struct WorldStartup: Sendable {
     /// What players away when their matches ended are still to hear of it: those of the
     /// matches just ended among them.
     var endNotices: [MatchEndNotice] = []
-    /// The banned players.
+    /// The bans in force at start.
     var bans: [PlayerID: PlayerBan] = [:]
 
     /// Ends interrupted real-time matches (their players left a notice each), drops notices
@@ -74,7 +74,8 @@ struct WorldStartup: Sendable {
         try await store.reserveMatchIDs(through: reserved)
         return WorldStartup(
             interrupted: interrupted, largestMatchID: largest, matchIDsReservedThrough: reserved,
-            turnGames: try await store.activeTurnGames(), endNotices: try await store.endNotices(), bans: try await store.bannedPlayers())
+            turnGames: try await store.activeTurnGames(), endNotices: try await store.endNotices(),
+            bans: try await store.bannedPlayers().filter { $0.value.isInForce(at: now) })
     }
 }
 

@@ -273,8 +273,8 @@ final class WorldStore {
 }
 
 extension UnixMillis {
-    /// The wall-clock time now.
-    static func now() -> UnixMillis {
-        UnixMillis(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    /// The system's wall-clock time now.
+    public static func now() -> UnixMillis {
+        WallClock.system.now()
     }
 }
