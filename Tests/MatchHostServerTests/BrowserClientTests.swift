@@ -364,7 +364,15 @@ final class DevToolsPage: Sendable {
         #expect(result?.reason == .scoreLimit)
         #expect(result?.winners == [1])
         #expect(result?.scores.map(\.score) == [0, 3])
-        #expect(hit == Array(clicked.prefix(3)), "the disks clicked, in order, and no other")
+        // Each hit is a disk clicked, in the order clicked, and no other. (On a loaded machine a
+        // click can come after its disk expired, and miss: the disks clicked next still count.)
+        var notYetHit = clicked[...]
+        let inClickOrder = hit.allSatisfy { disk in
+            guard let index = notYetHit.firstIndex(of: disk) else { return false }
+            notYetHit = notYetHit[(index + 1)...]
+            return true
+        }
+        #expect(inClickOrder && hit.count == 3, "hit \(hit), clicked \(clicked): the disks clicked, in order, and no other")
 
         // What the player sees.
         let view = """
