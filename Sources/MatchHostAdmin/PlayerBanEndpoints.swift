@@ -24,7 +24,8 @@ public enum PlayerBanEndpoints {
     public static let maximumReasonBytes = 200
     /// The largest body `POST …/ban` reads.
     public static let maximumBodyBytes = 4096
-    /// The longest timed ban: ten years (longer ones are bans until lifted).
+    /// The longest timed ban: ten years (a longer `seconds` is refused; leave it out for a ban
+    /// until lifted).
     public static let maximumBanSeconds: Int64 = 3650 * 86_400
 
     /// What `POST …/ban` takes.

@@ -73,7 +73,7 @@ public final class CatRaceListener: Sendable {
         let maximumBacklog = configuration.maxStoreBacklog
         let store = configuration.store
         // Before binding: races the last run left unfinished are abandoned before new ones start.
-        let startup: WorldStartup? = if let store { try await WorldStartup.load(from: store) } else { nil }
+        let startup: WorldStartup? = if let store { try await WorldStartup.load(from: store, now: configuration.wallClock.now()) } else { nil }
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.catRacePort, group: group,
             // The tutorial's protocol has no error message: a refused client just sees the close.

@@ -22,8 +22,10 @@ public final class WallClock: Sendable, Hashable {
         return UnixMillis(milliseconds: system + self.offset.withLockedValue { $0 })
     }
 
-    /// Moves this clock `duration` ahead of the system's (for tests).
+    /// Moves this clock `duration` ahead of the system's (for tests; never ``system``, which
+    /// every server in the process reads).
     public func advance(by duration: Duration) {
+        precondition(self !== WallClock.system, "the system's clock is not moved")
         let (seconds, attoseconds) = duration.components
         self.offset.withLockedValue { $0 += seconds * 1000 + attoseconds / 1_000_000_000_000_000 }
     }

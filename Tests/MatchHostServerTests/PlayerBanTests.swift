@@ -1,12 +1,13 @@
 import Foundation
 import MatchHostCore
-import MatchHostServer
 import MatchHostSQLite
 import MatchHostStoreTesting
 import MatchHostWire
 import NIOConcurrencyHelpers
 import NIOCore
 import Testing
+
+@testable import MatchHostServer
 
 /// Bans as the server applies them (`NativeListener.setBan`), over real sockets and a real
 /// SQLite file; the admin endpoint and `matchhost ban` in front of it are in `ServeBanTests`.
@@ -160,10 +161,13 @@ import Testing
         }
         let (spammer, issued) = try await server.login("spammer-device")
         let ban = try #require(try await server.listener.setBan(reason: "spam", lasting: .seconds(3600), of: issued.playerID))
+        // Its end is rounded up to the second the player is told.
         let until = try #require(ban.until)
-        #expect(until.milliseconds - ban.since.milliseconds == 3_600_000)
-        let refusal = NativeError(.playerBanned, "this player is banned until \(until.iso8601): spam")
-        #expect(try await spammer.closingError() == refusal)
+        #expect((3_600_000..<3_601_000).contains(until.milliseconds - ban.since.milliseconds))
+        #expect(until.milliseconds % 1000 == 0)
+        let refusal = try await spammer.closingError()
+        #expect(refusal.code == .playerBanned)
+        #expect(refusal.message.wholeMatch(of: /this player is banned until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: spam/) != nil, "\(refusal)")
         #expect(try await store.player(id: issued.playerID)?.ban == ban)
 
         func signIn(_ credentials: NativeCredentials) async throws -> NativeFrame {
@@ -173,11 +177,12 @@ import Testing
             await connection.close()
             return answer
         }
-        // A second before its end, still refused.
-        clock.advance(by: .seconds(3599))
+        // A minute before its end, still refused.
+        let left = until.milliseconds - clock.now().milliseconds
+        clock.advance(by: .milliseconds(left - 60_000))
         #expect(try await signIn(.token(issued.sessionToken)) == .error(refusal))
         // At its end both the token and the device sign the player in, though nobody lifted it.
-        clock.advance(by: .seconds(1))
+        clock.advance(by: .seconds(60))
         guard case .authenticated(let byToken) = try await signIn(.token(issued.sessionToken)) else {
             Issue.record("no AUTHENTICATED at the ban's end")
             return
@@ -187,8 +192,9 @@ import Testing
             Issue.record("the device was refused after the ban's end")
             return
         }
-        // The ended ban stays in the player's record.
+        // The ended ban stays in the player's record, not in the server's memory.
         #expect(try await store.bannedPlayers() == [issued.playerID: ban])
+        #expect(try await server.listener.bansHeld().isEmpty)
 
         // A server started after the end refuses nothing either.
         try await server.stop()
@@ -199,6 +205,7 @@ import Testing
             $0.store = store
             $0.wallClock = clock
         }
+        #expect(try await server.listener.bansHeld().isEmpty, "an ended ban was loaded at start")
         guard case .authenticated = try await signIn(.token(byToken.sessionToken)) else {
             Issue.record("an ended ban refused a sign-in after a restart")
             return
@@ -207,13 +214,24 @@ import Testing
         try await store.close()
     }
 
-    @Test func aBanThatHasAlreadyEndedIsStoredButEndsNoSession() async throws {
-        let server = try await RunningNativeServer.start()
+    @Test func aBanThatHasAlreadyEndedIsStoredButEndsNoSessionAndReplacesOneInForce() async throws {
+        let store: any GameStore = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
         let (connection, issued) = try await server.login("past-device")
-        let ban = try #require(try await server.listener.setBan(reason: "long ago", lasting: .seconds(-1), of: issued.playerID))
-        #expect(!ban.isInForce(at: ban.since))
+        let ended = try #require(try await server.listener.setBan(reason: "long ago", lasting: .seconds(-1), of: issued.playerID))
+        #expect(!ended.isInForce(at: ended.since))
+        #expect(try await store.player(id: issued.playerID)?.ban == ended)
+        #expect(try await server.listener.bansHeld().isEmpty)
         try await connection.sendReliable(.request(id: 1, .listMatches(NativeLobbyQuery(mode: "relay"))))
         #expect(try await connection.response(to: 1).failure == nil)
+
+        // A ban in force, replaced by one already ended: the player is let in again.
+        try await server.listener.setBan(reason: "now", of: issued.playerID)
+        #expect(try await connection.closingError().code == .playerBanned)
+        #expect(try await server.listener.bansHeld().keys.sorted() == [issued.playerID])
+        try await server.listener.setBan(reason: "now over", lasting: .seconds(-1), of: issued.playerID)
+        #expect(try await server.listener.bansHeld().isEmpty)
+        _ = try await server.login("past-device", secret: issued.deviceSecret)
         try await server.stop()
     }
 }

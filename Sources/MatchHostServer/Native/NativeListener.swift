@@ -91,7 +91,7 @@ public final class NativeListener: Sendable {
         let store = catRace?.store ?? configuration.store ?? InMemoryGameStore(outlivesServer: false)
         // Before binding: no player may arrive before the world knows what the last run left.
         let startup: WorldStartup =
-            if let shared = catRace?.startup { shared } else { try await WorldStartup.load(from: store) }
+            if let shared = catRace?.startup { shared } else { try await WorldStartup.load(from: store, now: configuration.wallClock.now()) }
         // Encoded once: a flood of connections to a full port gets it again and again.
         let portFull = NativeFrame.error(
             NativeError(.serverFull, "the server holds its most connections (\(configuration.maxConnections)); try again later")
@@ -219,10 +219,16 @@ public final class NativeListener: Sendable {
         loop.execute {
             let world = state.value.world
             let since = world.storage.now()
-            let ban = reason.map { PlayerBan(reason: $0, since: since, until: lasting.map { since.adding($0) }) }
+            // Its end to the whole second (rounded up), as the player is told it.
+            let ban = reason.map { PlayerBan(reason: $0, since: since, until: lasting.map { since.adding($0).roundedUpToSecond }) }
             world.setBan(ban, of: playerID) { result in done.completeWith(result.map { ban }) }
         }
         return try await done.futureResult.get()
+    }
+
+    /// The bans the world holds in memory now (for tests: what it refuses without a read).
+    func bansHeld() async throws -> [PlayerID: PlayerBan] {
+        try await self.listener.inspect { world, _ in world.bans }
     }
 
     /// How long a stop waits for the results being written before it tells them anyway.

@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import MatchHostCore
 import MatchHostWire
@@ -43,7 +42,8 @@ extension NativeWorld {
                         self.sessions.end(session, error: Self.bannedError(ban))
                     }
                 } else if self.bans.removeValue(forKey: playerID) != nil {
-                    self.logger.notice("player's ban lifted", metadata: ["player": "\(playerID)"])
+                    // Lifted, or replaced by a ban that had ended by the time it was stored.
+                    self.logger.notice(ban == nil ? "player's ban lifted" : "player's ban ended", metadata: ["player": "\(playerID)"])
                 }
             }
             completion(result)
@@ -52,18 +52,58 @@ extension NativeWorld {
 }
 
 extension UnixMillis {
-    /// `duration` later, saturating: a duration past the year 292,277,026 is that year.
+    /// `duration` later (or earlier), saturating at the ends of the range instead of trapping.
     func adding(_ duration: Duration) -> UnixMillis {
         let (seconds, attoseconds) = duration.components
-        let (fromSeconds, overflowed) = seconds.multipliedReportingOverflow(by: 1000)
-        let (sum, overflowedAgain) = self.milliseconds.addingReportingOverflow(fromSeconds + attoseconds / 1_000_000_000_000_000)
+        let (whole, overflowed) = seconds.multipliedReportingOverflow(by: 1000)
+        let (addend, overflowedAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
         if overflowed || overflowedAgain { return UnixMillis(milliseconds: seconds < 0 ? .min : .max) }
+        let (sum, overflowedSum) = self.milliseconds.addingReportingOverflow(addend)
+        if overflowedSum { return UnixMillis(milliseconds: addend < 0 ? .min : .max) }
         return UnixMillis(milliseconds: sum)
     }
 
-    /// The time in UTC to the second, as `2026-11-29T12:00:00Z` (RFC 3339): how a ban's end is
-    /// told to its player, in any client's language.
+    /// The next whole second, or this time if it is one.
+    var roundedUpToSecond: UnixMillis {
+        // `quotientAndRemainder` rounds toward zero: up already for a time before 1970.
+        let (seconds, rest) = self.milliseconds.quotientAndRemainder(dividingBy: 1000)
+        if rest < 0 { return UnixMillis(milliseconds: seconds * 1000) }
+        guard rest > 0, seconds < Int64.max / 1000 else { return self }
+        return UnixMillis(milliseconds: (seconds + 1) * 1000)
+    }
+
+    /// The time in UTC to the second (rounded down), as `2026-11-29T12:00:00Z` (RFC 3339): how a
+    /// ban's end is told to its player, in any client's language. Computed, not formatted by
+    /// Foundation: a banned client retrying in a loop makes the server write it each time.
+    /// Years outside 0001-9999 are clamped to them, as RFC 3339 has four digits.
     public var iso8601: String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(self.milliseconds) / 1000))
+        // The last second of 9999 and the first of year 1, in seconds since 1970.
+        let seconds = min(max(self.milliseconds.flooredQuotient(dividingBy: 1000), -62_135_596_800), 253_402_300_799)
+        let days = seconds.flooredQuotient(dividingBy: 86_400)
+        let secondOfDay = seconds - days * 86_400
+        // Howard Hinnant's civil_from_days: the proleptic Gregorian date of a day count.
+        let shifted = days + 719_468
+        let era = shifted.flooredQuotient(dividingBy: 146_097)
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func digits(_ value: Int64, _ count: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
+        }
+        return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T\(digits(secondOfDay / 3600, 2)):"
+            + "\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2))Z"
+    }
+}
+
+extension Int64 {
+    /// The quotient rounded toward negative infinity (Swift's `/` rounds toward zero).
+    fileprivate func flooredQuotient(dividingBy divisor: Int64) -> Int64 {
+        let (quotient, remainder) = self.quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? quotient - 1 : quotient
     }
 }

@@ -65,8 +65,8 @@ struct WorldStartup: Sendable {
 
     /// Ends interrupted real-time matches (their players left a notice each), drops notices
     /// older than ``MatchEndNotice/retentionMilliseconds``, and reads what the world continues from.
-    static func load(from store: any GameStore) async throws -> WorldStartup {
-        let now = UnixMillis.now()
+    /// - Parameter now: the time of day by the world's ``WallClock``.
+    static func load(from store: any GameStore, now: UnixMillis) async throws -> WorldStartup {
         let interrupted = try await store.endInterruptedMatches(at: now, reason: Self.restartReason, notice: Self.restartNotice)
         try await store.deleteEndNotices(endedBefore: UnixMillis(milliseconds: now.milliseconds - MatchEndNotice.retentionMilliseconds))
         let largest = try await store.largestMatchID()
