@@ -115,6 +115,53 @@ import Testing
         await server.stop(with: SIGTERM)
         try await group.shutdownGracefully()
     }
+
+    /// Under a `--max-tap-rate` below the default, the page spaces its taps for it: taps made
+    /// faster than the server takes them are dropped on the page, so the cat the other racers
+    /// see is where the page shows it, and none of its taps is refused.
+    @Test(.enabled(if: HeadlessBrowser.path != nil || HeadlessBrowser.isRequired, "needs chromium (apt install chromium)"))
+    func thePageSpacesItsTapsForTheServersTapRate() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-browser-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data, arguments: ["--idle-timeout", "300", "--max-tap-rate", "4"])
+        let web = try #require(server.webPort)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let script = try await httpGet("/catrace.js", port: web, group: group)
+        #expect(script.body.contains("const TAP_INTERVAL = 260;"), "a tap each 250 ms, and 10 ms to spare")
+        let (host, _) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "slow-host")
+        let page = try await DevToolsPage.open("http://127.0.0.1:\(web)/catrace", group: group)
+        #expect(try await page.waitFor("document.getElementById('lobby').dataset.live", toBe: "true") == "true")
+        let race = try #require(try await host.ask(.createMatch(mode: "catrace", maxPlayers: 2, label: "slow")).joined)
+        #expect(try await page.waitFor("String(document.querySelectorAll('#lobby li button').length)", toBe: "1") == "1")
+        _ = try await page.evaluate("document.querySelector('#lobby li button').click(), 'clicked'")
+        _ = try await host.nextLineUp(in: race.matchID) { $0.racers.count == 2 }
+        #expect(try await page.waitFor("String(document.getElementById('tap').disabled)", toBe: "false") == "false")
+
+        // Sixteen presses of the space bar, over the 60 ms a page at the default rate would
+        // take, and faster than 4 a second.
+        for _ in 0..<16 {
+            try await page.pressSpace()
+            try await Task.sleep(for: .milliseconds(70))
+        }
+        let shown = try await page.evaluate("document.querySelectorAll('#racers li')[1].dataset.x")
+        let x = try #require(UInt32(shown), "the page's cat at \(shown)")
+        #expect(x > 25, "the first press is a tap")
+        // The host sees the browser's cat reach the same place: the server took every tap sent.
+        var seen: UInt32 = 25
+        while seen < x {
+            let moved = try await host.nextCatRaceEvent(in: race.matchID, "the browser's cat reaching \(x) (at \(seen))") {
+                if case .playerMoved(let moved) = $0 { moved.playerIndex == 1 } else { false }
+            }
+            if case .playerMoved(let moved) = moved { seen = moved.posX }
+        }
+        #expect(seen == x)
+
+        #expect(page.problems.isEmpty, "\(page.problems)")
+        await page.close()
+        await host.close()
+        await server.stop(with: SIGTERM)
+        try await group.shutdownGracefully()
+    }
 }
 
 extension TestNativeConnection {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `/catrace`: Cat Race in native `catrace` matches, against anyone on the server: other
 /// browsers, terminal players, bots, and the tutorial's own iPhone client on the Cat Race port,
 /// which the page can name (START_MATCH inside the match) to give it a seat. The open races
@@ -23,14 +25,25 @@ enum WebCatRacePage {
     /// `/catrace.js`: the race (PROTOCOL.md, "Cat Race" and `catrace` in "Game modes"), on
     /// ``WebClientScript``. Its messages are the tutorial's, carried in MATCH_INPUT and
     /// MATCH_EVENT, so its strings and integers are the tutorial's too (a 4-byte length counting a
-    /// trailing NUL; 4-byte integers).
-    static let script = #"""
+    /// trailing NUL; 4-byte integers). The page spaces taps for `maxTapRate` (`--max-tap-rate`).
+    static func script(maxTapRate: Double) -> String {
+        self.script.replacingOccurrences(of: "const TAP_INTERVAL = 60;", with: "const TAP_INTERVAL = \(self.tapInterval(maxTapRate: maxTapRate));")
+    }
+
+    /// The fewest milliseconds between two taps the page sends: the server's interval at
+    /// `maxTapRate` taps a second, and 10 ms for taps that reach it closer together than they
+    /// were made (its bucket of 5 holds a few). At the default 20 a second: 60 ms.
+    static func tapInterval(maxTapRate: Double) -> Int {
+        Int((1000 / maxTapRate).rounded(.up)) + 10
+    }
+
+    private static let script = #"""
         "use strict";
         // ---- Cat Race: each tap is one step of 10 from x = 25; the first cat at x = 445 wins.
         const START_X = 25, STEP_X = 10, FINISH_X = 445, SCREEN_X = 480;
         /// Taps closer together than this (ms) are dropped: a held key repeats faster than the
-        /// server's tap-rate limit (`--max-tap-rate`, 20 a second by default), and the server
-        /// refuses a tap over it silently.
+        /// server's tap-rate limit (`--max-tap-rate`), and the server refuses a tap over it
+        /// silently. The server writes its own value here as it serves the page.
         const TAP_INTERVAL = 60;
         const COLORS = ["#b91c1c", "#1d4ed8", "#15803d", "#a16207", "#7e22ce", "#0f766e", "#be185d", "#4d7c0f"];
         const IDLE = "Join an open race, start one, or get a quick match.";

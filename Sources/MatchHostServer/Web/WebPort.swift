@@ -29,7 +29,7 @@ enum WebPort {
     /// swaps it for the WebSocket codec, the bridge and the native handler.
     static func pipeline(configuration: ServerConfiguration) -> GameListener<NativeWorld>.PipelineSetup {
         let framePayload = configuration.maxFrameBytes + 4
-        let site = WebSite(gameID: configuration.gameIDs.first ?? "matchhost")
+        let site = WebSite(gameID: configuration.gameIDs.first ?? "matchhost", maxTapRate: configuration.maxTapRate)
         let deadline = configuration.idleTimeout
         let bareFramesPerSecond = configuration.maxMessageRate
         return { channel, makeHandler in

@@ -17,8 +17,9 @@ struct WebSite: Sendable {
 
     private let resources: [String: Resource]
 
-    /// The site whose native client names `gameID` in its HELLO.
-    init(gameID: String) {
+    /// The site whose native client names `gameID` in its HELLO, and whose Cat Race page spaces
+    /// taps for `maxTapRate` (`--max-tap-rate`).
+    init(gameID: String, maxTapRate: Double) {
         func resource(_ contentType: String, _ text: String) -> Resource {
             var body = ByteBufferAllocator().buffer(capacity: text.utf8.count)
             body.writeString(text)
@@ -33,7 +34,7 @@ struct WebSite: Sendable {
             "/matchhost.css": resource("text/css; charset=utf-8", WebPages.style),
             "/matchhost.js": resource(javaScript, WebClientScript.javaScript(gameID: gameID)),
             "/catrace": resource(html, WebCatRacePage.html),
-            "/catrace.js": resource(javaScript, WebCatRacePage.script),
+            "/catrace.js": resource(javaScript, WebCatRacePage.script(maxTapRate: maxTapRate)),
             "/disks": resource(html, WebDisksPage.html),
             "/disks.js": resource(javaScript, WebDisksPage.script),
             "/fourinarow": resource(html, WebFourInARowPage.html),
