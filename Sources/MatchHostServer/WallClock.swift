@@ -26,8 +26,7 @@ public final class WallClock: Sendable, Hashable {
     /// every server in the process reads).
     public func advance(by duration: Duration) {
         precondition(self !== WallClock.system, "the system's clock is not moved")
-        let (seconds, attoseconds) = duration.components
-        self.offset.withLockedValue { $0 += seconds * 1000 + attoseconds / 1_000_000_000_000_000 }
+        self.offset.withLockedValue { $0 = UnixMillis(milliseconds: $0).adding(duration).milliseconds }
     }
 
     /// Clocks are the same only if they are the same object.

@@ -24,8 +24,8 @@ final class NativeAuthenticator {
     /// - Parameters:
     ///   - signer: signs and verifies session tokens.
     ///   - tokenLifetimeSeconds: how long an issued token stays valid.
-    ///   - now: wall-clock seconds since 1970; tokens are checked against it.
-    init(signer: SessionTokenSigner, tokenLifetimeSeconds: UInt64, now: @escaping () -> UInt64 = unixTimeNow) {
+    ///   - now: wall-clock seconds since 1970 (the listener's ``WallClock``); tokens are checked against it.
+    init(signer: SessionTokenSigner, tokenLifetimeSeconds: UInt64, now: @escaping () -> UInt64) {
         self.signer = signer
         self.tokenLifetimeSeconds = tokenLifetimeSeconds
         self.now = now
@@ -151,9 +151,4 @@ final class NativeAuthenticator {
             }
         }
     }
-}
-
-/// Wall-clock seconds since 1970.
-func unixTimeNow() -> UInt64 {
-    UInt64(Date().timeIntervalSince1970)
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// `/catrace`: Cat Race in native `catrace` matches, against anyone on the server: other
 /// browsers, terminal players, bots, and the tutorial's own iPhone client on the Cat Race port,
 /// which the page can name (START_MATCH inside the match) to give it a seat. The open races
@@ -27,7 +25,7 @@ enum WebCatRacePage {
     /// MATCH_EVENT, so its strings and integers are the tutorial's too (a 4-byte length counting a
     /// trailing NUL; 4-byte integers). The page spaces taps for `maxTapRate` (`--max-tap-rate`).
     static func script(maxTapRate: Double) -> String {
-        self.script.replacingOccurrences(of: "const TAP_INTERVAL = 60;", with: "const TAP_INTERVAL = \(self.tapInterval(maxTapRate: maxTapRate));")
+        self.template.replacing("__TAP_INTERVAL__", with: String(self.tapInterval(maxTapRate: maxTapRate)))
     }
 
     /// The fewest milliseconds between two taps the page sends: the server's interval at
@@ -37,14 +35,14 @@ enum WebCatRacePage {
         Int((1000 / maxTapRate).rounded(.up)) + 10
     }
 
-    private static let script = #"""
+    private static let template = #"""
         "use strict";
         // ---- Cat Race: each tap is one step of 10 from x = 25; the first cat at x = 445 wins.
         const START_X = 25, STEP_X = 10, FINISH_X = 445, SCREEN_X = 480;
         /// Taps closer together than this (ms) are dropped: a held key repeats faster than the
         /// server's tap-rate limit (`--max-tap-rate`), and the server refuses a tap over it
-        /// silently. The server writes its own value here as it serves the page.
-        const TAP_INTERVAL = 60;
+        /// silently. The server writes its own value here (``tapInterval(maxTapRate:)``).
+        const TAP_INTERVAL = __TAP_INTERVAL__;
         const COLORS = ["#b91c1c", "#1d4ed8", "#15803d", "#a16207", "#7e22ce", "#0f766e", "#be185d", "#4d7c0f"];
         const IDLE = "Join an open race, start one, or get a quick match.";
         /// `phase`: "none" (in the lobby), "joined" (seated; no line-up yet), "racing",
