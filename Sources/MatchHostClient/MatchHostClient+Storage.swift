@@ -64,6 +64,37 @@ extension MatchHostClient {
         try Self.expectDone(await self.request(.deleteValue(key: key)), "DELETE_VALUE")
     }
 
+    /// A code that links a new device to this player, and when it stops working (Unix
+    /// milliseconds; 10 minutes from now by default). Show it to the player, who types it on
+    /// the new device, whose client signs in with ``MatchHostWire/NativeCredentials/link(code:deviceID:secret:)``.
+    /// A code links one device; asking again replaces it.
+    /// - Throws: `TOO_MANY_DEVICES` when the player has the server's most devices (10 by default).
+    public func createLinkCode() async throws -> (code: String, expiresAt: UInt64) {
+        let response = try await self.request(.createLinkCode)
+        guard case .linkCode(let code, let expiresAt) = response else {
+            throw MatchHostClientError.protocolViolation("expected LINK_CODE, got \(response)")
+        }
+        return (code, expiresAt)
+    }
+
+    /// This player's devices, the longest linked first.
+    public func devices() async throws -> [NativeDevice] {
+        let response = try await self.request(.listDevices)
+        guard case .devices(let devices) = response else {
+            throw MatchHostClientError.protocolViolation("expected DEVICES, got \(response)")
+        }
+        return devices
+    }
+
+    /// Removes one of this player's devices (a lost or sold phone): it can no longer sign in,
+    /// and every session token the player holds is revoked, so the device cannot come back with
+    /// one either. This session goes on; the player's other devices sign in with their secrets
+    /// when they next connect (this client does so by itself).
+    /// - Throws: `NO_SUCH_DEVICE` for a device that is not this player's, `LAST_DEVICE` for its only one.
+    public func unlinkDevice(_ deviceID: String) async throws {
+        try Self.expectDone(await self.request(.unlinkDevice(deviceID: deviceID)), "UNLINK_DEVICE")
+    }
+
     private static func expectDone(_ response: NativeResponse, _ request: String) throws {
         guard case .done = response else { throw MatchHostClientError.protocolViolation("\(request) answered with \(response)") }
     }

@@ -16,7 +16,7 @@ extension SQLiteGameStore {
     ) async throws {
         try await self.write { db in
             try Self.insertPlayer(db, id: id, alias: alias, createdAt: createdAt)
-            try Self.insertDevice(db, deviceID: deviceID, secretHash: secretHash, playerID: id)
+            try Self.insertDevice(db, deviceID: deviceID, secretHash: secretHash, playerID: id, linkedAt: createdAt)
         }
     }
 
@@ -90,22 +90,75 @@ extension SQLiteGameStore {
         }
     }
 
-    /// See ``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:)``.
-    public func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws {
+    /// See ``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:linkedAt:maximumDevices:)``.
+    public func addDeviceIdentity(
+        deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis, maximumDevices: Int
+    ) async throws {
         try await self.write { db in
             guard try Self.playerExists(db, playerID) else { throw GameStoreError.unknownPlayer(playerID) }
-            try Self.insertDevice(db, deviceID: deviceID, secretHash: secretHash, playerID: playerID)
+            guard try Self.deviceCount(db, playerID) < maximumDevices else {
+                throw GameStoreError.tooManyDevices(playerID, limit: maximumDevices)
+            }
+            try Self.insertDevice(db, deviceID: deviceID, secretHash: secretHash, playerID: playerID, linkedAt: linkedAt)
         }
     }
 
     /// See ``GameStore/deviceIdentity(deviceID:)``.
     public func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? {
         try await self.read { db in
-            try Row.fetchOne(db, sql: "SELECT player_id, secret_hash FROM device_identity WHERE device_id = ?", arguments: [deviceID])
-                .map { row in
-                    DeviceIdentityRecord(deviceID: deviceID, playerID: row["player_id"], secretHash: [UInt8](row["secret_hash"] as Data))
-                }
+            try Row.fetchOne(
+                db, sql: "SELECT device_id, player_id, secret_hash, linked_at FROM device_identity WHERE device_id = ?", arguments: [deviceID]
+            ).map(Self.device(in:))
         }
+    }
+
+    /// See ``GameStore/devices(playerID:)``.
+    public func devices(playerID: PlayerID) async throws -> [DeviceIdentityRecord] {
+        try await self.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id, player_id, secret_hash, linked_at FROM device_identity
+                    WHERE player_id = ? ORDER BY linked_at, device_id
+                    """,
+                arguments: [playerID]
+            ).map(Self.device(in:))
+        }
+    }
+
+    /// See ``GameStore/removeDeviceIdentity(deviceID:playerID:)``.
+    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64 {
+        try await self.write { db in
+            let owner = try String.fetchOne(db, sql: "SELECT player_id FROM device_identity WHERE device_id = ?", arguments: [deviceID])
+            guard owner == playerID else { throw GameStoreError.unknownDevice(deviceID: deviceID) }
+            guard try Self.deviceCount(db, playerID) > 1 else { throw GameStoreError.lastDevice(playerID) }
+            try db.execute(sql: "DELETE FROM device_identity WHERE device_id = ?", arguments: [deviceID])
+            try db.execute(sql: "UPDATE player SET token_generation = token_generation + 1 WHERE id = ?", arguments: [playerID])
+            let generation = try Int64.fetchOne(db, sql: "SELECT token_generation FROM player WHERE id = ?", arguments: [playerID]) ?? 0
+            return UInt64(clamping: generation)
+        }
+    }
+
+    /// See ``GameStore/tokenGenerations()``.
+    public func tokenGenerations() async throws -> [PlayerID: UInt64] {
+        try await self.read { db in
+            // The partial index `player_token_generation` holds exactly these rows.
+            var generations: [PlayerID: UInt64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, token_generation FROM player WHERE token_generation > 0") {
+                generations[row["id"]] = UInt64(clamping: row["token_generation"] as Int64)
+            }
+            return generations
+        }
+    }
+
+    private static func device(in row: Row) -> DeviceIdentityRecord {
+        DeviceIdentityRecord(
+            deviceID: row["device_id"], playerID: row["player_id"], secretHash: [UInt8](row["secret_hash"] as Data),
+            linkedAt: UnixMillis(milliseconds: row["linked_at"]))
+    }
+
+    private static func deviceCount(_ db: Database, _ playerID: PlayerID) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM device_identity WHERE player_id = ?", arguments: [playerID]) ?? 0
     }
 
     /// See ``GameStore/createPlayerWithExternalIdentity(id:alias:identity:createdAt:)``.
@@ -175,12 +228,12 @@ extension SQLiteGameStore {
             arguments: [id, alias, createdAt.milliseconds, createdAt.milliseconds])
     }
 
-    private static func insertDevice(_ db: Database, deviceID: String, secretHash: [UInt8], playerID: PlayerID) throws {
+    private static func insertDevice(_ db: Database, deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis) throws {
         let taken = try Bool.fetchOne(
             db, sql: "SELECT EXISTS (SELECT 1 FROM device_identity WHERE device_id = ?)", arguments: [deviceID]) ?? false
         guard !taken else { throw GameStoreError.deviceExists(deviceID: deviceID) }
         try db.execute(
-            sql: "INSERT INTO device_identity (device_id, player_id, secret_hash) VALUES (?, ?, ?)",
-            arguments: [deviceID, playerID, Data(secretHash)])
+            sql: "INSERT INTO device_identity (device_id, player_id, secret_hash, linked_at) VALUES (?, ?, ?, ?)",
+            arguments: [deviceID, playerID, Data(secretHash), linkedAt.milliseconds])
     }
 }

@@ -14,6 +14,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v6", migrate: addMatchPrivacy)
         migrator.registerMigration("v7", migrate: addPlayerBans)
         migrator.registerMigration("v8", migrate: addBanEnds)
+        migrator.registerMigration("v9", migrate: addDeviceLinks)
         return migrator
     }()
 
@@ -160,5 +161,19 @@ enum SQLiteSchema {
     /// they are lifted, as they did.
     private static func addBanEnds(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE player ADD COLUMN ban_until INTEGER")
+    }
+
+    /// When each device was linked to its player, and each player's token generation (bumped
+    /// when a device is removed, so that every token issued before is refused); added after ban
+    /// ends. Devices stored before were their player's first, linked when it was created. The
+    /// partial index holds only the players whose tokens were ever revoked, which a server
+    /// reads whole at start.
+    private static func addDeviceLinks(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE device_identity ADD COLUMN linked_at INTEGER NOT NULL DEFAULT 0;
+            UPDATE device_identity SET linked_at = (SELECT created_at FROM player WHERE player.id = device_identity.player_id);
+            ALTER TABLE player ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX player_token_generation ON player(id) WHERE token_generation > 0;
+            """)
     }
 }

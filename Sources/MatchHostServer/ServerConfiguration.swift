@@ -127,6 +127,16 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxStoreBacklog: Int = 50_000
     /// How long a session token stays valid (`--token-ttl`, default 7 days).
     public var tokenLifetime: TimeAmount = .hours(24 * 7)
+    /// How long a stop waits for the native matches' results being written before it tells
+    /// their players anyway (default 2 s): a database that does not answer must not hold the
+    /// stop, and one that answers in time lets every result be told once it is committed.
+    public var resultWaitAtShutdown: TimeAmount = .seconds(2)
+    /// The most devices one player may have (`--max-devices-per-player`, default 10, at most
+    /// 255): a link that would add one more is refused.
+    public var maxDevicesPerPlayer: Int = 10
+    /// How long a link code (CREATE_LINK_CODE) links a new device (`--link-code-lifetime`,
+    /// default 10 minutes).
+    public var linkCodeLifetime: Duration = .seconds(600)
     /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;
     /// the default is random per process (tokens then die with the process).
     public var tokenSigningKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }

@@ -191,6 +191,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-ttl"), help: "Seconds a session token stays valid.")
     var tokenTTL: Double = 7 * 24 * 3600
 
+    @Option(
+        name: .customLong("max-devices-per-player"),
+        help: "Most devices one native player may have (1-255); a link that would add one more is refused.")
+    var maxDevicesPerPlayer = 10
+
+    @Option(name: .customLong("link-code-lifetime"), help: "Seconds a link code links a new device to its player (10-86400).")
+    var linkCodeLifetime: Double = 600
+
     @Option(help: "Directory for the server's data (created if missing; one server at a time, held by matchhost.lock): the token signing key and the database (matchhost.sqlite).")
     var data = "data"
 
@@ -278,6 +286,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxNewMatchesPerMinute >= 1 else { throw ValidationError("--max-new-matches-per-minute must be at least 1") }
         guard self.maxFailedJoinsPerMinute >= 1 else { throw ValidationError("--max-failed-joins-per-minute must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
+        guard (1...255).contains(self.maxDevicesPerPlayer) else { throw ValidationError("--max-devices-per-player must be 1-255") }
+        try Self.check(self.linkCodeLifetime, "--link-code-lifetime", 10...86_400)
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
         try Self.check(self.matchmakerRelaxAfter, "--matchmaker-relax-after", 0...3600)
@@ -394,6 +404,8 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("--max-devices has no effect any more: device identities are kept in the database (--data)")
         }
         configuration.tokenLifetime = .nanoseconds(Int64(self.tokenTTL * 1e9))
+        configuration.maxDevicesPerPlayer = self.maxDevicesPerPlayer
+        configuration.linkCodeLifetime = .milliseconds(Int64(self.linkCodeLifetime * 1000))
         configuration.lobbyInterval = .nanoseconds(Int64(self.lobbyInterval * 1e9))
         configuration.matchmakerInterval = .nanoseconds(Int64(self.matchmakerInterval * 1e9))
         configuration.matchmakerRelaxAfter = .nanoseconds(Int64(self.matchmakerRelaxAfter * 1e9))

@@ -75,6 +75,39 @@ struct NativeAuthenticationTests {
         await server.stop()
     }
 
+    @Test("a second device links with a code from the first; unlinking it revokes the player's tokens")
+    func linkingAndUnlinkingADevice() async throws {
+        let server = try await TestServer.start()
+        let phoneID = newDeviceID()
+        let phone = makeClient(port: server.port, credentials: .device(id: phoneID, secret: ""))
+        let player = try await phone.connect()
+        let (code, expiresAt) = try await phone.createLinkCode()
+        // Ten minutes on, in milliseconds: the token (7 days) was issued a moment before.
+        let tokenIssuedAt = (player.tokenExpiresAt - 7 * 86_400) * 1000
+        #expect((tokenIssuedAt + 590_000...tokenIssuedAt + 660_000).contains(expiresAt))
+        await phone.close()
+
+        let tabletID = newDeviceID()
+        let tablet = makeClient(port: server.port, credentials: .link(code: code, deviceID: tabletID, secret: ""))
+        let linked = try await tablet.connect()
+        #expect(linked.playerID == player.playerID)
+        #expect(linked.deviceSecret.count == 64, "issued to the tablet, which keeps it")
+        #expect(try await tablet.devices().map(\.deviceID) == [phoneID, tabletID])
+        await tablet.close()
+
+        // Unlinked from the phone: the tablet's token no longer signs in.
+        let phoneAgain = makeClient(port: server.port, credentials: .device(id: phoneID, secret: player.deviceSecret))
+        try await phoneAgain.connect()
+        try await phoneAgain.unlinkDevice(tabletID)
+        #expect(try await phoneAgain.devices().map(\.deviceID) == [phoneID])
+        await expectNativeError(.lastDevice) { try await phoneAgain.unlinkDevice(phoneID) }
+        await expectNativeError(.noSuchDevice) { try await phoneAgain.unlinkDevice(tabletID) }
+        await phoneAgain.close()
+        let byToken = makeClient(port: server.port, credentials: .token(linked.sessionToken))
+        await expectNativeError(.tokenInvalid) { try await byToken.connect() }
+        await server.stop()
+    }
+
     @Test("an expired token is TOKEN_EXPIRED")
     func expiredToken() async throws {
         let server = try await TestServer.start()

@@ -30,6 +30,18 @@ struct ReauthenticationTests {
         #expect(plan.credentials == .device(id: "d", secret: "stored"))
     }
 
+    @Test("a linked device signs in again as a device, not with its spent link code")
+    func linkedDevice() {
+        let chosen = Reauthentication(
+            cause: self.cause, lostSession: self.lost, unacknowledged: [], configured: .link(code: "K7M2QX9D", deviceID: "d", secret: "mine"),
+            issuedDeviceSecret: nil)
+        #expect(chosen.remainingCredentials == [.token("held-token"), .device(id: "d", secret: "mine")])
+        let issued = Reauthentication(
+            cause: self.cause, lostSession: self.lost, unacknowledged: [], configured: .link(code: "K7M2QX9D", deviceID: "d", secret: ""),
+            issuedDeviceSecret: "issued")
+        #expect(issued.remainingCredentials == [.token("held-token"), .device(id: "d", secret: "issued")])
+    }
+
     @Test("a configured token is tried after the held one, and not twice")
     func configuredToken() {
         var other = Reauthentication(

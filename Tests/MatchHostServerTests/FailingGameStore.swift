@@ -16,8 +16,16 @@ struct FailingGameStore: GameStore {
     func player(id: PlayerID) async throws -> PlayerRecord? { throw self.failure }
     func setAlias(playerID: PlayerID, alias: String) async throws { throw self.failure }
     func touch(playerID: PlayerID, at: UnixMillis) async throws { throw self.failure }
-    func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws { throw self.failure }
+    func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis, maximumDevices: Int) async throws {
+        throw self.failure
+    }
     func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { throw self.failure }
+    func devices(playerID: PlayerID) async throws -> [DeviceIdentityRecord] { throw self.failure }
+    func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64 { throw self.failure }
+    func tokenGenerations() async throws -> [PlayerID: UInt64] {
+        if self.failsAtStartup { throw self.failure }
+        return [:]
+    }
     func setBan(playerID: PlayerID, ban: PlayerBan?) async throws { throw self.failure }
     func bannedPlayers() async throws -> [PlayerID: PlayerBan] {
         if self.failsAtStartup { throw self.failure }

@@ -610,7 +610,11 @@ private func fourInARowPair(
 
     @Test func aResultBeingStoredWhenTheServerStopsIsToldOnceCommittedBeforeTheSessionEnds() async throws {
         let store = HeldResultStore()
-        let server = try await RunningNativeServer.start { $0.store = store }
+        // A wait no loaded test machine reaches before the result is released.
+        let server = try await RunningNativeServer.start {
+            $0.store = store
+            $0.resultWaitAtShutdown = .seconds(120)
+        }
         let (closing, winner, disks) = try await self.stopWhileAResultIsBeingStored(server, store, "stopping")
         // The stop waits for the result: the session still answers, and has been told nothing yet.
         let before = try await winner.messagesSentBeforeARequestIsAnswered()
@@ -628,7 +632,7 @@ private func fourInARowPair(
         let store = HeldResultStore()
         let server = try await RunningNativeServer.start { $0.store = store }
         let (closing, winner, disks) = try await self.stopWhileAResultIsBeingStored(server, store, "unanswered")
-        // Told after `resultWaitAtShutdown` (2 s) with the write still held.
+        // Told after `resultWaitAtShutdown` (2 s by default) with the write still held.
         let heard = try await self.heardUntilTheSessionEnds(winner, disks)
         #expect(heard == ["GAME_OVER", "MATCH_ENDED", "\(NativeErrorCode.shuttingDown)"])
         #expect(try await store.inner.match(id: disks)?.state == .running)

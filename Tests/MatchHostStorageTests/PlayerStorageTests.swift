@@ -9,7 +9,7 @@ struct PlayerStorageTests {
             try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "dev-1", secretHash: [1, 2, 3], createdAt: 1_000)
 
             #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Ann", createdAt: 1_000, lastSeenAt: 1_000))
-            #expect(try await store.deviceIdentity(deviceID: "dev-1") == DeviceIdentityRecord(deviceID: "dev-1", playerID: "p1", secretHash: [1, 2, 3]))
+            #expect(try await store.deviceIdentity(deviceID: "dev-1") == DeviceIdentityRecord(deviceID: "dev-1", playerID: "p1", secretHash: [1, 2, 3], linkedAt: 1_000))
             #expect(try await store.player(id: "p2") == nil)
             #expect(try await store.deviceIdentity(deviceID: "dev-2") == nil)
         }
@@ -86,17 +86,71 @@ struct PlayerStorageTests {
     func moreDevicesForOnePlayer(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 1_000)
-            try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [2, 2], playerID: "p1")
+            try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [2, 2], playerID: "p1", linkedAt: 5_000, maximumDevices: 2)
 
-            #expect(try await store.deviceIdentity(deviceID: "tablet") == DeviceIdentityRecord(deviceID: "tablet", playerID: "p1", secretHash: [2, 2]))
+            let tablet = DeviceIdentityRecord(deviceID: "tablet", playerID: "p1", secretHash: [2, 2], linkedAt: 5_000)
+            #expect(try await store.deviceIdentity(deviceID: "tablet") == tablet)
             await #expect(throws: GameStoreError.deviceExists(deviceID: "phone")) {
-                try await store.addDeviceIdentity(deviceID: "phone", secretHash: [3], playerID: "p1")
+                try await store.addDeviceIdentity(deviceID: "phone", secretHash: [3], playerID: "p1", linkedAt: 6_000, maximumDevices: 5)
             }
             await #expect(throws: GameStoreError.unknownPlayer("p9")) {
-                try await store.addDeviceIdentity(deviceID: "laptop", secretHash: [4], playerID: "p9")
+                try await store.addDeviceIdentity(deviceID: "laptop", secretHash: [4], playerID: "p9", linkedAt: 6_000, maximumDevices: 5)
+            }
+            await #expect(throws: GameStoreError.tooManyDevices("p1", limit: 2)) {
+                try await store.addDeviceIdentity(deviceID: "laptop", secretHash: [4], playerID: "p1", linkedAt: 6_000, maximumDevices: 2)
             }
             #expect(try await store.deviceIdentity(deviceID: "phone")?.secretHash == [1])
             #expect(try await store.deviceIdentity(deviceID: "laptop") == nil)
+            #expect(try await store.devices(playerID: "p1").map(\.deviceID) == ["phone", "tablet"])
+            #expect(try await store.devices(playerID: "p9").isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func devicesAreListedInLinkOrder(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "m-phone", secretHash: [1], createdAt: 1_000)
+            try await store.createPlayerWithDevice(id: "p2", alias: "Bob", deviceID: "bob", secretHash: [9], createdAt: 500)
+            for (device, at) in [("z-laptop", 2_000), ("b-tablet", 3_000), ("a-watch", 3_000)] {
+                try await store.addDeviceIdentity(
+                    deviceID: device, secretHash: [2], playerID: "p1", linkedAt: UnixMillis(milliseconds: Int64(at)), maximumDevices: 10)
+            }
+            // Oldest link first; a tie goes by device id.
+            #expect(try await store.devices(playerID: "p1").map(\.deviceID) == ["m-phone", "z-laptop", "a-watch", "b-tablet"])
+            #expect(try await store.devices(playerID: "p1").map(\.linkedAt) == [1_000, 2_000, 3_000, 3_000])
+            #expect(try await store.devices(playerID: "p2").map(\.deviceID) == ["bob"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func removingADeviceRevokesThePlayersTokens(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 1_000)
+            try await store.createPlayerWithDevice(id: "p2", alias: "Bob", deviceID: "bob", secretHash: [9], createdAt: 1_000)
+            try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [2], playerID: "p1", linkedAt: 2_000, maximumDevices: 10)
+            try await store.addDeviceIdentity(deviceID: "laptop", secretHash: [3], playerID: "p1", linkedAt: 3_000, maximumDevices: 10)
+            #expect(try await store.tokenGenerations().isEmpty)
+
+            #expect(try await store.removeDeviceIdentity(deviceID: "tablet", playerID: "p1") == 1)
+            #expect(try await store.deviceIdentity(deviceID: "tablet") == nil)
+            #expect(try await store.tokenGenerations() == ["p1": 1])
+            #expect(try await store.removeDeviceIdentity(deviceID: "phone", playerID: "p1") == 2)
+            #expect(try await store.tokenGenerations() == ["p1": 2])
+            #expect(try await store.devices(playerID: "p1").map(\.deviceID) == ["laptop"])
+
+            // Another player's device, one removed already, one never stored: the same refusal,
+            // and nothing changes.
+            for device in ["bob", "tablet", "nowhere"] {
+                await #expect(throws: GameStoreError.unknownDevice(deviceID: device)) {
+                    try await store.removeDeviceIdentity(deviceID: device, playerID: "p1")
+                }
+            }
+            await #expect(throws: GameStoreError.lastDevice("p1")) {
+                try await store.removeDeviceIdentity(deviceID: "laptop", playerID: "p1")
+            }
+            #expect(try await store.devices(playerID: "p1").map(\.deviceID) == ["laptop"])
+            #expect(try await store.devices(playerID: "p2").map(\.deviceID) == ["bob"])
+            #expect(try await store.tokenGenerations() == ["p1": 2])
         }
     }
 }

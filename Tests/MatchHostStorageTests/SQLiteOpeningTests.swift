@@ -6,7 +6,7 @@ import Testing
 @Suite("SQLite store: opening, migrations and bad files")
 struct SQLiteOpeningTests {
     /// Every migration of the schema, in order: what a fully migrated file has applied.
-    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
+    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
 
     private func openError(_ path: String, options: SQLiteStoreOptions = SQLiteStoreOptions()) async -> SQLiteStoreError? {
         do {
@@ -84,7 +84,7 @@ struct SQLiteOpeningTests {
 
         let store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Ann", createdAt: 10, lastSeenAt: 20))
-        #expect(try await store.deviceIdentity(deviceID: "dev") == DeviceIdentityRecord(deviceID: "dev", playerID: "p1", secretHash: [1, 2]))
+        #expect(try await store.deviceIdentity(deviceID: "dev") == DeviceIdentityRecord(deviceID: "dev", playerID: "p1", secretHash: [1, 2], linkedAt: 10))
         #expect(try await store.readValue(playerID: "p1", key: "k") == [5])
         let tutorial = ExternalIdentity.catRaceTutorial("G:1")
         #expect(try await store.player(externalIdentity: tutorial) == nil)
@@ -209,6 +209,33 @@ struct SQLiteOpeningTests {
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.player(id: "q")?.ban == PlayerBan(reason: "spam", since: 40, until: 1_000))
         #expect(try await store.player(id: "p")?.ban?.until == nil)
+        try await store.close()
+    }
+
+    @Test func devicesFromBeforeLinksAreMigratedAsLinkedWhenTheirPlayerWasCreated() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v8")
+        try SQLiteSchema.execute(
+            """
+            INSERT INTO player (id, alias, created_at, last_seen_at) VALUES ('p', 'Ann', 10, 20), ('q', 'Bob', 15, 30);
+            INSERT INTO device_identity (device_id, player_id, secret_hash) VALUES ('phone', 'p', x'01'), ('bob', 'q', x'02');
+            """,
+            atPath: path)
+
+        var store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.devices(playerID: "p") == [DeviceIdentityRecord(deviceID: "phone", playerID: "p", secretHash: [1], linkedAt: 10)])
+        #expect(try await store.deviceIdentity(deviceID: "bob")?.linkedAt == 15)
+        #expect(try await store.tokenGenerations().isEmpty)
+        try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [3], playerID: "p", linkedAt: 40, maximumDevices: 10)
+        #expect(try await store.removeDeviceIdentity(deviceID: "phone", playerID: "p") == 1)
+        try await store.close()
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
+
+        store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.devices(playerID: "p").map(\.deviceID) == ["tablet"])
+        #expect(try await store.tokenGenerations() == ["p": 1])
         try await store.close()
     }
 

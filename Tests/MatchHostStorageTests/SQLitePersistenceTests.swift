@@ -31,7 +31,7 @@ struct SQLitePersistenceTests {
         try await first.close()
 
         let second = try await SQLiteGameStore.open(directory: directory.path)
-        #expect(try await second.deviceIdentity(deviceID: "dev") == DeviceIdentityRecord(deviceID: "dev", playerID: "p1", secretHash: [9, 9]))
+        #expect(try await second.deviceIdentity(deviceID: "dev") == DeviceIdentityRecord(deviceID: "dev", playerID: "p1", secretHash: [9, 9], linkedAt: 1))
         #expect(try await second.player(id: "p3") == nil)
         #expect(try await second.player(externalIdentity: .catRaceTutorial("G:4")) == PlayerRecord(id: "p4", alias: "Abby", createdAt: 3, lastSeenAt: 3))
         #expect(try await second.readValue(playerID: "p1", key: "level") == [4, 2])

@@ -26,10 +26,16 @@ extension ForwardingGameStore {
     public func player(id: PlayerID) async throws -> PlayerRecord? { try await self.inner.player(id: id) }
     public func setAlias(playerID: PlayerID, alias: String) async throws { try await self.inner.setAlias(playerID: playerID, alias: alias) }
     public func touch(playerID: PlayerID, at: UnixMillis) async throws { try await self.inner.touch(playerID: playerID, at: at) }
-    public func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws {
-        try await self.inner.addDeviceIdentity(deviceID: deviceID, secretHash: secretHash, playerID: playerID)
+    public func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis, maximumDevices: Int) async throws {
+        try await self.inner.addDeviceIdentity(
+            deviceID: deviceID, secretHash: secretHash, playerID: playerID, linkedAt: linkedAt, maximumDevices: maximumDevices)
     }
     public func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { try await self.inner.deviceIdentity(deviceID: deviceID) }
+    public func devices(playerID: PlayerID) async throws -> [DeviceIdentityRecord] { try await self.inner.devices(playerID: playerID) }
+    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64 {
+        try await self.inner.removeDeviceIdentity(deviceID: deviceID, playerID: playerID)
+    }
+    public func tokenGenerations() async throws -> [PlayerID: UInt64] { try await self.inner.tokenGenerations() }
     public func setBan(playerID: PlayerID, ban: PlayerBan?) async throws { try await self.inner.setBan(playerID: playerID, ban: ban) }
     public func bannedPlayers() async throws -> [PlayerID: PlayerBan] { try await self.inner.bannedPlayers() }
     public func recordMatchStarted(

@@ -653,6 +653,73 @@ enum NativeByteExamples {
         12                                                kind 18 DELETE_VALUE
         00 08  73 65 74 74 69 6e 67 73                    key "settings"
         """#
+    static let createLinkCode = #"""
+        00 00 00 17  0b                                   length 23, kind RELIABLE
+        00 00 00 00 00 00 00 07                           sequence 7
+        00 00 00 00 00 00 00 06                           ack 6
+        20                                                REQUEST
+        00 00 00 1b                                       requestId 27
+        13                                                kind 19 CREATE_LINK_CODE
+        """#
+    static let linkCode = #"""
+        00 00 00 29  0b                                   length 41, kind RELIABLE
+        00 00 00 00 00 00 00 07                           sequence 7
+        00 00 00 00 00 00 00 07                           ack 7
+        40                                                RESPONSE
+        00 00 00 1b                                       requestId 27
+        0c                                                kind 12 LINK_CODE
+        00 08  4b 37 4d 32 51 58 39 44                    code "K7M2QX9D"
+        00 00 01 9b 76 e3 cf c0                           expiresAt 1767226200000 (10 minutes on)
+        """#
+    static let authenticateLink = #"""
+        00 00 00 34  03                                   length 52, kind AUTHENTICATE
+        03                                                method 3: link
+        00 08  4b 37 4d 32 51 58 39 44                    linkCode "K7M2QX9D"
+        00 24                                             deviceId, 36 bytes:
+        30 65 33 62 32 61 35 31 2d 36 63 31 64 2d 34 66     "0e3b2a51-6c1d-4f
+        37 65 2d 39 61 30 38 2d 35 62 32 66 33 63 34 64      7e-9a08-5b2f3c4d
+        36 65 37 31                                          6e71"
+        00 00                                             deviceSecret "" (empty)
+        """#
+    static let listDevices = #"""
+        00 00 00 17  0b                                   length 23, kind RELIABLE
+        00 00 00 00 00 00 00 08                           sequence 8
+        00 00 00 00 00 00 00 07                           ack 7
+        20                                                REQUEST
+        00 00 00 1c                                       requestId 28
+        14                                                kind 20 LIST_DEVICES
+        """#
+    static let devices = #"""
+        00 00 00 74  0b                                   length 116, kind RELIABLE
+        00 00 00 00 00 00 00 08                           sequence 8
+        00 00 00 00 00 00 00 08                           ack 8
+        40                                                RESPONSE
+        00 00 00 1c                                       requestId 28
+        0d                                                kind 13 DEVICES
+        02                                                count 2
+        00 24                                             deviceId, 36 bytes:
+        36 66 39 36 31 39 66 66 2d 38 62 38 36 2d 34 30     "6f9619ff-8b86-40
+        31 31 2d 62 34 32 64 2d 30 30 63 30 34 66 63 39      11-b42d-00c04fc9
+        36 34 66 66                                          64ff"
+        00 00 01 9b 76 da a8 00                           linkedAt 1767225600000
+        00 24                                             deviceId, 36 bytes:
+        30 65 33 62 32 61 35 31 2d 36 63 31 64 2d 34 66     "0e3b2a51-6c1d-4f
+        37 65 2d 39 61 30 38 2d 35 62 32 66 33 63 34 64      7e-9a08-5b2f3c4d
+        36 65 37 31                                          6e71"
+        00 00 01 9b 76 df 3b e0                           linkedAt 1767225900000
+        """#
+    static let unlinkDevice = #"""
+        00 00 00 3d  0b                                   length 61, kind RELIABLE
+        00 00 00 00 00 00 00 09                           sequence 9
+        00 00 00 00 00 00 00 08                           ack 8
+        20                                                REQUEST
+        00 00 00 1d                                       requestId 29
+        15                                                kind 21 UNLINK_DEVICE
+        00 24                                             deviceId, 36 bytes:
+        30 65 33 62 32 61 35 31 2d 36 63 31 64 2d 34 66     "0e3b2a51-6c1d-4f
+        37 65 2d 39 61 30 38 2d 35 62 32 66 33 63 34 64      7e-9a08-5b2f3c4d
+        36 65 37 31                                          6e71"
+        """#
 }
 
 /// The bytes of an example: on each line, the leading tokens that are two lowercase hex
@@ -730,6 +797,8 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
     static let resumeToken = "90c30b50fdafe2c64ab87bc959d1374a7e30360d0f1c4828a7bba2da3e38963b"
     static let sessionToken = "1.1BzmgVfSJfaWT9QsMjb2xg.UxjSxMjxqhAXQnF5RwYv1S_5_KzYf2zT"
     static let deviceID = "6f9619ff-8b86-4011-b42d-00c04fc964ff"
+    /// A device linked to the first one's player.
+    static let secondDeviceID = "0e3b2a51-6c1d-4f7e-9a08-5b2f3c4d6e71"
     static let match: MatchIdentifier = 4242
 
     /// Every example, in the document's order.
@@ -882,6 +951,24 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             .reliable(
                 "REQUEST DELETE_VALUE", E.deleteValue, sequence: 6, ack: 5,
                 .client(.request(id: 26, .deleteValue(key: "settings")))),
+            .reliable("REQUEST CREATE_LINK_CODE", E.createLinkCode, sequence: 7, ack: 6, .client(.request(id: 27, .createLinkCode))),
+            .reliable(
+                "RESPONSE LINK_CODE", E.linkCode, sequence: 7, ack: 7,
+                .server(.response(id: 27, .linkCode(code: "K7M2QX9D", expiresAt: 1_767_226_200_000)))),
+            .frame("AUTHENTICATE link", E.authenticateLink, .authenticate(.link(code: "K7M2QX9D", deviceID: secondDeviceID, secret: ""))),
+            .reliable("REQUEST LIST_DEVICES", E.listDevices, sequence: 8, ack: 7, .client(.request(id: 28, .listDevices))),
+            .reliable(
+                "RESPONSE DEVICES", E.devices, sequence: 8, ack: 8,
+                .server(
+                    .response(
+                        id: 28,
+                        .devices([
+                            NativeDevice(deviceID: deviceID, linkedAt: 1_767_225_600_000),
+                            NativeDevice(deviceID: secondDeviceID, linkedAt: 1_767_225_900_000),
+                        ])))),
+            .reliable(
+                "REQUEST UNLINK_DEVICE", E.unlinkDevice, sequence: 9, ack: 8,
+                .client(.request(id: 29, .unlinkDevice(deviceID: secondDeviceID)))),
         ]
     }()
 }
@@ -960,6 +1047,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         #expect(Set(messages.map(\.type)) == Set(NativeMessageType.allCases.map(\.rawValue)))
         #expect(frames.contains(.authenticate(.device(id: NativeExample.deviceID, secret: ""))))
         #expect(frames.contains(.authenticate(.token(NativeExample.sessionToken))))
+        #expect(frames.contains(.authenticate(.link(code: "K7M2QX9D", deviceID: NativeExample.secondDeviceID, secret: ""))))
         var requestKinds: Set<UInt8> = []
         var responseKinds: Set<UInt8> = []
         var targetCounts: Set<Int> = []
@@ -971,8 +1059,8 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             default: break
             }
         }
-        #expect(requestKinds == Set(1...18))
-        #expect(responseKinds == Set(1...11))
+        #expect(requestKinds == Set(1...21))
+        #expect(responseKinds == Set(1...13))
         #expect(targetCounts == [0, 1])
     }
 
@@ -1234,15 +1322,15 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
     }
 
     @Test func unknownAuthenticationMethodsRequestKindsAndResponseKinds() throws {
-        for method: UInt8 in [0, 3, 0xFF] {
+        for method: UInt8 in [0, 4, 0xFF] {
             #expect(throws: NativeWireError.unknownAuthenticationMethod(method)) { try self.frame([0x03, method] + self.str("x")) }
         }
-        for kind: UInt8 in [0, 19, 0xFF] {
+        for kind: UInt8 in [0, 22, 0xFF] {
             // A request of an unknown kind is still a request the server can answer (its body skipped).
             #expect(try self.client([0x20] + self.u32(7) + [kind] + self.u64(1)) == .unknownRequest(id: 7, kind: kind))
             #expect(Array(NativeClientMessage.unknownRequest(id: 7, kind: kind).encoded().readableBytesView) == [0x20] + self.u32(7) + [kind])
         }
-        for kind: UInt8 in [0, 12, 0xFF] {
+        for kind: UInt8 in [0, 14, 0xFF] {
             #expect(throws: NativeWireError.unknownResponseKind(kind)) { try self.server([0x40] + self.u32(7) + [kind] + self.u64(1)) }
         }
     }

@@ -33,7 +33,8 @@ struct Reauthentication {
             credentials.append(.token(lostSession.sessionToken))
         }
         switch configured {
-        case .device(let id, let secret):
+        case .device(let id, let secret), .link(_, let id, let secret):
+            // A linked device is the player's from its first AUTHENTICATED on: it signs in as any device does.
             let issued = issuedDeviceSecret ?? ""
             credentials.append(.device(id: id, secret: issued.isEmpty ? secret : issued))
         case .token(let token):

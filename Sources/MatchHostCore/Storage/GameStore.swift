@@ -43,12 +43,28 @@ public protocol GameStore: Sendable {
     /// calls that overtake each other cannot move it back. Throws ``GameStoreError/unknownPlayer(_:)``.
     func touch(playerID: PlayerID, at: UnixMillis) async throws
 
-    /// Adds another device to an existing player.
-    /// Throws ``GameStoreError/unknownPlayer(_:)`` or ``GameStoreError/deviceExists(deviceID:)``.
-    func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) async throws
+    /// Adds another device to an existing player (a device linked to the account), unless
+    /// the player has `maximumDevices` already.
+    /// Throws ``GameStoreError/unknownPlayer(_:)``, ``GameStoreError/deviceExists(deviceID:)``
+    /// or ``GameStoreError/tooManyDevices(_:limit:)``.
+    func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis, maximumDevices: Int) async throws
 
     /// The device with `deviceID`, if any: its player and the hash of its secret.
     func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord?
+
+    /// The player's devices, the longest linked first (equal times: by device id).
+    func devices(playerID: PlayerID) async throws -> [DeviceIdentityRecord]
+
+    /// Removes one of the player's devices, and in the same transaction revokes every session
+    /// token the player holds: returns the player's new token generation (one more than
+    /// before; see ``tokenGenerations()``). Throws ``GameStoreError/unknownDevice(deviceID:)``
+    /// (the player has no such device) or ``GameStoreError/lastDevice(_:)``.
+    func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64
+
+    /// The token generation of every player whose tokens were ever revoked (the others are at
+    /// 0): a token names the generation it was issued in, and one of an older generation is no
+    /// longer accepted. What a server holds to check tokens without a read.
+    func tokenGenerations() async throws -> [PlayerID: UInt64]
 
     /// Bans a player (`ban`, replacing a ban it has) or lifts its ban (nil).
     /// Throws ``GameStoreError/unknownPlayer(_:)``.

@@ -10,6 +10,12 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownPlayer(PlayerID)
     /// This device id already belongs to a player.
     case deviceExists(deviceID: String)
+    /// The player has no device with this id (none has it, or another player's has).
+    case unknownDevice(deviceID: String)
+    /// The device is the player's only one: removing it would leave no way to sign in.
+    case lastDevice(PlayerID)
+    /// The player already has `limit` devices.
+    case tooManyDevices(PlayerID, limit: Int)
     /// This external identity already belongs to a player.
     case externalIdentityExists(ExternalIdentity)
     /// A match with this id was already recorded.
@@ -71,6 +77,9 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .playerExists(let id): return "player \(id) already exists"
         case .unknownPlayer(let id): return "no player with id \(id)"
         case .deviceExists(let device): return "device \(device) already belongs to a player"
+        case .unknownDevice(let device): return "the player has no device \(device)"
+        case .lastDevice(let id): return "it is the only device of player \(id), which could not sign in without it"
+        case .tooManyDevices(let id, let limit): return "player \(id) already has the maximum of \(limit) devices"
         case .externalIdentityExists(let identity): return "identity \(identity) already belongs to a player"
         case .matchExists(let id): return "match \(id) was already recorded"
         case .unknownMatch(let id): return "no match with id \(id)"

@@ -14,6 +14,7 @@ public actor InMemoryGameStore: GameStore {
     public let limits: StorageLimits
     private var players: [PlayerID: PlayerRecord] = [:]
     private var devices: [String: DeviceIdentityRecord] = [:]
+    private var tokenGenerationByPlayer: [PlayerID: UInt64] = [:]
     private var externalIdentities: [ExternalIdentity: PlayerID] = [:]
     private var matches: [MatchID: MatchRecord] = [:]
     /// Running real-time matches' interim results, in seat order as of when each was kept.
@@ -54,7 +55,7 @@ public actor InMemoryGameStore: GameStore {
         guard self.players[id] == nil else { throw GameStoreError.playerExists(id) }
         guard self.devices[deviceID] == nil else { throw GameStoreError.deviceExists(deviceID: deviceID) }
         self.players[id] = PlayerRecord(id: id, alias: alias, createdAt: createdAt, lastSeenAt: createdAt)
-        self.devices[deviceID] = DeviceIdentityRecord(deviceID: deviceID, playerID: id, secretHash: secretHash)
+        self.devices[deviceID] = DeviceIdentityRecord(deviceID: deviceID, playerID: id, secretHash: secretHash, linkedAt: createdAt)
     }
 
     /// See ``GameStore/player(id:)``.
@@ -74,16 +75,39 @@ public actor InMemoryGameStore: GameStore {
         self.players[playerID]?.lastSeenAt = max(player.lastSeenAt, at)
     }
 
-    /// See ``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:)``.
-    public func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID) throws {
+    /// See ``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:linkedAt:maximumDevices:)``.
+    public func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis, maximumDevices: Int) throws {
         guard self.players[playerID] != nil else { throw GameStoreError.unknownPlayer(playerID) }
         guard self.devices[deviceID] == nil else { throw GameStoreError.deviceExists(deviceID: deviceID) }
-        self.devices[deviceID] = DeviceIdentityRecord(deviceID: deviceID, playerID: playerID, secretHash: secretHash)
+        guard self.devices(playerID: playerID).count < maximumDevices else {
+            throw GameStoreError.tooManyDevices(playerID, limit: maximumDevices)
+        }
+        self.devices[deviceID] = DeviceIdentityRecord(deviceID: deviceID, playerID: playerID, secretHash: secretHash, linkedAt: linkedAt)
     }
 
     /// See ``GameStore/deviceIdentity(deviceID:)``.
     public func deviceIdentity(deviceID: String) -> DeviceIdentityRecord? {
         self.devices[deviceID]
+    }
+
+    /// See ``GameStore/devices(playerID:)``.
+    public func devices(playerID: PlayerID) -> [DeviceIdentityRecord] {
+        self.devices.values.filter { $0.playerID == playerID }.sorted { ($0.linkedAt, $0.deviceID) < ($1.linkedAt, $1.deviceID) }
+    }
+
+    /// See ``GameStore/removeDeviceIdentity(deviceID:playerID:)``.
+    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID) throws -> UInt64 {
+        guard self.devices[deviceID]?.playerID == playerID else { throw GameStoreError.unknownDevice(deviceID: deviceID) }
+        guard self.devices(playerID: playerID).count > 1 else { throw GameStoreError.lastDevice(playerID) }
+        self.devices[deviceID] = nil
+        let generation = self.tokenGenerationByPlayer[playerID, default: 0] + 1
+        self.tokenGenerationByPlayer[playerID] = generation
+        return generation
+    }
+
+    /// See ``GameStore/tokenGenerations()``.
+    public func tokenGenerations() -> [PlayerID: UInt64] {
+        self.tokenGenerationByPlayer
     }
 
     /// See ``GameStore/setBan(playerID:ban:)``.

@@ -45,7 +45,7 @@ public struct PlayerBan: Sendable, Hashable {
     }
 }
 
-/// A device that signs in as a player: its id and a hash of the secret the server issued it.
+/// A device that signs in as a player: its id and a hash of its secret.
 public struct DeviceIdentityRecord: Sendable, Hashable {
     /// The id the device sends.
     public var deviceID: String
@@ -53,11 +53,15 @@ public struct DeviceIdentityRecord: Sendable, Hashable {
     public var playerID: PlayerID
     /// A hash of the device's secret; the secret itself is never stored.
     public var secretHash: [UInt8]
+    /// When the device became the player's: the player's creation for its first device, the
+    /// link for a device added later (``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:linkedAt:maximumDevices:)``).
+    public var linkedAt: UnixMillis
 
     /// Creates a record.
-    public init(deviceID: String, playerID: PlayerID, secretHash: [UInt8]) {
+    public init(deviceID: String, playerID: PlayerID, secretHash: [UInt8], linkedAt: UnixMillis) {
         self.deviceID = deviceID
         self.playerID = playerID
         self.secretHash = secretHash
+        self.linkedAt = linkedAt
     }
 }

@@ -23,4 +23,15 @@ public struct UnixMillis: Sendable, Hashable, Comparable, ExpressibleByIntegerLi
 
     /// The number of milliseconds, for logs.
     public var description: String { "\(self.milliseconds)ms" }
+
+    /// `duration` later (or earlier), saturating at the ends of the range instead of trapping.
+    public func adding(_ duration: Duration) -> UnixMillis {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflowed) = seconds.multipliedReportingOverflow(by: 1000)
+        let (addend, overflowedAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        if overflowed || overflowedAgain { return UnixMillis(milliseconds: seconds < 0 ? .min : .max) }
+        let (sum, overflowedSum) = self.milliseconds.addingReportingOverflow(addend)
+        if overflowedSum { return UnixMillis(milliseconds: addend < 0 ? .min : .max) }
+        return UnixMillis(milliseconds: sum)
+    }
 }

@@ -4,8 +4,24 @@ import Logging
 import MatchHostCore
 import MatchHostWire
 
+/// What the world decides as a client authenticates, asked on the storage's loop.
+struct NativeSignInRules {
+    /// Asked before an unknown device's first contact creates a player; an error refuses it.
+    var registrationRefusal: () -> NativeError?
+    /// Asked once the player is known; an error refuses it, before it is marked seen (a banned
+    /// client retrying costs no write) and before a device is linked to it.
+    var banRefusal: (PlayerID) -> NativeError?
+    /// Claims a link code for a device (``DeviceLinkCodes/claim(_:by:now:)``): the player it
+    /// links to, or the refusal.
+    var linkClaim: (_ code: String, _ deviceID: String) -> Result<PlayerID, NativeError>
+    /// Asked before a device is linked to a player: an error (the server holds its most
+    /// sessions, and the player has none) refuses it.
+    var linkRefusal: (PlayerID) -> NativeError?
+}
+
 /// Decides who a native client is: device credentials against the device identities in the
-/// ``GameStore``, session tokens through the ``SessionTokenSigner``. Loop-confined.
+/// ``GameStore``, session tokens through the ``SessionTokenSigner``, link codes through the
+/// world's ``DeviceLinkCodes``. Loop-confined.
 ///
 /// A device's first contact creates its player and the device identity in one store
 /// transaction, keeping only the SHA-256 of the secret it issues (the secret is random, so a
@@ -18,49 +34,149 @@ final class NativeAuthenticator {
 
     private let signer: SessionTokenSigner
     private let tokenLifetimeSeconds: UInt64
+    private let maximumDevicesPerPlayer: Int
     private let now: () -> UInt64
     private var random = SystemRandomNumberGenerator()
+    /// The token generation of each player whose tokens were ever revoked (the others are at
+    /// 0): read at start, moved on by ``revokeTokens(of:)``. A token of an earlier generation
+    /// is refused without a read.
+    private(set) var tokenGenerations: [PlayerID: UInt64] = [:]
 
     /// - Parameters:
     ///   - signer: signs and verifies session tokens.
     ///   - tokenLifetimeSeconds: how long an issued token stays valid.
+    ///   - maximumDevicesPerPlayer: the most devices a link leaves a player with.
     ///   - now: wall-clock seconds since 1970 (the listener's ``WallClock``); tokens are checked against it.
-    init(signer: SessionTokenSigner, tokenLifetimeSeconds: UInt64, now: @escaping () -> UInt64) {
+    init(signer: SessionTokenSigner, tokenLifetimeSeconds: UInt64, maximumDevicesPerPlayer: Int, now: @escaping () -> UInt64) {
         self.signer = signer
         self.tokenLifetimeSeconds = tokenLifetimeSeconds
+        self.maximumDevicesPerPlayer = maximumDevicesPerPlayer
         self.now = now
     }
 
     /// Finds the player behind `credentials` and marks it seen. `completion` runs on the
-    /// storage's loop, at once for a token, after the store answers for a device.
-    /// - Parameters:
-    ///   - registrationRefusal: asked (on the storage's loop) before an unknown device's first
-    ///     contact creates a player; an error refuses it with that error.
-    ///   - banRefusal: asked (on the storage's loop) once the player is known; an error refuses
-    ///     it, before it is marked seen: a banned client retrying costs no write.
+    /// storage's loop, at once for a token, after the store answers for a device or a link.
     func authenticate(
-        _ credentials: NativeCredentials, storage: WorldStore, logger: Logger, registrationRefusal: @escaping () -> NativeError?,
-        banRefusal: @escaping (PlayerID) -> NativeError?, completion: @escaping (Outcome) -> Void
+        _ credentials: NativeCredentials, storage: WorldStore, logger: Logger, rules: NativeSignInRules,
+        completion: @escaping (Outcome) -> Void
     ) {
         let touchAndComplete: (Outcome) -> Void = { outcome in
             guard case .success(let (playerID, issuedSecret)) = outcome else { return completion(outcome) }
-            if let refusal = banRefusal(playerID) { return completion(.failure(refusal)) }
+            if let refusal = rules.banRefusal(playerID) { return completion(.failure(refusal)) }
             if issuedSecret.isEmpty { Self.touch(playerID, storage: storage, logger: logger) }
             completion(outcome)
         }
         switch credentials {
         case .token(let token):
-            touchAndComplete(self.signer.verify(token, now: self.now()).map { ($0, "") })
+            touchAndComplete(self.signer.verify(token, now: self.now()).flatMap(self.currentGeneration).map { ($0, "") })
         case .device(let id, let secret):
             self.authenticateDevice(
-                id, secret: secret, storage: storage, registrationRefusal: registrationRefusal, completion: touchAndComplete)
+                id, secret: secret, storage: storage, registrationRefusal: rules.registrationRefusal, completion: touchAndComplete)
+        case .link(let code, let deviceID, let secret):
+            self.link(deviceID, secret: secret, code: code, storage: storage, rules: rules, logger: logger, completion: touchAndComplete)
         }
+    }
+
+    /// The token's player, if the token is of the player's current generation (or a later one:
+    /// a revocation the store then failed to keep).
+    private func currentGeneration(_ claims: (playerID: String, generation: UInt64)) -> Result<String, NativeError> {
+        guard claims.generation >= self.tokenGenerations[claims.playerID, default: 0] else {
+            return .failure(
+                NativeError(.tokenInvalid, "session token revoked (a device of the player was unlinked); sign in with the device's secret"))
+        }
+        return .success(claims.playerID)
     }
 
     /// A fresh session token for `playerID` and its expiry.
     func issueToken(for playerID: String) -> (token: String, expiresAt: UInt64) {
         let expiresAt = self.now() + self.tokenLifetimeSeconds
-        return (self.signer.sign(playerID: playerID, expiresAt: expiresAt), expiresAt)
+        let generation = self.tokenGenerations[playerID, default: 0]
+        return (self.signer.sign(playerID: playerID, generation: generation, expiresAt: expiresAt), expiresAt)
+    }
+
+    /// Refuses every token `playerID` holds from now on: its generation moves on by one.
+    func revokeTokens(of playerID: PlayerID) {
+        self.tokenGenerations[playerID, default: 0] += 1
+    }
+
+    /// The store has committed `generation` as the player's: the one held moves up to it if
+    /// it is behind (it is not, unless the store counted revocations this run did not make).
+    func tokenGenerationStored(_ generation: UInt64, of playerID: PlayerID) {
+        self.tokenGenerations[playerID] = max(self.tokenGenerations[playerID, default: 0], generation)
+    }
+
+    /// Takes the store's generations at start (``GameStore/tokenGenerations()``).
+    func startTokenGenerations(_ generations: [PlayerID: UInt64]) {
+        self.tokenGenerations = generations
+    }
+
+    /// Links a new device to the player a link code names (AUTHENTICATE method 3): stores the
+    /// device as the player's, with the secret its client chose or one issued now, then signs
+    /// it in. The same device presenting the same code again (its answer lost) signs in with
+    /// its secret as a known device would.
+    private func link(
+        _ deviceID: String, secret: String, code: String, storage: WorldStore, rules: NativeSignInRules, logger: Logger,
+        completion: @escaping (Outcome) -> Void
+    ) {
+        guard !deviceID.isEmpty else {
+            return completion(.failure(NativeError(.authenticationFailed, "device id is empty")))
+        }
+        let playerID: PlayerID
+        switch rules.linkClaim(code, deviceID) {
+        case .failure(let refusal): return completion(.failure(refusal))
+        case .success(let player): playerID = player
+        }
+        if let refusal = rules.banRefusal(playerID) ?? rules.linkRefusal(playerID) { return completion(.failure(refusal)) }
+        storage.read({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
+            switch result {
+            case .failure:
+                completion(.failure(.databaseFailed(.storageFailed)))
+            case .success(let identity?):
+                guard identity.playerID == playerID else {
+                    return completion(
+                        .failure(NativeError(.linkRefused, "device id \(deviceID) signs in as another player; a device belongs to one player")))
+                }
+                completion(Self.check(secret, against: identity))
+            case .success(nil):
+                guard secret.isEmpty || secret.utf8.count >= Self.minimumChosenSecretBytes else {
+                    return completion(.failure(Self.deviceRefused))
+                }
+                let issued = secret.isEmpty ? self.random.hexString(bytes: 32) : secret
+                let secretHash = Array(SHA256.hash(data: Array(issued.utf8)))
+                let (linkedAt, maximum) = (storage.now(), self.maximumDevicesPerPlayer)
+                storage.write(in: .player(playerID), { store in
+                    try await store.addDeviceIdentity(
+                        deviceID: deviceID, secretHash: secretHash, playerID: playerID, linkedAt: linkedAt, maximumDevices: maximum)
+                }) { result in
+                    switch result {
+                    case .success:
+                        logger.notice("device linked", metadata: ["player": "\(playerID)"])
+                        completion(.success((playerID, secret.isEmpty ? issued : "")))
+                    case .failure(GameStoreError.tooManyDevices(_, let limit)):
+                        completion(
+                            .failure(NativeError(.linkRefused, "the player has its most devices (\(limit), --max-devices-per-player); unlink one first")))
+                    case .failure(GameStoreError.deviceExists) where !secret.isEmpty:
+                        // The same link made twice at once (a retry): the secret decides, as for a known device.
+                        self.link(deviceID, secret: secret, code: code, storage: storage, rules: rules, logger: logger, completion: completion)
+                    case .failure(GameStoreError.deviceExists):
+                        completion(.failure(NativeError(.authenticationFailed, "device id \(deviceID) was just registered; authenticate with its secret")))
+                    case .failure(GameStoreError.unknownPlayer):
+                        completion(.failure(NativeError(.linkRefused, "the player the link code was for no longer exists")))
+                    case .failure:
+                        completion(.failure(.databaseFailed(.storageFailed)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A known device's sign-in: its player if `secret` is the one whose hash is stored.
+    private static func check(_ secret: String, against identity: DeviceIdentityRecord) -> Outcome {
+        let hash = hexEncoded(SHA256.hash(data: Array(secret.utf8)))
+        guard !secret.isEmpty, constantTimeEquals(hash, hexEncoded(identity.secretHash)) else {
+            return .failure(Self.deviceRefused)
+        }
+        return .success((identity.playerID, ""))
     }
 
     private func authenticateDevice(
@@ -75,11 +191,7 @@ final class NativeAuthenticator {
             case .failure:
                 completion(.failure(.databaseFailed(.storageFailed)))
             case .success(let identity?):
-                let hash = hexEncoded(SHA256.hash(data: Array(secret.utf8)))
-                guard !secret.isEmpty, constantTimeEquals(hash, hexEncoded(identity.secretHash)) else {
-                    return completion(.failure(Self.deviceRefused))
-                }
-                completion(.success((identity.playerID, "")))
+                completion(Self.check(secret, against: identity))
             case .success(nil):
                 // A client that chose its own secret can retry a first contact whose answer it
                 // lost; a weak one would let a guessed secret take the new player.

@@ -227,9 +227,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
                 self.setReading(false)
                 let (world, network) = (self.world, self.network)
                 self.world.authenticator.authenticate(
-                    credentials, storage: self.world.storage, logger: self.logger,
-                    registrationRefusal: { world.registrationRefusal(from: network) },
-                    banRefusal: { world.banRefusal(of: $0) }
+                    credentials, storage: self.world.storage, logger: self.logger, rules: world.signInRules(from: network)
                 ) { outcome in
                     self.authenticationAnswered(outcome)
                 }

@@ -13,6 +13,7 @@ public final class NativeListener: Sendable {
     private let listener: GameListener<NativeWorld>
     private let storageOutages: StorageOutageMonitor
     private let webChannel: (any Channel)?
+    private let resultWaitAtShutdown: TimeAmount
 
     /// The address the listener actually bound (with the real port when 0 was asked for).
     public var localAddress: SocketAddress { self.listener.localAddress }
@@ -23,10 +24,13 @@ public final class NativeListener: Sendable {
     /// Whether the database is failing writes now (both ports share one outage).
     public var isStorageFailing: Bool { self.storageOutages.isFailing }
 
-    private init(listener: GameListener<NativeWorld>, storageOutages: StorageOutageMonitor, webChannel: (any Channel)?) {
+    private init(
+        listener: GameListener<NativeWorld>, storageOutages: StorageOutageMonitor, webChannel: (any Channel)?, resultWaitAtShutdown: TimeAmount
+    ) {
         self.listener = listener
         self.storageOutages = storageOutages
         self.webChannel = webChannel
+        self.resultWaitAtShutdown = resultWaitAtShutdown
     }
 
     /// Binds the listener.
@@ -71,7 +75,9 @@ public final class NativeListener: Sendable {
             matchmaker: MatchmakerConfiguration(
                 interval: configuration.matchmakerInterval, relaxAfter: configuration.matchmakerRelaxAfter,
                 maxTicketsPerPlayer: configuration.maxTicketsPerPlayer, capacity: configuration.maxTickets,
-                sliceDuration: configuration.matchmakerSlice))
+                sliceDuration: configuration.matchmakerSlice),
+            maxDevicesPerPlayer: configuration.maxDevicesPerPlayer,
+            linkCodeLifetime: configuration.linkCodeLifetime)
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
         let maximumFrameBody = configuration.maxFrameBytes
@@ -128,7 +134,7 @@ public final class NativeListener: Sendable {
                 let world = NativeWorld(
                     options: options,
                     authenticator: NativeAuthenticator(
-                        signer: signer, tokenLifetimeSeconds: tokenLifetime,
+                        signer: signer, tokenLifetimeSeconds: tokenLifetime, maximumDevicesPerPlayer: configuration.maxDevicesPerPlayer,
                         now: { UInt64(clamping: wallClock.now().milliseconds / 1000) }),
                     clock: clock, storage: WorldStore(
                         store: store, eventLoop: loop, clock: clock, logger: listenerLogger, outages: storageOutages,
@@ -172,11 +178,16 @@ public final class NativeListener: Sendable {
                     tls: tls.map { TLSPortSetup(tls: $0, plaintextAnswer: WebPort.plaintextAnswer) },
                     setUp: WebPort.pipeline(configuration: configuration), makeHandler: makeHandler)
             } catch {
-                await NativeListener(listener: listener, storageOutages: storageOutages, webChannel: nil).close()
+                await NativeListener(
+                    listener: listener, storageOutages: storageOutages, webChannel: nil,
+                    resultWaitAtShutdown: configuration.resultWaitAtShutdown
+                ).close()
                 throw WebPortBindError(host: configuration.host, port: webPort, reason: "\(error)")
             }
         }
-        return NativeListener(listener: listener, storageOutages: storageOutages, webChannel: webChannel)
+        return NativeListener(
+            listener: listener, storageOutages: storageOutages, webChannel: webChannel,
+            resultWaitAtShutdown: configuration.resultWaitAtShutdown)
     }
 
     /// How many connections are open, sessions live and matches running (for tests and the admin page).
@@ -231,12 +242,9 @@ public final class NativeListener: Sendable {
         try await self.listener.inspect { world, _ in world.bans }
     }
 
-    /// How long a stop waits for the results being written before it tells them anyway.
-    static let resultWaitAtShutdown = TimeAmount.seconds(2)
-
     /// Stops accepting, ends every match (MATCH_ENDED) and session (ERROR SHUTTING_DOWN), and
     /// closes every connection. A match that had just finished is told its result once it is
-    /// committed (waiting at most ``resultWaitAtShutdown``), before its players' sessions end.
+    /// committed (waiting at most ``ServerConfiguration/resultWaitAtShutdown``), before its players' sessions end.
     public func close() async {
         try? await self.listener.serverChannel.close()
         try? await self.webChannel?.close()
@@ -247,7 +255,7 @@ public final class NativeListener: Sendable {
         }
         if let writes, !writes.isEmpty {
             let settled = loop.makePromise(of: Void.self)
-            let timeout = loop.scheduleTask(in: Self.resultWaitAtShutdown) { settled.succeed() }
+            let timeout = loop.scheduleTask(in: self.resultWaitAtShutdown) { settled.succeed() }
             EventLoopFuture.andAllComplete(writes, on: loop).whenComplete { _ in
                 timeout.cancel()
                 settled.succeed()

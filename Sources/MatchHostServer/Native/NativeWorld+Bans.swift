@@ -52,17 +52,6 @@ extension NativeWorld {
 }
 
 extension UnixMillis {
-    /// `duration` later (or earlier), saturating at the ends of the range instead of trapping.
-    func adding(_ duration: Duration) -> UnixMillis {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflowed) = seconds.multipliedReportingOverflow(by: 1000)
-        let (addend, overflowedAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
-        if overflowed || overflowedAgain { return UnixMillis(milliseconds: seconds < 0 ? .min : .max) }
-        let (sum, overflowedSum) = self.milliseconds.addingReportingOverflow(addend)
-        if overflowedSum { return UnixMillis(milliseconds: addend < 0 ? .min : .max) }
-        return UnixMillis(milliseconds: sum)
-    }
-
     /// The next whole second, or this time if it is one.
     var roundedUpToSecond: UnixMillis {
         // `quotientAndRemainder` rounds toward zero: up already for a time before 1970.

@@ -62,6 +62,8 @@ struct WorldStartup: Sendable {
     var endNotices: [MatchEndNotice] = []
     /// The bans in force at start.
     var bans: [PlayerID: PlayerBan] = [:]
+    /// The players whose tokens were ever revoked, and their token generations.
+    var tokenGenerations: [PlayerID: UInt64] = [:]
 
     /// Ends interrupted real-time matches (their players left a notice each), drops notices
     /// older than ``MatchEndNotice/retentionMilliseconds``, and reads what the world continues from.
@@ -75,7 +77,8 @@ struct WorldStartup: Sendable {
         return WorldStartup(
             interrupted: interrupted, largestMatchID: largest, matchIDsReservedThrough: reserved,
             turnGames: try await store.activeTurnGames(), endNotices: try await store.endNotices(),
-            bans: try await store.bannedPlayers().filter { $0.value.isInForce(at: now) })
+            bans: try await store.bannedPlayers().filter { $0.value.isInForce(at: now) },
+            tokenGenerations: try await store.tokenGenerations())
     }
 }
 
@@ -96,6 +99,7 @@ extension NativeWorld {
         self.nextMatchID = max(self.nextMatchID, startup.largestMatchID + 1)
         self.storedMatches.matchIDsReservedThrough = startup.matchIDsReservedThrough
         self.bans = startup.bans
+        self.authenticator.startTokenGenerations(startup.tokenGenerations)
         for notice in startup.endNotices {
             self.storedMatches.endedWhileAway[notice.playerID, default: []].append((notice.matchID, notice.reason))
         }

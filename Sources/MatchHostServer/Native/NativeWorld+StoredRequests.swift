@@ -8,6 +8,7 @@ extension NativeRequest {
     var isAnsweredFromStorage: Bool {
         switch self {
         case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue: return true
+        case .createLinkCode, .listDevices, .unlinkDevice: return true
         default: return false
         }
     }
@@ -72,10 +73,25 @@ extension NativeWorld {
                 try await store.deleteValue(playerID: asker, key: key)
                 return .done
             }
+        case .createLinkCode, .listDevices, .unlinkDevice:
+            self.answerAboutDevices(request, id: id, for: session)
+            return
         default:
             return
         }
-        let key = asker
+        self.askStore(id: id, for: session, in: valueQueue, call) { .success($0) }
+    }
+
+    /// Runs `call` on the store for one of `session`'s requests, and sends what `answer` makes
+    /// of its result (on the loop) as the RESPONSE or REQUEST_ERROR: in `queue` (reading or
+    /// writing), or with nil after every write queued before it. A player has at most
+    /// `--max-pending-requests` of these waiting; one more is refused at once.
+    func askStore<Value: Sendable>(
+        id: UInt32, for session: Session, in queue: (queue: WorldStore.Queue, writes: Bool)?,
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        answer: @escaping (Value) -> Result<NativeResponse, any Error>
+    ) {
+        let key = session.playerID
         let pending = self.storedRequestsPending[key, default: 0]
         guard pending < self.options.maxPendingStoredRequests else {
             let error = NativeError(
@@ -85,28 +101,28 @@ extension NativeWorld {
             return
         }
         self.storedRequestsPending[key] = pending + 1
-        let answer = { (result: Result<NativeResponse, any Error>) in
+        let reply = { (result: Result<Value, any Error>) in
             if let waiting = self.storedRequestsPending[key], waiting > 1 {
                 self.storedRequestsPending[key] = waiting - 1
             } else {
                 self.storedRequestsPending[key] = nil
             }
-            let reply: NativeServerMessage
-            switch result {
-            case .success(let response): reply = .response(id: id, response)
-            case .failure(let error): reply = .requestError(id: id, Self.error(for: error))
+            let message: NativeServerMessage
+            switch result.flatMap(answer) {
+            case .success(let response): message = .response(id: id, response)
+            case .failure(let error): message = .requestError(id: id, Self.error(for: error))
             }
             // A session that ended meanwhile takes nothing.
-            session.sendReliable(reply.encoded(allocator: self.allocator))
+            session.sendReliable(message.encoded(allocator: self.allocator))
         }
-        if let (queue, writes) = valueQueue {
+        if let (queue, writes) = queue {
             if writes {
-                self.storage.write(in: queue, call, then: answer)
+                self.storage.write(in: queue, call, then: reply)
             } else {
-                self.storage.read(in: queue, call, then: answer)
+                self.storage.read(in: queue, call, then: reply)
             }
         } else {
-            self.storage.readAfterQueuedWrites(call, then: answer)
+            self.storage.readAfterQueuedWrites(call, then: reply)
         }
     }
 
@@ -174,6 +190,9 @@ extension NativeWorld {
             case .emptyKey, .keyTooLong: return NativeError(.invalidKey, error.description)
             case .valueTooLarge: return NativeError(.valueTooLarge, error.description)
             case .tooManyKeys: return NativeError(.tooManyKeys, error.description)
+            case .unknownDevice: return NativeError(.noSuchDevice, error.description)
+            case .lastDevice: return NativeError(.lastDevice, error.description)
+            case .tooManyDevices: return NativeError(.tooManyDevices, error.description)
             case .storageFailed: return .databaseFailed(.storageUnavailable)
             default: return NativeError(.storageUnavailable, "the server could not use its database (\(error)); try again later")
             }

@@ -26,6 +26,10 @@ struct NativeWorldOptions {
     var lobbyInterval: TimeAmount = .milliseconds(50)
     /// The matchmaker's passes, relaxation and limits.
     var matchmaker = MatchmakerConfiguration()
+    /// The most devices a player may have (``ServerConfiguration/maxDevicesPerPlayer``).
+    var maxDevicesPerPlayer = 10
+    /// How long a link code links (``ServerConfiguration/linkCodeLifetime``).
+    var linkCodeLifetime: Duration = .seconds(600)
 }
 
 /// Everything behind the native port: sessions, authentication and the matches they play,
@@ -70,7 +74,10 @@ final class NativeWorld {
     var nextMatchID: MatchID = 1
     /// Private matches by invite code.
     private var inviteCodes: [String: MatchID] = [:]
-    private var codeGenerator = SystemRandomNumberGenerator()
+    /// Makes invite and link codes.
+    var codeGenerator = SystemRandomNumberGenerator()
+    /// The link codes handed out, each good for one new device of its player.
+    var linkCodes: DeviceLinkCodes
     var parties = PartyDirectory()
     let matchmaker: Matchmaker
     /// Each queued ticket's players, to tell them when it goes.
@@ -108,6 +115,7 @@ final class NativeWorld {
         self.failedJoins = failedJoins
         self.valueWrites = valueWrites
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
+        self.linkCodes = DeviceLinkCodes(lifetime: options.linkCodeLifetime)
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
         self.sessions.onSessionAway = { [unowned self] session in
@@ -303,7 +311,8 @@ final class NativeWorld {
             return self.matchmake(ticket, for: session)
         case .cancelTicket(let id):
             return self.cancelTicket(id, for: session)
-        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue:
+        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue, .createLinkCode, .listDevices,
+            .unlinkDevice:
             return .failure(NativeError(.unknownRequest, "internal: answered from storage"))
         }
     }

@@ -60,6 +60,10 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     /// The server's operator banned the player: it cannot sign in, and a session it had ended.
     /// The message carries the operator's reason. Trying again does not help.
     public static let playerBanned = NativeErrorCode(rawValue: 22)
+    /// A link (`AUTHENTICATE` method 3) the server refused: the code is unknown, has expired
+    /// or linked another device already, or the player has its most devices. The message says
+    /// which; a new code from one of the player's devices is the way on.
+    public static let linkRefused = NativeErrorCode(rawValue: 23)
 
     /// A request kind this server does not know.
     public static let unknownRequest = NativeErrorCode(rawValue: 100)
@@ -112,6 +116,12 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     /// The session has its most stored-data requests waiting for the database
     /// (`--max-pending-requests`); send more once some are answered.
     public static let tooManyRequests = NativeErrorCode(rawValue: 123)
+    /// The player has no device with that id (UNLINK_DEVICE).
+    public static let noSuchDevice = NativeErrorCode(rawValue: 124)
+    /// The device is the player's only one (UNLINK_DEVICE): without it the player could not sign in.
+    public static let lastDevice = NativeErrorCode(rawValue: 125)
+    /// The player has as many devices as the server allows (CREATE_LINK_CODE).
+    public static let tooManyDevices = NativeErrorCode(rawValue: 126)
 
     /// The code's name as in PROTOCOL.md.
     public var name: String {
@@ -138,6 +148,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .serverFull: return "SERVER_FULL"
         case .tlsRequired: return "TLS_REQUIRED"
         case .playerBanned: return "PLAYER_BANNED"
+        case .linkRefused: return "LINK_REFUSED"
         case .unknownRequest: return "UNKNOWN_REQUEST"
         case .unknownMode: return "UNKNOWN_MODE"
         case .noSuchMatch: return "NO_SUCH_MATCH"
@@ -162,6 +173,9 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .tooManyKeys: return "TOO_MANY_KEYS"
         case .storageUnavailable: return "STORAGE_UNAVAILABLE"
         case .tooManyRequests: return "TOO_MANY_REQUESTS"
+        case .noSuchDevice: return "NO_SUCH_DEVICE"
+        case .lastDevice: return "LAST_DEVICE"
+        case .tooManyDevices: return "TOO_MANY_DEVICES"
         default: return "ERROR_\(self.rawValue)"
         }
     }

@@ -37,6 +37,11 @@ public enum NativeCredentials: Hashable, Sendable {
     case device(id: String, secret: String)
     /// A session token issued by this server.
     case token(String)
+    /// A new device joining an existing player: the link code one of the player's devices got
+    /// (`CREATE_LINK_CODE`), and this device's id and secret, as on a first contact (the secret
+    /// chosen by the client, or empty for the server to issue one). Once linked, the device
+    /// signs in with ``device(id:secret:)``.
+    case link(code: String, deviceID: String, secret: String)
 }
 
 /// What the server says when a client has authenticated.
@@ -157,6 +162,12 @@ public enum NativeFrame: Hashable, Sendable {
                         secret: try body.readNativeString(field: "device secret", maximumLength: 255)))
             case 2:
                 self = .authenticate(.token(try body.readNativeString(field: "session token", maximumLength: 1024)))
+            case 3:
+                self = .authenticate(
+                    .link(
+                        code: try body.readNativeString(field: "link code", maximumLength: NativeLimits.identifier),
+                        deviceID: try body.readNativeString(field: "device id", maximumLength: 255),
+                        secret: try body.readNativeString(field: "device secret", maximumLength: 255)))
             default:
                 throw NativeWireError.unknownAuthenticationMethod(method)
             }
@@ -242,6 +253,11 @@ public enum NativeFrame: Hashable, Sendable {
             case .authenticate(.token(let token)):
                 body.writeWireByte(2)
                 body.writeNativeString(token)
+            case .authenticate(.link(let code, let deviceID, let secret)):
+                body.writeWireByte(3)
+                body.writeNativeString(code)
+                body.writeNativeString(deviceID)
+                body.writeNativeString(secret)
             case .authenticated(let value):
                 body.writeNativeString(value.playerID)
                 body.writeNativeString(value.deviceSecret)

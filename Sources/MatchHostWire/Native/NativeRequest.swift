@@ -41,6 +41,14 @@ public enum NativeRequest: Hashable, Sendable {
     case writeValue(key: String, value: ByteBuffer)
     /// Kind 18: removes the asking player's `key` (nothing happens if it is not there).
     case deleteValue(key: String)
+    /// Kind 19: a code that links a new device to the asking player (`AUTHENTICATE` method 3),
+    /// once, for a few minutes; it replaces the player's previous code.
+    case createLinkCode
+    /// Kind 20: the asking player's devices.
+    case listDevices
+    /// Kind 21: removes one of the asking player's devices, and revokes every session token the
+    /// player holds (its devices sign in again with their secrets).
+    case unlinkDevice(deviceID: String)
 
     /// The bytes of a WRITE_VALUE frame's body besides its key's and its value's own: RELIABLE's
     /// kind, sequence and ack, REQUEST's kind and request id, the request kind, and the two
@@ -69,6 +77,9 @@ public enum NativeRequest: Hashable, Sendable {
         case .readValue: return 16
         case .writeValue: return 17
         case .deleteValue: return 18
+        case .createLinkCode: return 19
+        case .listDevices: return 20
+        case .unlinkDevice: return 21
         }
     }
 
@@ -122,6 +133,12 @@ public enum NativeRequest: Hashable, Sendable {
                 value: try body.readNativeBytes(field: "value"))
         case 18:
             self = .deleteValue(key: try body.readNativeString(field: "key", maximumLength: NativeLimits.identifier))
+        case 19:
+            self = .createLinkCode
+        case 20:
+            self = .listDevices
+        case 21:
+            self = .unlinkDevice(deviceID: try body.readNativeString(field: "device id", maximumLength: 255))
         default:
             throw NativeWireError.unknownRequestKind(kind)
         }
@@ -162,6 +179,10 @@ public enum NativeRequest: Hashable, Sendable {
         case .writeValue(let key, let value):
             buffer.writeNativeString(key)
             buffer.writeNativeBytes(value)
+        case .createLinkCode, .listDevices:
+            break
+        case .unlinkDevice(let deviceID):
+            buffer.writeNativeString(deviceID)
         }
     }
 }
@@ -190,6 +211,10 @@ public enum NativeResponse: Hashable, Sendable {
     case leaderboard(game: String, entries: [NativeLeaderboardEntry])
     /// Kind 11: the value under `key`, or nil when there is none (READ_VALUE).
     case value(key: String, value: ByteBuffer?)
+    /// Kind 12: a link code for a new device, and when it expires (Unix milliseconds) (CREATE_LINK_CODE).
+    case linkCode(code: String, expiresAt: UInt64)
+    /// Kind 13: the player's devices, the longest linked first (LIST_DEVICES).
+    case devices([NativeDevice])
 
     /// The response kind byte.
     public var kind: UInt8 {
@@ -205,6 +230,8 @@ public enum NativeResponse: Hashable, Sendable {
         case .matchHistory: return 9
         case .leaderboard: return 10
         case .value: return 11
+        case .linkCode: return 12
+        case .devices: return 13
         }
     }
 
@@ -253,6 +280,21 @@ public enum NativeResponse: Hashable, Sendable {
             guard found <= 1 else { throw NativeWireError.invalidValue(field: "found", value: UInt64(found)) }
             let value = try body.readNativeBytes(field: "value")
             self = .value(key: key, value: found == 1 ? value : nil)
+        case 12:
+            self = .linkCode(
+                code: try body.readNativeString(field: "link code", maximumLength: NativeLimits.identifier),
+                expiresAt: try body.readNativeUInt64(field: "expires at"))
+        case 13:
+            let count = Int(try body.readWireByte(field: "device count"))
+            var devices: [NativeDevice] = []
+            devices.reserveCapacity(count)
+            for _ in 0..<count {
+                devices.append(
+                    NativeDevice(
+                        deviceID: try body.readNativeString(field: "device id", maximumLength: 255),
+                        linkedAt: try body.readNativeUInt64(field: "linked at")))
+            }
+            self = .devices(devices)
         default:
             throw NativeWireError.unknownResponseKind(kind)
         }
@@ -293,6 +335,30 @@ public enum NativeResponse: Hashable, Sendable {
             buffer.writeNativeString(key)
             buffer.writeWireByte(value == nil ? 0 : 1)
             buffer.writeNativeBytes(value ?? ByteBuffer())
+        case .linkCode(let code, let expiresAt):
+            buffer.writeNativeString(code)
+            buffer.writeNativeUInt64(expiresAt)
+        case .devices(let devices):
+            buffer.writeWireByte(UInt8(clamping: devices.count))
+            for device in devices.prefix(Int(UInt8.max)) {
+                buffer.writeNativeString(device.deviceID)
+                buffer.writeNativeUInt64(device.linkedAt)
+            }
         }
+    }
+}
+
+/// One of a player's devices, as LIST_DEVICES answers.
+public struct NativeDevice: Hashable, Sendable {
+    /// The id the device signs in with.
+    public var deviceID: String
+    /// When it became the player's (Unix milliseconds): the player's creation for its first
+    /// device, the link for the others.
+    public var linkedAt: UInt64
+
+    /// Creates an entry.
+    public init(deviceID: String, linkedAt: UInt64) {
+        self.deviceID = deviceID
+        self.linkedAt = linkedAt
     }
 }

@@ -1,0 +1,79 @@
+import MatchHostCore
+import MatchHostWire
+
+extension NativeWorld {
+    /// What this world decides as a client from `network` authenticates.
+    func signInRules(from network: String) -> NativeSignInRules {
+        NativeSignInRules(
+            registrationRefusal: { [unowned self] in self.registrationRefusal(from: network) },
+            banRefusal: { [unowned self] in self.banRefusal(of: $0) },
+            linkClaim: { [unowned self] code, deviceID in self.claimLinkCode(code, by: deviceID, from: network) },
+            linkRefusal: { [unowned self] playerID in
+                // A linked device's first session must fit, as a new player's must.
+                self.sessions.session(of: playerID) == nil ? self.sessionLimitRefusal() : nil
+            })
+    }
+
+    /// AUTHENTICATE method 3's code: the player it links `deviceID` to, or LINK_REFUSED. A code
+    /// that does not exist is a wrong guess, counted against the network's
+    /// `--max-failed-joins-per-minute` as a wrong invite code is; a network out of guesses is
+    /// refused (RATE_LIMITED) before the code is looked up.
+    private func claimLinkCode(_ code: String, by deviceID: String, from network: String) -> Result<PlayerID, NativeError> {
+        let now = self.clock.now
+        guard self.failedJoins.allows(network, now: now) else {
+            self.failedJoins.countRefusal()
+            return .failure(
+                NativeError(
+                    .rateLimited,
+                    "this network has named too many invite codes, parties or link codes that do not exist this minute (--max-failed-joins-per-minute); try again later"
+                ))
+        }
+        switch self.linkCodes.claim(code, by: deviceID, now: self.storage.now()) {
+        case .success(let playerID):
+            return .success(playerID)
+        case .failure(let refusal):
+            if refusal == .unknown { self.failedJoins.charge(network, now: now) }
+            return .failure(NativeError(.linkRefused, refusal.description))
+        }
+    }
+
+    /// Answers CREATE_LINK_CODE, LIST_DEVICES and UNLINK_DEVICE, each after the store (in the
+    /// player's queue, so a player's device changes are made in the order asked).
+    func answerAboutDevices(_ request: NativeRequest, id: UInt32, for session: Session) {
+        let playerID = session.playerID
+        switch request {
+        case .createLinkCode:
+            let maximum = self.options.maxDevicesPerPlayer
+            self.askStore(id: id, for: session, in: (.player(playerID), writes: false), { store in try await store.devices(playerID: playerID).count }) {
+                count in
+                // Checked again when the device is stored: this spares the player a code that cannot work.
+                guard count < maximum else { return .failure(GameStoreError.tooManyDevices(playerID, limit: maximum)) }
+                let (code, expiresAt) = self.linkCodes.issue(for: playerID, now: self.storage.now()) {
+                    InviteCode.random(using: &self.codeGenerator)
+                }
+                return .success(.linkCode(code: code, expiresAt: UInt64(clamping: expiresAt.milliseconds)))
+            }
+        case .listDevices:
+            self.askStore(id: id, for: session, in: (.player(playerID), writes: false), { store in try await store.devices(playerID: playerID) }) {
+                devices in
+                .success(.devices(devices.map { NativeDevice(deviceID: $0.deviceID, linkedAt: UInt64(clamping: $0.linkedAt.milliseconds)) }))
+            }
+        case .unlinkDevice(let deviceID):
+            // Tokens are refused from now, not from the commit: a stolen device must not sign in
+            // with its token in between. Should the store refuse or fail, the player's devices
+            // sign in once more with their secrets, and nothing else changes.
+            self.authenticator.revokeTokens(of: playerID)
+            self.linkCodes.revoke(for: playerID)
+            self.askStore(
+                id: id, for: session, in: (.player(playerID), writes: true),
+                { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID) }
+            ) { generation in
+                self.authenticator.tokenGenerationStored(generation, of: playerID)
+                self.logger.notice("device unlinked; the player's session tokens are revoked", metadata: ["player": "\(playerID)"])
+                return .success(.done)
+            }
+        default:
+            preconditionFailure("not a request about devices: \(request)")
+        }
+    }
+}

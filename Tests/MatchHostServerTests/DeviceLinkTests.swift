@@ -1,0 +1,223 @@
+import Foundation
+import MatchHostCore
+import MatchHostSQLite
+import MatchHostWire
+import NIOCore
+import Testing
+
+@testable import MatchHostServer
+
+/// A second device for a player (CREATE_LINK_CODE, AUTHENTICATE method 3), its list
+/// (LIST_DEVICES) and its removal with every token of the player (UNLINK_DEVICE), over real
+/// sockets and a real SQLite file.
+@Suite struct DeviceLinkTests {
+    /// A secret a client chose: long enough for a first contact or a link.
+    private static let tabletSecret = String(repeating: "7e", count: 32)
+
+    private static func start(
+        on directory: URL, key: [UInt8] = [UInt8](repeating: 5, count: 32), clock: WallClock = .system,
+        _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> (SQLiteGameStore, RunningNativeServer) {
+        let store = try await SQLiteGameStore.open(directory: directory.path)
+        let server = try await RunningNativeServer.start {
+            $0.tokenSigningKey = key
+            $0.store = store
+            $0.wallClock = clock
+            configure(&$0)
+        }
+        return (store, server)
+    }
+
+    private static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-links-\(UUID().uuidString)")
+    }
+
+    private static func linkCode(_ connection: TestNativeConnection) async throws -> (code: String, expiresAt: UInt64) {
+        let id = try await connection.request(.createLinkCode)
+        guard case .success(.linkCode(let code, let expiresAt)) = try await connection.response(to: id) else {
+            throw TestClientError.unexpected("no LINK_CODE")
+        }
+        return (code, expiresAt)
+    }
+
+    private static func devices(_ connection: TestNativeConnection) async throws -> [NativeDevice] {
+        let id = try await connection.request(.listDevices)
+        guard case .success(.devices(let devices)) = try await connection.response(to: id) else {
+            throw TestClientError.unexpected("no DEVICES")
+        }
+        return devices
+    }
+
+    /// Sends AUTHENTICATE with `credentials` on a new connection: AUTHENTICATED, or the ERROR that closed it.
+    private static func authenticate(
+        _ credentials: NativeCredentials, on server: RunningNativeServer
+    ) async throws -> Result<(TestNativeConnection, NativeAuthenticated), NativeError> {
+        let connection = try await server.handshake()
+        try await connection.send(.authenticate(credentials))
+        switch try await connection.next() {
+        case .authenticated(let authenticated): return .success((connection, authenticated))
+        case .error(let error):
+            await connection.close()
+            return .failure(error)
+        case let other: throw TestClientError.unexpected("\(other) answered AUTHENTICATE")
+        }
+    }
+
+    @Test func aLinkedDeviceSignsInAsThePlayerAndTheCodeLinksOnlyIt() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = WallClock()
+        let (store, server) = try await Self.start(on: directory, clock: clock)
+        let (phone, alice) = try await server.login("alice-phone")
+        let before = UInt64(clamping: clock.now().milliseconds)
+        let (code, expiresAt) = try await Self.linkCode(phone)
+        let after = UInt64(clamping: clock.now().milliseconds)
+        #expect(code.count == 8)
+        #expect((before + 600_000...after + 600_000).contains(expiresAt), "ten minutes from when it was made")
+
+        // Typed in lower case on the tablet, with a secret the tablet chose.
+        let link = NativeCredentials.link(code: code.lowercased(), deviceID: "alice-tablet", secret: Self.tabletSecret)
+        let (tablet, linked) = try await Self.authenticate(link, on: server).get()
+        #expect(linked.playerID == alice.playerID)
+        #expect(linked.deviceSecret.isEmpty, "the secret was the client's")
+        // One session per player: the tablet's replaced the phone's.
+        #expect(try await phone.closingError().code == .sessionReplaced)
+        // Stored before AUTHENTICATED went out.
+        let stored = try #require(try await store.deviceIdentity(deviceID: "alice-tablet"))
+        #expect(stored.playerID == alice.playerID)
+        #expect(try await Self.devices(tablet).map(\.deviceID) == ["alice-phone", "alice-tablet"])
+
+        // The tablet is a device of the player's now; the same link again (an answer lost) is
+        // let in by its secret, and no other device may use the code.
+        await tablet.close()
+        #expect(try await Self.authenticate(.device(id: "alice-tablet", secret: Self.tabletSecret), on: server).get().1.playerID == alice.playerID)
+        #expect(try await Self.authenticate(link, on: server).get().1.playerID == alice.playerID)
+        let wrongSecret = NativeCredentials.link(code: code, deviceID: "alice-tablet", secret: String(repeating: "00", count: 32))
+        #expect(try await Self.authenticate(wrongSecret, on: server).failure?.code == .authenticationFailed)
+        let thief = NativeCredentials.link(code: code, deviceID: "thief", secret: Self.tabletSecret)
+        #expect(try await Self.authenticate(thief, on: server).failure?.code == .linkRefused)
+        #expect(try await store.deviceIdentity(deviceID: "thief") == nil)
+
+        // A device that is another player's cannot be linked.
+        let (bobPhone, _) = try await server.login("bob-phone")
+        let (phoneAgain, _) = try await server.login("alice-phone", secret: alice.deviceSecret)
+        let (secondCode, _) = try await Self.linkCode(phoneAgain)
+        let refused = try await Self.authenticate(.link(code: secondCode, deviceID: "bob-phone", secret: Self.tabletSecret), on: server)
+        #expect(refused.failure?.code == .linkRefused)
+        #expect(try await store.deviceIdentity(deviceID: "bob-phone")?.playerID != alice.playerID)
+
+        // A code past its lifetime links nothing.
+        let (thirdCode, _) = try await Self.linkCode(phoneAgain)
+        clock.advance(by: .seconds(601))
+        let late = try await Self.authenticate(.link(code: thirdCode, deviceID: "alice-laptop", secret: Self.tabletSecret), on: server)
+        #expect(late.failure == NativeError(.linkRefused, DeviceLinkCodes.Refusal.expired.description))
+        #expect(try await store.deviceIdentity(deviceID: "alice-laptop") == nil)
+        await bobPhone.close()
+        try await server.stop()
+        try await store.close()
+    }
+
+    @Test func aLinkWithAnEmptySecretIsIssuedOne() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, server) = try await Self.start(on: directory)
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+
+        let (_, linked) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: ""), on: server).get()
+        #expect(linked.playerID == alice.playerID)
+        #expect(linked.deviceSecret.utf8.count == 64)
+        let (_, again) = try await Self.authenticate(.device(id: "tablet", secret: linked.deviceSecret), on: server).get()
+        #expect(again.playerID == alice.playerID)
+        try await server.stop()
+        try await store.close()
+    }
+
+    @Test func unlinkingADeviceShutsItOutAndRevokesEveryTokenOfThePlayerAcrossARestart() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = [UInt8](repeating: 8, count: 32)
+        var (store, server) = try await Self.start(on: directory, key: key)
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+        let (tablet, stolen) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: ""), on: server).get()
+        await tablet.close()
+        let (owner, signedIn) = try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).get()
+
+        // Neither refused request changes anything.
+        let unknown = try await owner.request(.unlinkDevice(deviceID: "nowhere"))
+        #expect(try await owner.response(to: unknown).failure?.code == .noSuchDevice)
+        #expect(try await store.tokenGenerations().isEmpty)
+
+        let unlink = try await owner.request(.unlinkDevice(deviceID: "tablet"))
+        guard case .success(.done) = try await owner.response(to: unlink) else {
+            Issue.record("UNLINK_DEVICE was not done")
+            return
+        }
+        #expect(try await store.deviceIdentity(deviceID: "tablet") == nil)
+        #expect(try await Self.devices(owner).map(\.deviceID) == ["phone"])
+        let last = try await owner.request(.unlinkDevice(deviceID: "phone"))
+        #expect(try await owner.response(to: last).failure?.code == .lastDevice)
+
+        // The unlinked tablet is not the player's with its secret (a device the server does
+        // not know: a new player's first contact) nor with its token, and the phone's tokens
+        // from before are refused too; the phone's secret still signs it in.
+        let (_, stranger) = try await Self.authenticate(.device(id: "tablet", secret: stolen.deviceSecret), on: server).get()
+        #expect(stranger.playerID != alice.playerID)
+        #expect(try await Self.authenticate(.token(stolen.sessionToken), on: server).failure?.code == .tokenInvalid)
+        #expect(try await Self.authenticate(.token(signedIn.sessionToken), on: server).failure?.code == .tokenInvalid)
+        let (_, fresh) = try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).get()
+        #expect(try await Self.authenticate(.token(fresh.sessionToken), on: server).get().1.playerID == alice.playerID)
+
+        // After a restart on the same file, the server still refuses the old tokens.
+        try await server.stop()
+        try await store.close()
+        (store, server) = try await Self.start(on: directory, key: key)
+        #expect(try await Self.authenticate(.token(stolen.sessionToken), on: server).failure?.code == .tokenInvalid)
+        #expect(try await Self.authenticate(.token(fresh.sessionToken), on: server).get().1.playerID == alice.playerID)
+        try await server.stop()
+        try await store.close()
+    }
+
+    @Test func aPlayerHasAtMostItsDevicesAndABannedPlayerLinksNone() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, server) = try await Self.start(on: directory) { $0.maxDevicesPerPlayer = 2 }
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+        let (tablet, _) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server).get()
+
+        let refused = try await tablet.request(.createLinkCode)
+        #expect(try await tablet.response(to: refused).failure?.code == .tooManyDevices)
+
+        // A code made before the ban links nothing after it.
+        let unlink = try await tablet.request(.unlinkDevice(deviceID: "phone"))
+        _ = try await tablet.response(to: unlink)
+        let (nextCode, _) = try await Self.linkCode(tablet)
+        _ = try await server.listener.setBan(reason: "smurfing", of: alice.playerID)
+        let banned = try await Self.authenticate(.link(code: nextCode, deviceID: "laptop", secret: Self.tabletSecret), on: server)
+        #expect(banned.failure?.code == .playerBanned)
+        #expect(try await store.deviceIdentity(deviceID: "laptop") == nil)
+        try await server.stop()
+        try await store.close()
+    }
+
+    @Test func wrongLinkCodesCountAsGuessesOfTheNetwork() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, server) = try await Self.start(on: directory) { $0.maxFailedJoinsPerMinute = 2 }
+        let (phone, _) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+
+        for guess in ["AAAAAAAA", "BBBBBBBB"] {
+            let wrong = try await Self.authenticate(.link(code: guess, deviceID: "tablet", secret: Self.tabletSecret), on: server)
+            #expect(wrong.failure == NativeError(.linkRefused, DeviceLinkCodes.Refusal.unknown.description))
+        }
+        // Out of guesses, the right code is not looked up either.
+        let right = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server)
+        #expect(right.failure?.code == .rateLimited)
+        #expect(try await store.deviceIdentity(deviceID: "tablet") == nil)
+        try await server.stop()
+        try await store.close()
+    }
+}
