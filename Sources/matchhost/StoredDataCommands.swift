@@ -182,6 +182,9 @@ struct PlayerCommand: AsyncParsableCommand {
                     print("ban ended  \(formatted(until)) (banned since \(formatted(ban.since)))" + reason)
                 }
             }
+            for device in try await store.devices(playerID: id) {
+                print("device     \(device.deviceID)  linked \(formatted(device.linkedAt))")
+            }
         } else {
             print("(no account: a Cat Race port player)")
         }

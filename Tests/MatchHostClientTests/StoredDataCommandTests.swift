@@ -21,7 +21,9 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: data) }
         let store = try await SQLiteGameStore.open(directory: data.path)
         try await store.createPlayer(id: "ada", alias: "Ada", createdAt: 1_767_225_600_000)
-        try await store.createPlayer(id: "bob", alias: "Bob", createdAt: 1_767_225_600_000)
+        try await store.createPlayerWithDevice(id: "bob", alias: "Bob", deviceID: "bob-phone", secretHash: [1], createdAt: 1_767_225_600_000)
+        try await store.addDeviceIdentity(
+            deviceID: "bob-tablet", secretHash: [2], playerID: "bob", linkedAt: 1_767_312_000_000, maximumDevices: 10)
         try await store.createPlayer(id: "0da3ef31aa", alias: "0da3ef31", createdAt: 1_767_225_600_000)
         try await store.createPlayer(id: "0da3ff00", alias: "0da3ff00", createdAt: 1_767_225_600_000)
         for (id, winner, loser) in [(1, "ada", "bob"), (2, "ada", "bob"), (3, "bob", "cat")] as [(MatchID, String, String)] {
@@ -59,6 +61,9 @@ import Glibc
         #expect(ada.stdout.contains("created    2026-01-01 00:00:00 UTC"))
         #expect(ada.stdout.contains("fourinarow played 2, won 2, lost 0, drawn 0, rating "))
         #expect(ada.stdout.contains("  2  fourinarow  2026-01-01 00:02:00 UTC  won (four in a row)"))
+        #expect(!ada.stdout.contains("device"))
+        let bob = try await self.matchhost(["player", "bob", "--data", data.path])
+        #expect(bob.stdout.contains("device     bob-phone  linked 2026-01-01 00:00:00 UTC\ndevice     bob-tablet  linked 2026-01-02 00:00:00 UTC\n"))
         let nobody = try await self.matchhost(["player", "nobody", "--data", data.path])
         #expect(nobody.status == 1)
         #expect(nobody.stderr.contains("no player with id, start of an id (4 characters or more) or Cat Race playerId nobody"))
