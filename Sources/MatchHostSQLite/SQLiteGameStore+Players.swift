@@ -96,6 +96,8 @@ extension SQLiteGameStore {
     ) async throws {
         try await self.write { db in
             guard try Self.playerExists(db, playerID) else { throw GameStoreError.unknownPlayer(playerID) }
+            // As the memory store checks: a device stored already is that, whatever the count.
+            guard try !Self.deviceExists(db, deviceID) else { throw GameStoreError.deviceExists(deviceID: deviceID) }
             guard try Self.deviceCount(db, playerID) < maximumDevices else {
                 throw GameStoreError.tooManyDevices(playerID, limit: maximumDevices)
             }
@@ -228,10 +230,12 @@ extension SQLiteGameStore {
             arguments: [id, alias, createdAt.milliseconds, createdAt.milliseconds])
     }
 
+    private static func deviceExists(_ db: Database, _ deviceID: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM device_identity WHERE device_id = ?)", arguments: [deviceID]) ?? false
+    }
+
     private static func insertDevice(_ db: Database, deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis) throws {
-        let taken = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM device_identity WHERE device_id = ?)", arguments: [deviceID]) ?? false
-        guard !taken else { throw GameStoreError.deviceExists(deviceID: deviceID) }
+        guard try !Self.deviceExists(db, deviceID) else { throw GameStoreError.deviceExists(deviceID: deviceID) }
         try db.execute(
             sql: "INSERT INTO device_identity (device_id, player_id, secret_hash, linked_at) VALUES (?, ?, ?, ?)",
             arguments: [deviceID, playerID, Data(secretHash), linkedAt.milliseconds])

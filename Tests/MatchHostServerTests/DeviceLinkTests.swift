@@ -1,6 +1,7 @@
 import Foundation
 import MatchHostCore
 import MatchHostSQLite
+import MatchHostStoreTesting
 import MatchHostWire
 import NIOCore
 import Testing
@@ -144,20 +145,22 @@ import Testing
         await tablet.close()
         let (owner, signedIn) = try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).get()
 
-        // Neither refused request changes anything.
+        // A refused unlink changes nothing: the tokens held still sign in.
         let unknown = try await owner.request(.unlinkDevice(deviceID: "nowhere"))
         #expect(try await owner.response(to: unknown).failure?.code == .noSuchDevice)
         #expect(try await store.tokenGenerations().isEmpty)
+        #expect(try await Self.authenticate(.token(stolen.sessionToken), on: server).get().1.playerID == alice.playerID)
+        let (owner2, _) = try await Self.authenticate(.token(signedIn.sessionToken), on: server).get()
 
-        let unlink = try await owner.request(.unlinkDevice(deviceID: "tablet"))
-        guard case .success(.done) = try await owner.response(to: unlink) else {
+        let unlink = try await owner2.request(.unlinkDevice(deviceID: "tablet"))
+        guard case .success(.done) = try await owner2.response(to: unlink) else {
             Issue.record("UNLINK_DEVICE was not done")
             return
         }
         #expect(try await store.deviceIdentity(deviceID: "tablet") == nil)
-        #expect(try await Self.devices(owner).map(\.deviceID) == ["phone"])
-        let last = try await owner.request(.unlinkDevice(deviceID: "phone"))
-        #expect(try await owner.response(to: last).failure?.code == .lastDevice)
+        #expect(try await Self.devices(owner2).map(\.deviceID) == ["phone"])
+        let last = try await owner2.request(.unlinkDevice(deviceID: "phone"))
+        #expect(try await owner2.response(to: last).failure?.code == .lastDevice)
 
         // The unlinked tablet is not the player's with its secret (a device the server does
         // not know: a new player's first contact) nor with its token, and the phone's tokens
@@ -169,14 +172,98 @@ import Testing
         let (_, fresh) = try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).get()
         #expect(try await Self.authenticate(.token(fresh.sessionToken), on: server).get().1.playerID == alice.playerID)
 
-        // After a restart on the same file, the server still refuses the old tokens.
+        // After a restart on the same file, the server still refuses the old tokens; and the
+        // next unlink refuses the tokens issued before it, those of the run before the restart too.
         try await server.stop()
         try await store.close()
         (store, server) = try await Self.start(on: directory, key: key)
         #expect(try await Self.authenticate(.token(stolen.sessionToken), on: server).failure?.code == .tokenInvalid)
-        #expect(try await Self.authenticate(.token(fresh.sessionToken), on: server).get().1.playerID == alice.playerID)
+        let (phoneAfter, _) = try await Self.authenticate(.token(fresh.sessionToken), on: server).get()
+        let (laptopCode, _) = try await Self.linkCode(phoneAfter)
+        let (laptop, _) = try await Self.authenticate(.link(code: laptopCode, deviceID: "laptop", secret: Self.tabletSecret), on: server).get()
+        let again = try await laptop.request(.unlinkDevice(deviceID: "laptop"))
+        #expect(try await laptop.response(to: again) == .success(.done))
+        #expect(try await store.tokenGenerations() == [alice.playerID: 2])
+        #expect(try await Self.authenticate(.token(fresh.sessionToken), on: server).failure?.code == .tokenInvalid)
         try await server.stop()
         try await store.close()
+    }
+
+    /// Holds UNLINK_DEVICE's write until released; reads of `staleDevice` are made at once, and
+    /// their answer held until released (what a read that began before an unlink's commit and
+    /// ended after it returns).
+    private struct HeldDeviceStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let unlinkEntered = Gate()
+        let unlinkRelease = Gate()
+        let staleDevice: String
+        let readEntered = Gate()
+        let readRelease = Gate()
+
+        func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64 {
+            await self.unlinkEntered.open()
+            await self.unlinkRelease.wait()
+            return try await self.inner.removeDeviceIdentity(deviceID: deviceID, playerID: playerID)
+        }
+
+        func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? {
+            let identity = try await self.inner.deviceIdentity(deviceID: deviceID)
+            if deviceID == self.staleDevice {
+                await self.readEntered.open()
+                await self.readRelease.wait()
+            }
+            return identity
+        }
+    }
+
+    @Test func whileAnUnlinkIsWrittenTheDeviceAndThePlayersTokensAreRefused() async throws {
+        let store = HeldDeviceStore(staleDevice: "none")
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+        let (tablet, stolen) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server).get()
+        await tablet.close()
+        let (owner, signedIn) = try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).get()
+
+        let unlink = try await owner.request(.unlinkDevice(deviceID: "tablet"))
+        await store.unlinkEntered.wait()
+        let bySecret = try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server)
+        #expect(bySecret.failure == NativeError(.authenticationFailed, "this device is being unlinked from its player"))
+        #expect(try await Self.authenticate(.token(stolen.sessionToken), on: server).failure?.code == .tokenInvalid)
+        #expect(try await Self.authenticate(.token(signedIn.sessionToken), on: server).failure?.code == .tokenInvalid)
+        await store.unlinkRelease.open()
+        #expect(try await owner.response(to: unlink) == .success(.done))
+        #expect(try await Self.authenticate(.token(stolen.sessionToken), on: server).failure?.code == .tokenInvalid)
+        try await server.stop()
+    }
+
+    @Test func aSignInThatReadTheDeviceBeforeItsUnlinkWasCommittedReadsItAgain() async throws {
+        let store = HeldDeviceStore(staleDevice: "tablet")
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+        let linking = Task { try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server) }
+        // The link's own read of the device (none yet) is held, then let go.
+        await store.readEntered.wait()
+        await store.readRelease.open()
+        let (tablet, _) = try await linking.value.get()
+        await tablet.close()
+        let (owner, _) = try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).get()
+
+        // The tablet's sign-in reads its device, still linked; the unlink is committed before
+        // that read's answer reaches the server.
+        await store.readEntered.close()
+        await store.readRelease.close()
+        let signingIn = Task { try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server) }
+        await store.readEntered.wait()
+        await store.unlinkRelease.open()
+        let unlink = try await owner.request(.unlinkDevice(deviceID: "tablet"))
+        #expect(try await owner.response(to: unlink) == .success(.done))
+        await store.readRelease.open()
+        // Read again, the device is unknown: its secret is a first contact, of another player.
+        let (_, stranger) = try await signingIn.value.get()
+        #expect(stranger.playerID != alice.playerID)
+        try await server.stop()
     }
 
     @Test func aPlayerHasAtMostItsDevicesAndABannedPlayerLinksNone() async throws {

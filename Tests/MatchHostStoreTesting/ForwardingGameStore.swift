@@ -102,7 +102,7 @@ extension ForwardingGameStore {
     public func deleteValue(playerID: PlayerID, key: String) async throws -> Bool { try await self.inner.deleteValue(playerID: playerID, key: key) }
 }
 
-/// Opens once; everyone waiting, and everyone who comes later, goes on.
+/// Opens (and may close again); everyone waiting when it opens, and everyone who comes while it is open, goes on.
 public actor Gate {
     /// A closed gate.
     public init() {}
@@ -121,5 +121,10 @@ public actor Gate {
         self.isOpen = true
         for continuation in self.waiting { continuation.resume() }
         self.waiting.removeAll()
+    }
+
+    /// Closes the gate again: who comes from now on waits for the next ``open()``.
+    public func close() {
+        self.isOpen = false
     }
 }

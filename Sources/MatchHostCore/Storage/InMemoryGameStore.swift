@@ -92,7 +92,10 @@ public actor InMemoryGameStore: GameStore {
 
     /// See ``GameStore/devices(playerID:)``.
     public func devices(playerID: PlayerID) -> [DeviceIdentityRecord] {
-        self.devices.values.filter { $0.playerID == playerID }.sorted { ($0.linkedAt, $0.deviceID) < ($1.linkedAt, $1.deviceID) }
+        // Ids compare byte by byte, as SQLite's BINARY collation has them.
+        self.devices.values.filter { $0.playerID == playerID }.sorted {
+            $0.linkedAt != $1.linkedAt ? $0.linkedAt < $1.linkedAt : $0.deviceID.utf8.lexicographicallyPrecedes($1.deviceID.utf8)
+        }
     }
 
     /// See ``GameStore/removeDeviceIdentity(deviceID:playerID:)``.

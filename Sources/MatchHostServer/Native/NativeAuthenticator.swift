@@ -38,9 +38,18 @@ final class NativeAuthenticator {
     private let now: () -> UInt64
     private var random = SystemRandomNumberGenerator()
     /// The token generation of each player whose tokens were ever revoked (the others are at
-    /// 0): read at start, moved on by ``revokeTokens(of:)``. A token of an earlier generation
-    /// is refused without a read.
+    /// 0), as the store holds it: read at start, then taken from each unlink the store commits
+    /// (``unlinkEnded(_:of:storedGeneration:)``). A token of another generation is refused
+    /// without a read.
     private(set) var tokenGenerations: [PlayerID: UInt64] = [:]
+    /// The players with an unlink being written, and how many: their tokens are refused
+    /// meanwhile, so that none slips in before the new generation is known.
+    private var playersUnlinking: [PlayerID: Int] = [:]
+    /// The devices being unlinked, and how many times: their secrets are refused meanwhile.
+    private var devicesUnlinking: [String: Int] = [:]
+    /// Moves on as each unlink starts and ends: a device read that began before a change is
+    /// made again, as it may have found a device the change removed.
+    private var deviceChanges: UInt64 = 0
 
     /// - Parameters:
     ///   - signer: signs and verifies session tokens.
@@ -77,10 +86,14 @@ final class NativeAuthenticator {
         }
     }
 
-    /// The token's player, if the token is of the player's current generation (or a later one:
-    /// a revocation the store then failed to keep).
+    /// The token's player, if the token is of the player's current generation and no unlink of
+    /// the player is being written.
     private func currentGeneration(_ claims: (playerID: String, generation: UInt64)) -> Result<String, NativeError> {
-        guard claims.generation >= self.tokenGenerations[claims.playerID, default: 0] else {
+        guard self.playersUnlinking[claims.playerID] == nil else {
+            return .failure(
+                NativeError(.tokenInvalid, "a device of this player is being unlinked, which revokes its tokens; sign in with the device's secret"))
+        }
+        guard claims.generation == self.tokenGenerations[claims.playerID, default: 0] else {
             return .failure(
                 NativeError(.tokenInvalid, "session token revoked (a device of the player was unlinked); sign in with the device's secret"))
         }
@@ -94,15 +107,45 @@ final class NativeAuthenticator {
         return (self.signer.sign(playerID: playerID, generation: generation, expiresAt: expiresAt), expiresAt)
     }
 
-    /// Refuses every token `playerID` holds from now on: its generation moves on by one.
-    func revokeTokens(of playerID: PlayerID) {
-        self.tokenGenerations[playerID, default: 0] += 1
+    /// An unlink of `deviceID` from `playerID` is about to be written: until it ends, the
+    /// player's tokens and the device's secret are refused.
+    func unlinkStarted(_ deviceID: String, of playerID: PlayerID) {
+        self.playersUnlinking[playerID, default: 0] += 1
+        self.devicesUnlinking[deviceID, default: 0] += 1
+        self.deviceChanges &+= 1
     }
 
-    /// The store has committed `generation` as the player's: the one held moves up to it if
-    /// it is behind (it is not, unless the store counted revocations this run did not make).
-    func tokenGenerationStored(_ generation: UInt64, of playerID: PlayerID) {
-        self.tokenGenerations[playerID] = max(self.tokenGenerations[playerID, default: 0], generation)
+    /// The unlink has ended: committed, with the player's new token generation (every token of
+    /// an earlier one is refused from now on), or refused or failed (nil: nothing changed).
+    func unlinkEnded(_ deviceID: String, of playerID: PlayerID, storedGeneration: UInt64?) {
+        if let storedGeneration {
+            self.tokenGenerations[playerID] = max(self.tokenGenerations[playerID, default: 0], storedGeneration)
+        }
+        Self.release(playerID, in: &self.playersUnlinking)
+        Self.release(deviceID, in: &self.devicesUnlinking)
+        self.deviceChanges &+= 1
+    }
+
+    private static func release(_ key: String, in counts: inout [String: Int]) {
+        if let count = counts[key], count > 1 { counts[key] = count - 1 } else { counts[key] = nil }
+    }
+
+    /// Reads `deviceID`'s identity for a sign-in, and answers with it only if no unlink began or
+    /// ended meanwhile (else it reads again), and no unlink of the device is being written.
+    private func readDevice(
+        _ deviceID: String, storage: WorldStore, completion: @escaping (Result<DeviceIdentityRecord?, NativeError>) -> Void
+    ) {
+        let changesBefore = self.deviceChanges
+        storage.read({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
+            guard case .success(let identity) = result else { return completion(.failure(.databaseFailed(.storageFailed))) }
+            guard identity == nil || self.devicesUnlinking[deviceID] == nil else {
+                return completion(.failure(NativeError(.authenticationFailed, "this device is being unlinked from its player")))
+            }
+            guard self.deviceChanges == changesBefore else {
+                return self.readDevice(deviceID, storage: storage, completion: completion)
+            }
+            completion(.success(identity))
+        }
     }
 
     /// Takes the store's generations at start (``GameStore/tokenGenerations()``).
@@ -127,10 +170,10 @@ final class NativeAuthenticator {
         case .success(let player): playerID = player
         }
         if let refusal = rules.banRefusal(playerID) ?? rules.linkRefusal(playerID) { return completion(.failure(refusal)) }
-        storage.read({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
+        self.readDevice(deviceID, storage: storage) { result in
             switch result {
-            case .failure:
-                completion(.failure(.databaseFailed(.storageFailed)))
+            case .failure(let error):
+                completion(.failure(error))
             case .success(let identity?):
                 guard identity.playerID == playerID else {
                     return completion(
@@ -186,10 +229,10 @@ final class NativeAuthenticator {
         guard !deviceID.isEmpty else {
             return completion(.failure(NativeError(.authenticationFailed, "device id is empty")))
         }
-        storage.read({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
+        self.readDevice(deviceID, storage: storage) { result in
             switch result {
-            case .failure:
-                completion(.failure(.databaseFailed(.storageFailed)))
+            case .failure(let error):
+                completion(.failure(error))
             case .success(let identity?):
                 completion(Self.check(secret, against: identity))
             case .success(nil):

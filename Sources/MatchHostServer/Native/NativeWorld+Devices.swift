@@ -59,19 +59,22 @@ extension NativeWorld {
                 .success(.devices(devices.map { NativeDevice(deviceID: $0.deviceID, linkedAt: UInt64(clamping: $0.linkedAt.milliseconds)) }))
             }
         case .unlinkDevice(let deviceID):
-            // Tokens are refused from now, not from the commit: a stolen device must not sign in
-            // with its token in between. Should the store refuse or fail, the player's devices
-            // sign in once more with their secrets, and nothing else changes.
-            self.authenticator.revokeTokens(of: playerID)
+            // The player's tokens and the device's secret are refused from now until the store
+            // answers, not only from the commit: a stolen device must not sign in in between. The
+            // player's link code goes too, so that the device cannot link another meanwhile.
+            self.authenticator.unlinkStarted(deviceID, of: playerID)
             self.linkCodes.revoke(for: playerID)
-            self.askStore(
+            let asked = self.askStore(
                 id: id, for: session, in: (.player(playerID), writes: true),
-                { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID) }
-            ) { generation in
-                self.authenticator.tokenGenerationStored(generation, of: playerID)
+                { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID) },
+                settled: { result in
+                    self.authenticator.unlinkEnded(deviceID, of: playerID, storedGeneration: try? result.get())
+                }
+            ) { _ in
                 self.logger.notice("device unlinked; the player's session tokens are revoked", metadata: ["player": "\(playerID)"])
                 return .success(.done)
             }
+            if !asked { self.authenticator.unlinkEnded(deviceID, of: playerID, storedGeneration: nil) }
         default:
             preconditionFailure("not a request about devices: \(request)")
         }

@@ -86,11 +86,15 @@ extension NativeWorld {
     /// of its result (on the loop) as the RESPONSE or REQUEST_ERROR: in `queue` (reading or
     /// writing), or with nil after every write queued before it. A player has at most
     /// `--max-pending-requests` of these waiting; one more is refused at once.
+    /// - Parameter settled: told the store's result, success or not, before the answer is made.
+    /// - Returns: false when the request was refused at once (the store was not asked).
+    @discardableResult
     func askStore<Value: Sendable>(
         id: UInt32, for session: Session, in queue: (queue: WorldStore.Queue, writes: Bool)?,
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        settled: @escaping (Result<Value, any Error>) -> Void = { _ in },
         answer: @escaping (Value) -> Result<NativeResponse, any Error>
-    ) {
+    ) -> Bool {
         let key = session.playerID
         let pending = self.storedRequestsPending[key, default: 0]
         guard pending < self.options.maxPendingStoredRequests else {
@@ -98,10 +102,11 @@ extension NativeWorld {
                 .tooManyRequests,
                 "\(pending) stored-data requests are waiting for the database (--max-pending-requests); send more once they are answered")
             session.sendReliable(NativeServerMessage.requestError(id: id, error).encoded(allocator: self.allocator))
-            return
+            return false
         }
         self.storedRequestsPending[key] = pending + 1
         let reply = { (result: Result<Value, any Error>) in
+            settled(result)
             if let waiting = self.storedRequestsPending[key], waiting > 1 {
                 self.storedRequestsPending[key] = waiting - 1
             } else {
@@ -124,6 +129,7 @@ extension NativeWorld {
         } else {
             self.storage.readAfterQueuedWrites(call, then: reply)
         }
+        return true
     }
 
     private static func listLength(_ limit: UInt8, default length: Int) -> Int {
