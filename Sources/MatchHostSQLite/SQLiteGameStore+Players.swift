@@ -17,6 +17,9 @@ extension SQLiteGameStore {
         try await self.write { db in
             try Self.insertPlayer(db, id: id, alias: alias, createdAt: createdAt)
             try Self.insertDevice(db, deviceID: deviceID, secretHash: secretHash, playerID: id, linkedAt: createdAt)
+            let unlinked = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM unlinked_device WHERE device_id = ?)", arguments: [deviceID]) ?? false
+            guard !unlinked else { throw GameStoreError.deviceUnlinked(deviceID: deviceID) }
         }
     }
 
@@ -102,6 +105,7 @@ extension SQLiteGameStore {
                 throw GameStoreError.tooManyDevices(playerID, limit: maximumDevices)
             }
             try Self.insertDevice(db, deviceID: deviceID, secretHash: secretHash, playerID: playerID, linkedAt: linkedAt)
+            try db.execute(sql: "DELETE FROM unlinked_device WHERE device_id = ?", arguments: [deviceID])
         }
     }
 
@@ -128,13 +132,22 @@ extension SQLiteGameStore {
         }
     }
 
-    /// See ``GameStore/removeDeviceIdentity(deviceID:playerID:)``.
-    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64 {
+    /// See ``GameStore/removeDeviceIdentity(deviceID:playerID:at:)``.
+    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) async throws -> UInt64 {
         try await self.write { db in
             let owner = try String.fetchOne(db, sql: "SELECT player_id FROM device_identity WHERE device_id = ?", arguments: [deviceID])
             guard owner == playerID else { throw GameStoreError.unknownDevice(deviceID: deviceID) }
             guard try Self.deviceCount(db, playerID) > 1 else { throw GameStoreError.lastDevice(playerID) }
             try db.execute(sql: "DELETE FROM device_identity WHERE device_id = ?", arguments: [deviceID])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO unlinked_device (device_id, player_id, unlinked_at) VALUES (?, ?, ?)",
+                arguments: [deviceID, playerID, at.milliseconds])
+            try db.execute(
+                sql: """
+                    DELETE FROM unlinked_device WHERE player_id = ? AND device_id NOT IN (
+                        SELECT device_id FROM unlinked_device WHERE player_id = ? ORDER BY unlinked_at DESC, device_id DESC LIMIT ?)
+                    """,
+                arguments: [playerID, playerID, DeviceIdentityRecord.unlinkedKeptPerPlayer])
             try db.execute(sql: "UPDATE player SET token_generation = token_generation + 1 WHERE id = ?", arguments: [playerID])
             let generation = try Int64.fetchOne(db, sql: "SELECT token_generation FROM player WHERE id = ?", arguments: [playerID]) ?? 0
             return UInt64(clamping: generation)

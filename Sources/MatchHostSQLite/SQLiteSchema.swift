@@ -163,17 +163,25 @@ enum SQLiteSchema {
         try db.execute(sql: "ALTER TABLE player ADD COLUMN ban_until INTEGER")
     }
 
-    /// When each device was linked to its player, and each player's token generation (bumped
-    /// when a device is removed, so that every token issued before is refused); added after ban
-    /// ends. Devices stored before were their player's first, linked when it was created. The
-    /// partial index holds only the players whose tokens were ever revoked, which a server
-    /// reads whole at start.
+    /// When each device was linked to its player, each player's token generation (bumped
+    /// when a device is removed, so that every token issued before is refused), and the devices
+    /// removed (so that one signing in again is told, rather than made a new player); added
+    /// after ban ends. Devices stored before were their player's first, linked when it was
+    /// created. The partial index holds only the players whose tokens were ever revoked, which
+    /// a server reads whole at start.
     private static func addDeviceLinks(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE device_identity ADD COLUMN linked_at INTEGER NOT NULL DEFAULT 0;
-            UPDATE device_identity SET linked_at = (SELECT created_at FROM player WHERE player.id = device_identity.player_id);
+            UPDATE device_identity SET linked_at = COALESCE(
+                (SELECT created_at FROM player WHERE player.id = device_identity.player_id), 0);
             ALTER TABLE player ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 0;
             CREATE INDEX player_token_generation ON player(id) WHERE token_generation > 0;
+            CREATE TABLE unlinked_device (
+                device_id TEXT PRIMARY KEY NOT NULL,
+                player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                unlinked_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX unlinked_device_by_player ON unlinked_device(player_id, unlinked_at);
             """)
     }
 }

@@ -105,6 +105,8 @@ struct NativeAuthenticationTests {
         await phoneAgain.close()
         let byToken = makeClient(port: server.port, credentials: .token(linked.sessionToken))
         await expectNativeError(.tokenInvalid) { try await byToken.connect() }
+        let bySecret = makeClient(port: server.port, credentials: .device(id: tabletID, secret: linked.deviceSecret))
+        await expectNativeError(.deviceUnlinked) { try await bySecret.connect() }
         await server.stop()
     }
 

@@ -59,6 +59,7 @@ struct ReauthenticationTests {
         #expect(Reauthentication.isCredentialRefusal(NativeError(.tokenExpired, "")))
         #expect(Reauthentication.isCredentialRefusal(NativeError(.tokenInvalid, "")))
         #expect(Reauthentication.isCredentialRefusal(NativeError(.authenticationFailed, "")))
+        #expect(Reauthentication.isCredentialRefusal(NativeError(.deviceUnlinked, "")))
         #expect(!Reauthentication.isCredentialRefusal(NativeError(.storageFailed, "")))
         #expect(!Reauthentication.isCredentialRefusal(NativeError(.shuttingDown, "")))
     }

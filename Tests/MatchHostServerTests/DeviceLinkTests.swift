@@ -162,11 +162,11 @@ import Testing
         let last = try await owner2.request(.unlinkDevice(deviceID: "phone"))
         #expect(try await owner2.response(to: last).failure?.code == .lastDevice)
 
-        // The unlinked tablet is not the player's with its secret (a device the server does
-        // not know: a new player's first contact) nor with its token, and the phone's tokens
-        // from before are refused too; the phone's secret still signs it in.
-        let (_, stranger) = try await Self.authenticate(.device(id: "tablet", secret: stolen.deviceSecret), on: server).get()
-        #expect(stranger.playerID != alice.playerID)
+        // The unlinked tablet gets in neither with its secret (it is told it was unlinked, and
+        // is not made a new player) nor with its token, and the phone's tokens from before are
+        // refused too; the phone's secret still signs it in.
+        #expect(try await Self.authenticate(.device(id: "tablet", secret: stolen.deviceSecret), on: server).failure?.code == .deviceUnlinked)
+        #expect(try await Self.authenticate(.device(id: "tablet", secret: ""), on: server).failure?.code == .deviceUnlinked)
         #expect(try await Self.authenticate(.token(stolen.sessionToken), on: server).failure?.code == .tokenInvalid)
         #expect(try await Self.authenticate(.token(signedIn.sessionToken), on: server).failure?.code == .tokenInvalid)
         let (_, fresh) = try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).get()
@@ -200,10 +200,10 @@ import Testing
         let readEntered = Gate()
         let readRelease = Gate()
 
-        func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64 {
+        func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) async throws -> UInt64 {
             await self.unlinkEntered.open()
             await self.unlinkRelease.wait()
-            return try await self.inner.removeDeviceIdentity(deviceID: deviceID, playerID: playerID)
+            return try await self.inner.removeDeviceIdentity(deviceID: deviceID, playerID: playerID, at: at)
         }
 
         func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? {
@@ -260,9 +260,8 @@ import Testing
         let unlink = try await owner.request(.unlinkDevice(deviceID: "tablet"))
         #expect(try await owner.response(to: unlink) == .success(.done))
         await store.readRelease.open()
-        // Read again, the device is unknown: its secret is a first contact, of another player.
-        let (_, stranger) = try await signingIn.value.get()
-        #expect(stranger.playerID != alice.playerID)
+        // Read again, the device is gone: it is told it was unlinked.
+        #expect(try await signingIn.value.failure?.code == .deviceUnlinked)
         try await server.stop()
     }
 

@@ -21,7 +21,7 @@ struct FailingGameStore: GameStore {
     }
     func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { throw self.failure }
     func devices(playerID: PlayerID) async throws -> [DeviceIdentityRecord] { throw self.failure }
-    func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64 { throw self.failure }
+    func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) async throws -> UInt64 { throw self.failure }
     func tokenGenerations() async throws -> [PlayerID: UInt64] {
         if self.failsAtStartup { throw self.failure }
         return [:]

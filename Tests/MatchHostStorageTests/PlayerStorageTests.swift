@@ -131,10 +131,10 @@ struct PlayerStorageTests {
             try await store.addDeviceIdentity(deviceID: "laptop", secretHash: [3], playerID: "p1", linkedAt: 3_000, maximumDevices: 10)
             #expect(try await store.tokenGenerations().isEmpty)
 
-            #expect(try await store.removeDeviceIdentity(deviceID: "tablet", playerID: "p1") == 1)
+            #expect(try await store.removeDeviceIdentity(deviceID: "tablet", playerID: "p1", at: 4_000) == 1)
             #expect(try await store.deviceIdentity(deviceID: "tablet") == nil)
             #expect(try await store.tokenGenerations() == ["p1": 1])
-            #expect(try await store.removeDeviceIdentity(deviceID: "phone", playerID: "p1") == 2)
+            #expect(try await store.removeDeviceIdentity(deviceID: "phone", playerID: "p1", at: 5_000) == 2)
             #expect(try await store.tokenGenerations() == ["p1": 2])
             #expect(try await store.devices(playerID: "p1").map(\.deviceID) == ["laptop"])
 
@@ -142,15 +142,57 @@ struct PlayerStorageTests {
             // and nothing changes.
             for device in ["bob", "tablet", "nowhere"] {
                 await #expect(throws: GameStoreError.unknownDevice(deviceID: device)) {
-                    try await store.removeDeviceIdentity(deviceID: device, playerID: "p1")
+                    try await store.removeDeviceIdentity(deviceID: device, playerID: "p1", at: 6_000)
                 }
             }
             await #expect(throws: GameStoreError.lastDevice("p1")) {
-                try await store.removeDeviceIdentity(deviceID: "laptop", playerID: "p1")
+                try await store.removeDeviceIdentity(deviceID: "laptop", playerID: "p1", at: 6_000)
             }
             #expect(try await store.devices(playerID: "p1").map(\.deviceID) == ["laptop"])
             #expect(try await store.devices(playerID: "p2").map(\.deviceID) == ["bob"])
             #expect(try await store.tokenGenerations() == ["p1": 2])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func anUnlinkedDeviceIsNotANewPlayerButMayBeLinkedAgain(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 1_000)
+            try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [2], playerID: "p1", linkedAt: 2_000, maximumDevices: 10)
+            _ = try await store.removeDeviceIdentity(deviceID: "tablet", playerID: "p1", at: 3_000)
+
+            await #expect(throws: GameStoreError.deviceUnlinked(deviceID: "tablet")) {
+                try await store.createPlayerWithDevice(id: "p2", alias: "Bob", deviceID: "tablet", secretHash: [2], createdAt: 4_000)
+            }
+            #expect(try await store.player(id: "p2") == nil, "refused whole")
+            try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [3], playerID: "p1", linkedAt: 5_000, maximumDevices: 10)
+            #expect(try await store.deviceIdentity(deviceID: "tablet")?.secretHash == [3])
+            // Linked again, then removed again: a new player may not take it either.
+            _ = try await store.removeDeviceIdentity(deviceID: "tablet", playerID: "p1", at: 6_000)
+            await #expect(throws: GameStoreError.deviceUnlinked(deviceID: "tablet")) {
+                try await store.createPlayerWithDevice(id: "p2", alias: "Bob", deviceID: "tablet", secretHash: [2], createdAt: 7_000)
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aPlayersLatestUnlinkedDevicesAreRemembered(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 0)
+            let kept = DeviceIdentityRecord.unlinkedKeptPerPlayer
+            for number in 0...kept {
+                let device = "old-\(number)"
+                try await store.addDeviceIdentity(deviceID: device, secretHash: [2], playerID: "p1", linkedAt: 1, maximumDevices: 10)
+                _ = try await store.removeDeviceIdentity(deviceID: device, playerID: "p1", at: UnixMillis(milliseconds: Int64(10 + number)))
+            }
+            // The oldest was forgotten: its id is a new device again. The others are not.
+            try await store.createPlayerWithDevice(id: "p2", alias: "Bob", deviceID: "old-0", secretHash: [9], createdAt: 1_000)
+            await #expect(throws: GameStoreError.deviceUnlinked(deviceID: "old-1")) {
+                try await store.createPlayerWithDevice(id: "p3", alias: "Cy", deviceID: "old-1", secretHash: [9], createdAt: 1_000)
+            }
+            await #expect(throws: GameStoreError.deviceUnlinked(deviceID: "old-\(kept)")) {
+                try await store.createPlayerWithDevice(id: "p3", alias: "Cy", deviceID: "old-\(kept)", secretHash: [9], createdAt: 1_000)
+            }
         }
     }
 }

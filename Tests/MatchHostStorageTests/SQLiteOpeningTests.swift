@@ -229,7 +229,7 @@ struct SQLiteOpeningTests {
         #expect(try await store.deviceIdentity(deviceID: "bob")?.linkedAt == 15)
         #expect(try await store.tokenGenerations().isEmpty)
         try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [3], playerID: "p", linkedAt: 40, maximumDevices: 10)
-        #expect(try await store.removeDeviceIdentity(deviceID: "phone", playerID: "p") == 1)
+        #expect(try await store.removeDeviceIdentity(deviceID: "phone", playerID: "p", at: 50) == 1)
         try await store.close()
         #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
 

@@ -32,8 +32,8 @@ extension ForwardingGameStore {
     }
     public func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { try await self.inner.deviceIdentity(deviceID: deviceID) }
     public func devices(playerID: PlayerID) async throws -> [DeviceIdentityRecord] { try await self.inner.devices(playerID: playerID) }
-    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64 {
-        try await self.inner.removeDeviceIdentity(deviceID: deviceID, playerID: playerID)
+    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) async throws -> UInt64 {
+        try await self.inner.removeDeviceIdentity(deviceID: deviceID, playerID: playerID, at: at)
     }
     public func tokenGenerations() async throws -> [PlayerID: UInt64] { try await self.inner.tokenGenerations() }
     public func setBan(playerID: PlayerID, ban: PlayerBan?) async throws { try await self.inner.setBan(playerID: playerID, ban: ban) }

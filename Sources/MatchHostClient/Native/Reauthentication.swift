@@ -50,7 +50,7 @@ struct Reauthentication {
     /// ones may be), rather than a reason to stop.
     static func isCredentialRefusal(_ error: NativeError) -> Bool {
         switch error.code {
-        case .tokenInvalid, .tokenExpired, .authenticationFailed: return true
+        case .tokenInvalid, .tokenExpired, .authenticationFailed, .deviceUnlinked: return true
         default: return false
         }
     }

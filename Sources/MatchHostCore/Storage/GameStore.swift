@@ -28,7 +28,10 @@ public protocol GameStore: Sendable {
     /// Creates a player and its first device identity in one transaction, so a device is
     /// never stored without its player nor a player without the device that created it.
     /// The server sends the device its credentials only after this returns.
-    /// Throws ``GameStoreError/playerExists(_:)`` or ``GameStoreError/deviceExists(deviceID:)``.
+    /// Throws ``GameStoreError/playerExists(_:)``, ``GameStoreError/deviceExists(deviceID:)``, or
+    /// ``GameStoreError/deviceUnlinked(deviceID:)`` for a device id removed from its player
+    /// (``removeDeviceIdentity(deviceID:playerID:at:)``; one of the last
+    /// ``DeviceIdentityRecord/unlinkedKeptPerPlayer`` of its player).
     func createPlayerWithDevice(
         id: PlayerID, alias: String, deviceID: String, secretHash: [UInt8], createdAt: UnixMillis
     ) async throws
@@ -44,7 +47,7 @@ public protocol GameStore: Sendable {
     func touch(playerID: PlayerID, at: UnixMillis) async throws
 
     /// Adds another device to an existing player (a device linked to the account), unless
-    /// the player has `maximumDevices` already.
+    /// the player has `maximumDevices` already. A device id unlinked before may be linked again.
     /// Throws ``GameStoreError/unknownPlayer(_:)``, ``GameStoreError/deviceExists(deviceID:)``
     /// or ``GameStoreError/tooManyDevices(_:limit:)``.
     func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis, maximumDevices: Int) async throws
@@ -57,9 +60,11 @@ public protocol GameStore: Sendable {
 
     /// Removes one of the player's devices, and in the same transaction revokes every session
     /// token the player holds: returns the player's new token generation (one more than
-    /// before; see ``tokenGenerations()``). Throws ``GameStoreError/unknownDevice(deviceID:)``
-    /// (the player has no such device) or ``GameStoreError/lastDevice(_:)``.
-    func removeDeviceIdentity(deviceID: String, playerID: PlayerID) async throws -> UInt64
+    /// before; see ``tokenGenerations()``). The device id is remembered as unlinked (the last
+    /// ``DeviceIdentityRecord/unlinkedKeptPerPlayer`` of the player), so that it cannot come
+    /// back as a new player. Throws ``GameStoreError/unknownDevice(deviceID:)`` (the player has
+    /// no such device) or ``GameStoreError/lastDevice(_:)``.
+    func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) async throws -> UInt64
 
     /// The token generation of every player whose tokens were ever revoked (the others are at
     /// 0): a token names the generation it was issued in, and one of an older generation is no

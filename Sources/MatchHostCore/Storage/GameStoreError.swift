@@ -3,6 +3,10 @@ import MatchHostWire
 
 /// Why a ``GameStore`` call was refused or failed. Both implementations throw the same
 /// cases for the same calls; a refused call has changed nothing.
+///
+/// Thrown untyped (`throws`, never `throws(GameStoreError)`): with Swift 6.3.1 a typed throw of
+/// this enum, once it had its device cases, crashed in the error's destroy under
+/// swift-testing's throw hook (a bad pointer in `swift_release`).
 public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A player with this id already exists.
     case playerExists(PlayerID)
@@ -12,6 +16,8 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case deviceExists(deviceID: String)
     /// The player has no device with this id (none has it, or another player's has).
     case unknownDevice(deviceID: String)
+    /// This device id was unlinked from its player: it is not a new device.
+    case deviceUnlinked(deviceID: String)
     /// The device is the player's only one: removing it would leave no way to sign in.
     case lastDevice(PlayerID)
     /// The player already has `limit` devices.
@@ -78,6 +84,7 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownPlayer(let id): return "no player with id \(id)"
         case .deviceExists(let device): return "device \(device) already belongs to a player"
         case .unknownDevice(let device): return "the player has no device \(device)"
+        case .deviceUnlinked(let device): return "device \(device) was unlinked from its player"
         case .lastDevice(let id): return "it is the only device of player \(id), which could not sign in without it"
         case .tooManyDevices(let id, let limit): return "player \(id) already has the maximum of \(limit) devices"
         case .externalIdentityExists(let identity): return "identity \(identity) already belongs to a player"

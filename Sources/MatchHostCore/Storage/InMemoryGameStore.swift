@@ -15,6 +15,8 @@ public actor InMemoryGameStore: GameStore {
     private var players: [PlayerID: PlayerRecord] = [:]
     private var devices: [String: DeviceIdentityRecord] = [:]
     private var tokenGenerationByPlayer: [PlayerID: UInt64] = [:]
+    /// Unlinked device ids: their player and when.
+    private var unlinkedDevices: [String: (player: PlayerID, at: UnixMillis)] = [:]
     private var externalIdentities: [ExternalIdentity: PlayerID] = [:]
     private var matches: [MatchID: MatchRecord] = [:]
     /// Running real-time matches' interim results, in seat order as of when each was kept.
@@ -54,6 +56,7 @@ public actor InMemoryGameStore: GameStore {
     ) throws {
         guard self.players[id] == nil else { throw GameStoreError.playerExists(id) }
         guard self.devices[deviceID] == nil else { throw GameStoreError.deviceExists(deviceID: deviceID) }
+        guard self.unlinkedDevices[deviceID] == nil else { throw GameStoreError.deviceUnlinked(deviceID: deviceID) }
         self.players[id] = PlayerRecord(id: id, alias: alias, createdAt: createdAt, lastSeenAt: createdAt)
         self.devices[deviceID] = DeviceIdentityRecord(deviceID: deviceID, playerID: id, secretHash: secretHash, linkedAt: createdAt)
     }
@@ -83,6 +86,7 @@ public actor InMemoryGameStore: GameStore {
             throw GameStoreError.tooManyDevices(playerID, limit: maximumDevices)
         }
         self.devices[deviceID] = DeviceIdentityRecord(deviceID: deviceID, playerID: playerID, secretHash: secretHash, linkedAt: linkedAt)
+        self.unlinkedDevices[deviceID] = nil
     }
 
     /// See ``GameStore/deviceIdentity(deviceID:)``.
@@ -98,11 +102,15 @@ public actor InMemoryGameStore: GameStore {
         }
     }
 
-    /// See ``GameStore/removeDeviceIdentity(deviceID:playerID:)``.
-    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID) throws -> UInt64 {
+    /// See ``GameStore/removeDeviceIdentity(deviceID:playerID:at:)``.
+    public func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) throws -> UInt64 {
         guard self.devices[deviceID]?.playerID == playerID else { throw GameStoreError.unknownDevice(deviceID: deviceID) }
         guard self.devices(playerID: playerID).count > 1 else { throw GameStoreError.lastDevice(playerID) }
         self.devices[deviceID] = nil
+        self.unlinkedDevices[deviceID] = (playerID, at)
+        let kept = self.unlinkedDevices.filter { $0.value.player == playerID }
+            .sorted { ($0.value.at, $0.key) > ($1.value.at, $1.key) }
+        for (oldest, _) in kept.dropFirst(DeviceIdentityRecord.unlinkedKeptPerPlayer) { self.unlinkedDevices[oldest] = nil }
         let generation = self.tokenGenerationByPlayer[playerID, default: 0] + 1
         self.tokenGenerationByPlayer[playerID] = generation
         return generation

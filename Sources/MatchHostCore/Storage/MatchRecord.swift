@@ -81,15 +81,15 @@ public struct MatchRecord: Sendable, Hashable {
 
     /// Checks what every implementation requires of a new match: a storable id and at
     /// least one player, none twice.
-    package static func checkNew(id: MatchID, players: [PlayerID]) throws(GameStoreError) {
+    package static func checkNew(id: MatchID, players: [PlayerID]) throws {
         guard id > 0, id <= Self.largestStorableID else {
-            throw .invalidMatch(id, reason: "match ids run from 1 to \(Self.largestStorableID)")
+            throw GameStoreError.invalidMatch(id, reason: "match ids run from 1 to \(Self.largestStorableID)")
         }
         guard !players.isEmpty else {
-            throw .invalidMatch(id, reason: "a match needs at least one player")
+            throw GameStoreError.invalidMatch(id, reason: "a match needs at least one player")
         }
         guard Set(players).count == players.count else {
-            throw .invalidMatch(id, reason: "a player appears twice in the match")
+            throw GameStoreError.invalidMatch(id, reason: "a player appears twice in the match")
         }
     }
 }

@@ -49,16 +49,16 @@ public struct MatchResultRecord: Sendable, Hashable {
 
     /// Checks that the result names each of the match's players exactly once, and returns
     /// its lines in the match's seat order (the order ratings and storage use).
-    package func lines(forMatch id: MatchID, players: [PlayerID]) throws(GameStoreError) -> [PlayerResultRecord] {
+    package func lines(forMatch id: MatchID, players: [PlayerID]) throws -> [PlayerResultRecord] {
         var byPlayer: [PlayerID: PlayerResultRecord] = [:]
         for line in self.players {
             guard byPlayer.updateValue(line, forKey: line.playerID) == nil else {
-                throw .invalidResult(id, reason: "player \(line.playerID) appears twice in the result")
+                throw GameStoreError.invalidResult(id, reason: "player \(line.playerID) appears twice in the result")
             }
         }
         let lines = players.compactMap { byPlayer[$0] }
         guard lines.count == players.count, byPlayer.count == players.count else {
-            throw .invalidResult(id, reason: "the result must name exactly the match's players \(players)")
+            throw GameStoreError.invalidResult(id, reason: "the result must name exactly the match's players \(players)")
         }
         return lines
     }

@@ -57,6 +57,11 @@ public struct DeviceIdentityRecord: Sendable, Hashable {
     /// link for a device added later (``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:linkedAt:maximumDevices:)``).
     public var linkedAt: UnixMillis
 
+    /// How many of a player's unlinked device ids a store remembers (the latest): bounds what
+    /// linking and unlinking in a loop can store, while every device a player has lost lately
+    /// is still told it was unlinked.
+    public static let unlinkedKeptPerPlayer = 100
+
     /// Creates a record.
     public init(deviceID: String, playerID: PlayerID, secretHash: [UInt8], linkedAt: UnixMillis) {
         self.deviceID = deviceID

@@ -16,18 +16,18 @@ public struct StorageLimits: Sendable, Hashable {
     }
 
     /// Checks a key against the limits (not empty, not too long).
-    package func check(key: String) throws(GameStoreError) {
+    package func check(key: String) throws {
         let bytes = key.utf8.count
-        guard bytes > 0 else { throw .emptyKey }
+        guard bytes > 0 else { throw GameStoreError.emptyKey }
         guard bytes <= self.maximumKeyBytes else {
-            throw .keyTooLong(bytes: bytes, limit: self.maximumKeyBytes)
+            throw GameStoreError.keyTooLong(bytes: bytes, limit: self.maximumKeyBytes)
         }
     }
 
     /// Checks a value against the limits.
-    package func check(value: [UInt8]) throws(GameStoreError) {
+    package func check(value: [UInt8]) throws {
         guard value.count <= self.maximumValueBytes else {
-            throw .valueTooLarge(bytes: value.count, limit: self.maximumValueBytes)
+            throw GameStoreError.valueTooLarge(bytes: value.count, limit: self.maximumValueBytes)
         }
     }
 }

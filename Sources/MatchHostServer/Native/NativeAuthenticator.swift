@@ -274,6 +274,13 @@ final class NativeAuthenticator {
             switch result {
             case .success:
                 completion(.success((playerID, chosenSecret == nil ? secret : "")))
+            case .failure(GameStoreError.deviceUnlinked):
+                completion(
+                    .failure(
+                        NativeError(
+                            .deviceUnlinked,
+                            "device \(deviceID) was unlinked from its player: link it again with a code from one of the player's devices, or sign in as a new player with a new device id"
+                        )))
             case .failure(let error):
                 guard case .deviceExists? = error as? GameStoreError else {
                     return completion(.failure(.databaseFailed(.storageFailed)))

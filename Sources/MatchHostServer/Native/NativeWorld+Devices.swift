@@ -64,9 +64,10 @@ extension NativeWorld {
             // player's link code goes too, so that the device cannot link another meanwhile.
             self.authenticator.unlinkStarted(deviceID, of: playerID)
             self.linkCodes.revoke(for: playerID)
+            let at = self.storage.now()
             let asked = self.askStore(
                 id: id, for: session, in: (.player(playerID), writes: true),
-                { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID) },
+                { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID, at: at) },
                 settled: { result in
                     self.authenticator.unlinkEnded(deviceID, of: playerID, storedGeneration: try? result.get())
                 }

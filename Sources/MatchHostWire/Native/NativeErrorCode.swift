@@ -64,6 +64,9 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     /// or linked another device already, or the player has its most devices. The message says
     /// which; a new code from one of the player's devices is the way on.
     public static let linkRefused = NativeErrorCode(rawValue: 23)
+    /// A device id that was unlinked from its player (UNLINK_DEVICE) signing in as a new
+    /// device: it is not made a new player. Link it again with a code, or use a new device id.
+    public static let deviceUnlinked = NativeErrorCode(rawValue: 24)
 
     /// A request kind this server does not know.
     public static let unknownRequest = NativeErrorCode(rawValue: 100)
@@ -149,6 +152,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .tlsRequired: return "TLS_REQUIRED"
         case .playerBanned: return "PLAYER_BANNED"
         case .linkRefused: return "LINK_REFUSED"
+        case .deviceUnlinked: return "DEVICE_UNLINKED"
         case .unknownRequest: return "UNKNOWN_REQUEST"
         case .unknownMode: return "UNKNOWN_MODE"
         case .noSuchMatch: return "NO_SUCH_MATCH"
