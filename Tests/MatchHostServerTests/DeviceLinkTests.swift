@@ -15,20 +15,6 @@ import Testing
     /// A secret a client chose: long enough for a first contact or a link.
     private static let tabletSecret = String(repeating: "7e", count: 32)
 
-    private static func start(
-        on directory: URL, key: [UInt8] = [UInt8](repeating: 5, count: 32), clock: WallClock = .system,
-        _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in }
-    ) async throws -> (SQLiteGameStore, RunningNativeServer) {
-        let store = try await SQLiteGameStore.open(directory: directory.path)
-        let server = try await RunningNativeServer.start {
-            $0.tokenSigningKey = key
-            $0.store = store
-            $0.wallClock = clock
-            configure(&$0)
-        }
-        return (store, server)
-    }
-
     private static func temporaryDirectory() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-links-\(UUID().uuidString)")
     }
@@ -68,7 +54,7 @@ import Testing
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = WallClock()
-        let (store, server) = try await Self.start(on: directory, clock: clock)
+        let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, clock: clock)
         let (phone, alice) = try await server.login("alice-phone")
         let before = UInt64(clamping: clock.now().milliseconds)
         let (code, expiresAt) = try await Self.linkCode(phone)
@@ -121,7 +107,7 @@ import Testing
     @Test func aLinkWithAnEmptySecretIsIssuedOne() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (store, server) = try await Self.start(on: directory)
+        let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory)
         let (phone, alice) = try await server.login("phone")
         let (code, _) = try await Self.linkCode(phone)
 
@@ -138,7 +124,7 @@ import Testing
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = [UInt8](repeating: 8, count: 32)
-        var (store, server) = try await Self.start(on: directory, key: key)
+        var (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, key: key)
         let (phone, alice) = try await server.login("phone")
         let (code, _) = try await Self.linkCode(phone)
         let (tablet, stolen) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: ""), on: server).get()
@@ -176,7 +162,7 @@ import Testing
         // next unlink refuses the tokens issued before it, those of the run before the restart too.
         try await server.stop()
         try await store.close()
-        (store, server) = try await Self.start(on: directory, key: key)
+        (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, key: key)
         #expect(try await Self.authenticate(.token(stolen.sessionToken), on: server).failure?.code == .tokenInvalid)
         let (phoneAfter, _) = try await Self.authenticate(.token(fresh.sessionToken), on: server).get()
         let (laptopCode, _) = try await Self.linkCode(phoneAfter)
@@ -268,7 +254,7 @@ import Testing
     @Test func aPlayerHasAtMostItsDevicesAndABannedPlayerLinksNone() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (store, server) = try await Self.start(on: directory) { $0.maxDevicesPerPlayer = 2 }
+        let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory) { $0.maxDevicesPerPlayer = 2 }
         let (phone, alice) = try await server.login("phone")
         let (code, _) = try await Self.linkCode(phone)
         let (tablet, _) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server).get()
@@ -291,7 +277,7 @@ import Testing
     @Test func wrongLinkCodesCountAsGuessesOfTheNetwork() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (store, server) = try await Self.start(on: directory) { $0.maxFailedJoinsPerMinute = 2 }
+        let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory) { $0.maxFailedJoinsPerMinute = 2 }
         let (phone, _) = try await server.login("phone")
         let (code, _) = try await Self.linkCode(phone)
 

@@ -12,25 +12,11 @@ import Testing
 /// Bans as the server applies them (`NativeListener.setBan`), over real sockets and a real
 /// SQLite file; the admin endpoint and `matchhost ban` in front of it are in `ServeBanTests`.
 @Suite struct PlayerBanTests {
-    /// A server on the SQLite file in `directory`, signing tokens with `key`: as it starts
-    /// again after a stop, on the same file, it finds what the last one stored.
-    private static func start(
-        on directory: URL, key: [UInt8], clock: WallClock = .system
-    ) async throws -> (SQLiteGameStore, RunningNativeServer) {
-        let store = try await SQLiteGameStore.open(directory: directory.path)
-        let server = try await RunningNativeServer.start {
-            $0.tokenSigningKey = key
-            $0.store = store
-            $0.wallClock = clock
-        }
-        return (store, server)
-    }
-
     @Test func aBannedPlayersSessionEndsItsMatchSeesItLeaveAndItsSignInsAreRefusedUntilLifted() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-bans-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = [UInt8](repeating: 9, count: 32)
-        var (store, server) = try await Self.start(on: directory, key: key)
+        var (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, key: key)
         let (alice, _) = try await server.login("alice-device")
         let (cheater, issued) = try await server.login("cheater-device")
         let created = try await alice.request(.createMatch(mode: "relay", maxPlayers: 4, label: "ban", isPrivate: false))
@@ -62,7 +48,7 @@ import Testing
         // The ban outlives a restart.
         try await server.stop()
         try await store.close()
-        (store, server) = try await Self.start(on: directory, key: key)
+        (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, key: key)
         let afterRestart = try await server.handshake()
         try await afterRestart.send(.authenticate(.token(issued.sessionToken)))
         #expect(try await afterRestart.closingError().code == .playerBanned)
@@ -159,7 +145,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = [UInt8](repeating: 7, count: 32)
         let clock = WallClock()
-        var (store, server) = try await Self.start(on: directory, key: key, clock: clock)
+        var (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, key: key, clock: clock)
         let (spammer, issued) = try await server.login("spammer-device")
         let ban = try #require(try await server.listener.setBan(reason: "spam", lasting: .seconds(3600), of: issued.playerID))
         // Its end is rounded up to the second the player is told.
@@ -200,7 +186,7 @@ import Testing
         // A server started after the end refuses nothing either.
         try await server.stop()
         try await store.close()
-        (store, server) = try await Self.start(on: directory, key: key, clock: clock)
+        (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, key: key, clock: clock)
         #expect(try await server.listener.bansHeld().isEmpty, "an ended ban was loaded at start")
         guard case .authenticated = try await signIn(.token(byToken.sessionToken)) else {
             Issue.record("an ended ban refused a sign-in after a restart")
