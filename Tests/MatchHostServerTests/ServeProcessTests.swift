@@ -82,6 +82,33 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// The device flags reach the server: a code lives `--link-code-lifetime`, and a player at
+    /// `--max-devices-per-player` gets no code.
+    @Test func deviceLimitsAreTheFlags() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devices-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let serve = try await ServeProcess.start(data: data, arguments: ["--max-devices-per-player", "2", "--link-code-lifetime", "30"])
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (phone, _) = try await TestNativeConnection.login(port: serve.nativePort, group: group, device: "flag-phone")
+        let before = UInt64(Date().timeIntervalSince1970 * 1000)
+        guard case .success(.linkCode(let code, let expiresAt)) = try await phone.ask(.createLinkCode) else {
+            Issue.record("no LINK_CODE")
+            return
+        }
+        #expect((before + 29_000...before + 31_000).contains(expiresAt), "30 s on")
+        let tablet = try await TestNativeConnection.handshake(port: serve.nativePort, group: group)
+        try await tablet.send(.authenticate(.link(code: code, deviceID: "flag-tablet", secret: "")))
+        guard case .authenticated = try await tablet.next() else {
+            Issue.record("the tablet was not linked")
+            return
+        }
+        #expect(try await tablet.ask(.createLinkCode).failure?.code == .tooManyDevices)
+        await tablet.close()
+        await phone.close()
+        await serve.stop(with: SIGTERM)
+        try await group.shutdownGracefully()
+    }
+
     /// Out of descriptors a server cannot even refuse a connection: it says so at start.
     @Test func anOpenFileLimitBelowTheConnectionLimitIsWarnedOfAtStart() async throws {
         // 2 x 100 connections and the server's own 64 need 264; 2 x 96 and 64 fit in 256.
@@ -162,6 +189,9 @@ import Testing
         (["--max-inbound-rate", "0"], "--max-inbound-rate must be at least 1"),
         (["--max-failed-joins-per-minute", "0"], "--max-failed-joins-per-minute must be at least 1"),
         (["--max-sessions", "0"], "--max-sessions must be 1-2000000"),
+        (["--max-devices-per-player", "256"], "--max-devices-per-player must be 1-255"),
+        (["--max-devices-per-player", "0"], "--max-devices-per-player must be 1-255"),
+        (["--link-code-lifetime", "5"], "--link-code-lifetime must be 10.0 to 86400.0 seconds"),
         (["--admin-port", "65536"], "--admin-port must be 0-65535"),
         (["--admin-host", ""], "--admin-host must name an address"),
         // 128 + 16,384: the longest key and the largest value by default.
