@@ -223,6 +223,22 @@ import Testing
         try await server.stop()
     }
 
+    @Test func anotherPlayerNamingADeviceInAnUnlinkDoesNotLockItOut() async throws {
+        let store = HeldDeviceStore(staleDevice: "none")
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (_, alice) = try await server.login("alice-phone")
+        let (mallory, _) = try await server.login("mallory-phone")
+
+        let unlink = try await mallory.request(.unlinkDevice(deviceID: "alice-phone"))
+        await store.unlinkEntered.wait()
+        // Held in the store, Mallory's unlink keeps neither Alice's secret nor her tokens out.
+        #expect(try await Self.authenticate(.device(id: "alice-phone", secret: alice.deviceSecret), on: server).get().1.playerID == alice.playerID)
+        #expect(try await Self.authenticate(.token(alice.sessionToken), on: server).get().1.playerID == alice.playerID)
+        await store.unlinkRelease.open()
+        #expect(try await mallory.response(to: unlink).failure?.code == .noSuchDevice)
+        try await server.stop()
+    }
+
     @Test func aSignInThatReadTheDeviceBeforeItsUnlinkWasCommittedReadsItAgain() async throws {
         let store = HeldDeviceStore(staleDevice: "tablet")
         let server = try await RunningNativeServer.start { $0.store = store }

@@ -109,7 +109,8 @@ public actor InMemoryGameStore: GameStore {
         self.devices[deviceID] = nil
         self.unlinkedDevices[deviceID] = (playerID, at)
         let kept = self.unlinkedDevices.filter { $0.value.player == playerID }
-            .sorted { ($0.value.at, $0.key) > ($1.value.at, $1.key) }
+            // Newest first; equal times by id, in bytes, as SQLite's `device_id DESC`.
+            .sorted { $0.value.at != $1.value.at ? $0.value.at > $1.value.at : $1.key.utf8.lexicographicallyPrecedes($0.key.utf8) }
         for (oldest, _) in kept.dropFirst(DeviceIdentityRecord.unlinkedKeptPerPlayer) { self.unlinkedDevices[oldest] = nil }
         let generation = self.tokenGenerationByPlayer[playerID, default: 0] + 1
         self.tokenGenerationByPlayer[playerID] = generation

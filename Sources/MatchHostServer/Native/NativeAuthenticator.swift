@@ -45,11 +45,21 @@ final class NativeAuthenticator {
     /// The players with an unlink being written, and how many: their tokens are refused
     /// meanwhile, so that none slips in before the new generation is known.
     private var playersUnlinking: [PlayerID: Int] = [:]
-    /// The devices being unlinked, and how many times: their secrets are refused meanwhile.
-    private var devicesUnlinking: [String: Int] = [:]
-    /// Moves on as each unlink starts and ends: a device read that began before a change is
-    /// made again, as it may have found a device the change removed.
+    /// The devices being unlinked from their players, and how many times: their secrets are
+    /// refused meanwhile. By player too: another player naming the device (a refused unlink)
+    /// must not lock it out.
+    private var devicesUnlinking: [PlayerDevice: Int] = [:]
+    /// Moves on as each unlink is committed: a device read that began before a commit is made
+    /// again, as it may have found the device the commit removed. Refused unlinks leave it, so
+    /// that naming made-up devices cannot keep sign-ins reading.
     private var deviceChanges: UInt64 = 0
+    /// The most times one sign-in reads its device again before it gives up ("try again").
+    static let maximumDeviceRereads = 8
+
+    private struct PlayerDevice: Hashable {
+        var playerID: PlayerID
+        var deviceID: String
+    }
 
     /// - Parameters:
     ///   - signer: signs and verifies session tokens.
@@ -111,8 +121,7 @@ final class NativeAuthenticator {
     /// player's tokens and the device's secret are refused.
     func unlinkStarted(_ deviceID: String, of playerID: PlayerID) {
         self.playersUnlinking[playerID, default: 0] += 1
-        self.devicesUnlinking[deviceID, default: 0] += 1
-        self.deviceChanges &+= 1
+        self.devicesUnlinking[PlayerDevice(playerID: playerID, deviceID: deviceID), default: 0] += 1
     }
 
     /// The unlink has ended: committed, with the player's new token generation (every token of
@@ -120,29 +129,32 @@ final class NativeAuthenticator {
     func unlinkEnded(_ deviceID: String, of playerID: PlayerID, storedGeneration: UInt64?) {
         if let storedGeneration {
             self.tokenGenerations[playerID] = max(self.tokenGenerations[playerID, default: 0], storedGeneration)
+            self.deviceChanges &+= 1
         }
         Self.release(playerID, in: &self.playersUnlinking)
-        Self.release(deviceID, in: &self.devicesUnlinking)
-        self.deviceChanges &+= 1
+        Self.release(PlayerDevice(playerID: playerID, deviceID: deviceID), in: &self.devicesUnlinking)
     }
 
-    private static func release(_ key: String, in counts: inout [String: Int]) {
+    private static func release<Key: Hashable>(_ key: Key, in counts: inout [Key: Int]) {
         if let count = counts[key], count > 1 { counts[key] = count - 1 } else { counts[key] = nil }
     }
 
-    /// Reads `deviceID`'s identity for a sign-in, and answers with it only if no unlink began or
-    /// ended meanwhile (else it reads again), and no unlink of the device is being written.
+    /// Reads `deviceID`'s identity for a sign-in, and answers with it only if no unlink was
+    /// committed meanwhile (else it reads again, a few times at most), and no unlink of the
+    /// device from its player is being written.
     private func readDevice(
-        _ deviceID: String, storage: WorldStore, completion: @escaping (Result<DeviceIdentityRecord?, NativeError>) -> Void
+        _ deviceID: String, storage: WorldStore, rereads: Int = 0,
+        completion: @escaping (Result<DeviceIdentityRecord?, NativeError>) -> Void
     ) {
         let changesBefore = self.deviceChanges
         storage.read({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
             guard case .success(let identity) = result else { return completion(.failure(.databaseFailed(.storageFailed))) }
-            guard identity == nil || self.devicesUnlinking[deviceID] == nil else {
+            if let identity, self.devicesUnlinking[PlayerDevice(playerID: identity.playerID, deviceID: deviceID)] != nil {
                 return completion(.failure(NativeError(.authenticationFailed, "this device is being unlinked from its player")))
             }
             guard self.deviceChanges == changesBefore else {
-                return self.readDevice(deviceID, storage: storage, completion: completion)
+                guard rereads < Self.maximumDeviceRereads else { return completion(.failure(.databaseFailed(.storageFailed))) }
+                return self.readDevice(deviceID, storage: storage, rereads: rereads + 1, completion: completion)
             }
             completion(.success(identity))
         }
