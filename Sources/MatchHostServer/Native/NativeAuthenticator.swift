@@ -86,6 +86,8 @@ final class NativeAuthenticator {
             completion(outcome)
         }
         switch credentials {
+        case .device(let id, _) where id.isEmpty, .link(_, let id, _) where id.isEmpty:
+            completion(.failure(NativeError(.authenticationFailed, "device id is empty")))
         case .token(let token):
             touchAndComplete(self.signer.verify(token, now: self.now()).flatMap(self.currentGeneration).map { ($0, "") })
         case .device(let id, let secret):
@@ -173,9 +175,6 @@ final class NativeAuthenticator {
         _ deviceID: String, secret: String, code: String, storage: WorldStore, rules: NativeSignInRules, logger: Logger,
         completion: @escaping (Outcome) -> Void
     ) {
-        guard !deviceID.isEmpty else {
-            return completion(.failure(NativeError(.authenticationFailed, "device id is empty")))
-        }
         let playerID: PlayerID
         switch rules.linkClaim(code, deviceID) {
         case .failure(let refusal): return completion(.failure(refusal))
@@ -193,36 +192,62 @@ final class NativeAuthenticator {
                 }
                 completion(Self.check(secret, against: identity))
             case .success(nil):
-                guard secret.isEmpty || secret.utf8.count >= Self.minimumChosenSecretBytes else {
-                    return completion(.failure(Self.deviceRefused))
-                }
-                let issued = secret.isEmpty ? self.random.hexString(bytes: 32) : secret
-                let secretHash = Array(SHA256.hash(data: Array(issued.utf8)))
+                guard let newSecret = self.newDeviceSecret(secret) else { return completion(.failure(Self.deviceRefused)) }
                 let (linkedAt, maximum) = (storage.now(), self.maximumDevicesPerPlayer)
                 storage.write(in: .player(playerID), { store in
                     try await store.addDeviceIdentity(
-                        deviceID: deviceID, secretHash: secretHash, playerID: playerID, linkedAt: linkedAt, maximumDevices: maximum)
+                        deviceID: deviceID, secretHash: newSecret.hash, playerID: playerID, linkedAt: linkedAt, maximumDevices: maximum)
                 }) { result in
-                    switch result {
-                    case .success:
-                        logger.notice("device linked", metadata: ["player": "\(playerID)"])
-                        completion(.success((playerID, secret.isEmpty ? issued : "")))
-                    case .failure(GameStoreError.tooManyDevices(_, let limit)):
-                        completion(
-                            .failure(NativeError(.linkRefused, "the player has its most devices (\(limit), --max-devices-per-player); unlink one first")))
-                    case .failure(GameStoreError.deviceExists) where !secret.isEmpty:
+                    if case .failure(GameStoreError.deviceExists) = result, !newSecret.isIssued {
                         // The same link made twice at once (a retry): the secret decides, as for a known device.
-                        self.link(deviceID, secret: secret, code: code, storage: storage, rules: rules, logger: logger, completion: completion)
-                    case .failure(GameStoreError.deviceExists):
-                        completion(.failure(NativeError(.authenticationFailed, "device id \(deviceID) was just registered; authenticate with its secret")))
-                    case .failure(GameStoreError.unknownPlayer):
-                        completion(.failure(NativeError(.linkRefused, "the player the link code was for no longer exists")))
-                    case .failure:
-                        completion(.failure(.databaseFailed(.storageFailed)))
+                        return self.link(deviceID, secret: secret, code: code, storage: storage, rules: rules, logger: logger, completion: completion)
                     }
+                    if case .success = result { logger.notice("device linked", metadata: ["player": "\(playerID)"]) }
+                    completion(Self.linkOutcome(result, of: deviceID, to: playerID, secret: newSecret))
                 }
             }
         }
+    }
+
+    /// What storing a linked device (``GameStore/addDeviceIdentity(deviceID:secretHash:playerID:linkedAt:maximumDevices:)``)
+    /// answers the client.
+    private static func linkOutcome(
+        _ result: Result<Void, any Error>, of deviceID: String, to playerID: PlayerID, secret: NewDeviceSecret
+    ) -> Outcome {
+        switch result {
+        case .success:
+            return .success((playerID, secret.issuedSecret))
+        case .failure(GameStoreError.tooManyDevices(_, let limit)):
+            return .failure(NativeError(.linkRefused, "the player has its most devices (\(limit), --max-devices-per-player); unlink one first"))
+        case .failure(GameStoreError.deviceExists):
+            return .failure(NativeError(.authenticationFailed, "device id \(deviceID) was just registered; authenticate with its secret"))
+        case .failure(GameStoreError.unknownPlayer):
+            return .failure(NativeError(.linkRefused, "the player the link code was for no longer exists"))
+        case .failure:
+            return .failure(.databaseFailed(.storageFailed))
+        }
+    }
+
+    /// The secret a new device (a first contact, or a link) is stored with.
+    private struct NewDeviceSecret {
+        let secret: String
+        /// What is stored: the secret's SHA-256.
+        let hash: [UInt8]
+        /// Whether the server made it (the client sent none), so that AUTHENTICATED carries it.
+        let isIssued: Bool
+
+        /// What AUTHENTICATED carries: the secret if the server issued it, else nothing.
+        var issuedSecret: String { self.isIssued ? self.secret : "" }
+    }
+
+    /// The secret a client chose for a new device, or one issued now if it chose none (empty);
+    /// nil for a chosen one shorter than ``minimumChosenSecretBytes``. A client that chose its
+    /// own can retry a contact whose answer it lost; a weak one would let a guessed secret take
+    /// the device.
+    private func newDeviceSecret(_ chosen: String) -> NewDeviceSecret? {
+        guard chosen.isEmpty || chosen.utf8.count >= Self.minimumChosenSecretBytes else { return nil }
+        let secret = chosen.isEmpty ? self.random.hexString(bytes: 32) : chosen
+        return NewDeviceSecret(secret: secret, hash: Array(SHA256.hash(data: Array(secret.utf8))), isIssued: chosen.isEmpty)
     }
 
     /// A known device's sign-in: its player if `secret` is the one whose hash is stored.
@@ -238,9 +263,6 @@ final class NativeAuthenticator {
         _ deviceID: String, secret: String, storage: WorldStore, registrationRefusal: @escaping () -> NativeError?,
         completion: @escaping (Outcome) -> Void
     ) {
-        guard !deviceID.isEmpty else {
-            return completion(.failure(NativeError(.authenticationFailed, "device id is empty")))
-        }
         self.readDevice(deviceID, storage: storage) { result in
             switch result {
             case .failure(let error):
@@ -248,13 +270,9 @@ final class NativeAuthenticator {
             case .success(let identity?):
                 completion(Self.check(secret, against: identity))
             case .success(nil):
-                // A client that chose its own secret can retry a first contact whose answer it
-                // lost; a weak one would let a guessed secret take the new player.
-                guard secret.isEmpty || secret.utf8.count >= Self.minimumChosenSecretBytes else {
-                    return completion(.failure(Self.deviceRefused))
-                }
+                guard let newSecret = self.newDeviceSecret(secret) else { return completion(.failure(Self.deviceRefused)) }
                 if let refusal = registrationRefusal() { return completion(.failure(refusal)) }
-                self.createPlayer(deviceID: deviceID, chosenSecret: secret.isEmpty ? nil : secret, storage: storage, completion: completion)
+                self.createPlayer(deviceID: deviceID, secret: newSecret, storage: storage, completion: completion)
             }
         }
     }
@@ -274,18 +292,16 @@ final class NativeAuthenticator {
 
     /// Creates a player for a device's first contact: with the secret the client chose, or
     /// with one issued now (which AUTHENTICATED carries).
-    private func createPlayer(deviceID: String, chosenSecret: String?, storage: WorldStore, completion: @escaping (Outcome) -> Void) {
+    private func createPlayer(deviceID: String, secret: NewDeviceSecret, storage: WorldStore, completion: @escaping (Outcome) -> Void) {
         let playerID = self.random.hexString(bytes: 16)
-        let secret = chosenSecret ?? self.random.hexString(bytes: 32)
-        let secretHash = Array(SHA256.hash(data: Array(secret.utf8)))
         let createdAt = storage.now()
         storage.write({ store in
             try await store.createPlayerWithDevice(
-                id: playerID, alias: Self.defaultAlias(of: playerID), deviceID: deviceID, secretHash: secretHash, createdAt: createdAt)
+                id: playerID, alias: Self.defaultAlias(of: playerID), deviceID: deviceID, secretHash: secret.hash, createdAt: createdAt)
         }) { result in
             switch result {
             case .success:
-                completion(.success((playerID, chosenSecret == nil ? secret : "")))
+                completion(.success((playerID, secret.issuedSecret)))
             case .failure(GameStoreError.deviceUnlinked):
                 completion(
                     .failure(
@@ -297,14 +313,14 @@ final class NativeAuthenticator {
                 guard case .deviceExists? = error as? GameStoreError else {
                     return completion(.failure(.databaseFailed(.storageFailed)))
                 }
-                guard let chosenSecret else {
+                guard !secret.isIssued else {
                     // Another connection's first contact with the same device id committed first.
                     return completion(
                         .failure(NativeError(.authenticationFailed, "device id \(deviceID) was just registered; authenticate with its secret")))
                 }
                 // The same first contact made twice at once (a retry): the secret decides, as for any known device.
                 self.authenticateDevice(
-                    deviceID, secret: chosenSecret, storage: storage,
+                    deviceID, secret: secret.secret, storage: storage,
                     registrationRefusal: { NativeError(.authenticationFailed, "device id \(deviceID) was just registered") },
                     completion: completion)
             }

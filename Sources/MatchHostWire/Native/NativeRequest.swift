@@ -288,12 +288,7 @@ public enum NativeResponse: Hashable, Sendable {
             let count = Int(try body.readWireByte(field: "device count"))
             var devices: [NativeDevice] = []
             devices.reserveCapacity(count)
-            for _ in 0..<count {
-                devices.append(
-                    NativeDevice(
-                        deviceID: try body.readNativeString(field: "device id", maximumLength: 255),
-                        linkedAt: try body.readNativeUInt64(field: "linked at")))
-            }
+            for _ in 0..<count { devices.append(try NativeDevice(from: &body)) }
             self = .devices(devices)
         default:
             throw NativeWireError.unknownResponseKind(kind)
@@ -340,25 +335,7 @@ public enum NativeResponse: Hashable, Sendable {
             buffer.writeNativeUInt64(expiresAt)
         case .devices(let devices):
             buffer.writeWireByte(UInt8(clamping: devices.count))
-            for device in devices.prefix(Int(UInt8.max)) {
-                buffer.writeNativeString(device.deviceID)
-                buffer.writeNativeUInt64(device.linkedAt)
-            }
+            for device in devices.prefix(Int(UInt8.max)) { device.encode(into: &buffer) }
         }
-    }
-}
-
-/// One of a player's devices, as LIST_DEVICES answers.
-public struct NativeDevice: Hashable, Sendable {
-    /// The id the device signs in with.
-    public var deviceID: String
-    /// When it became the player's (Unix milliseconds): the player's creation for its first
-    /// device, the link for the others.
-    public var linkedAt: UInt64
-
-    /// Creates an entry.
-    public init(deviceID: String, linkedAt: UInt64) {
-        self.deviceID = deviceID
-        self.linkedAt = linkedAt
     }
 }

@@ -223,3 +223,28 @@ public struct NativeLeaderboardEntry: Hashable, Sendable {
         buffer.writeWireInt(self.played)
     }
 }
+
+/// One of a player's devices, as LIST_DEVICES answers.
+public struct NativeDevice: Hashable, Sendable {
+    /// The id the device signs in with.
+    public var deviceID: String
+    /// When it became the player's (Unix milliseconds): the player's creation for its first
+    /// device, the link for the others.
+    public var linkedAt: UInt64
+
+    /// Creates an entry.
+    public init(deviceID: String, linkedAt: UInt64) {
+        self.deviceID = deviceID
+        self.linkedAt = linkedAt
+    }
+
+    init(from body: inout ByteBuffer) throws {
+        self.deviceID = try body.readNativeString(field: "device id", maximumLength: 255)
+        self.linkedAt = try body.readNativeUInt64(field: "linked at")
+    }
+
+    func encode(into buffer: inout ByteBuffer) {
+        buffer.writeNativeString(self.deviceID)
+        buffer.writeNativeUInt64(self.linkedAt)
+    }
+}
