@@ -79,26 +79,36 @@ struct NativeResumeTests {
     @Test("a reconnect that finds the server full (SERVER_FULL) tries again, and resumes once there is room")
     func fullServerOnReconnect() async throws {
         let server = try await TestServer.start { $0.maxConnections = 1 }
-        let bob = makeClient(port: server.port) {
-            // Long enough for another player to take the place first, even on a loaded machine.
-            $0.reconnectPolicy = .init(initialDelay: .milliseconds(1500), maximumDelay: .milliseconds(1500), jitter: 0)
+        // Bob goes through a proxy that holds his first reconnect until another player has
+        // taken the only place: no race between his backoff and her connect, however loaded
+        // the machine.
+        let proxy = try await TestProxy.start(to: server.port)
+        let log = LogLines()
+        var logger = log.logger
+        logger.logLevel = .debug
+        let bob = makeClient(port: proxy.port, logger: logger) {
+            $0.reconnectPolicy = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(100))
+            $0.connectTimeout = .seconds(60)
         }
         let session = try await bob.connect()
         let states = Recorder(bob.stateChanges())
         _ = try await states.next("connected") { $0 == .connected }
+        try await proxy.setHolding(true)
         await bob.dropConnection()
         #expect(try await states.next("reconnecting") == .reconnecting(attempt: 1))
-        // Another player takes the only place before Bob's first attempt.
         let deadline = NIODeadline.now() + .seconds(10)
         while try await server.listener.counts().connections > 0, NIODeadline.now() < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         let carol = makeClient(port: server.port)
         _ = try await carol.connect()
+        try await proxy.releaseHeld()
         #expect(try await states.next("refused, trying again") { $0 == .reconnecting(attempt: 2) } == .reconnecting(attempt: 2))
+        #expect(log.all.contains { $0.contains("server error") && $0.contains("SERVER_FULL") }, "refused with SERVER_FULL")
         await carol.close()
         _ = try await states.next("connected again") { $0 == .connected }
         #expect(await bob.authenticated?.sessionID == session.sessionID, "the same session, resumed")
+        await proxy.stop()
         await bob.close()
         await server.stop()
     }

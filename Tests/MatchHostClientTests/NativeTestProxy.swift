@@ -38,7 +38,7 @@ final class TestProxy: Sendable {
     /// Starts a proxy in front of `127.0.0.1:targetPort`.
     static func start(to targetPort: Int) async throws -> TestProxy {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let state = NIOLoopBoundBox.makeBoxSendingValue(ProxyState(), eventLoop: eventLoop)
+        let state = NIOLoopBoundBox.makeBoxSendingValue(ProxyState(targetPort: targetPort), eventLoop: eventLoop)
         let serverChannel = try await ServerBootstrap(group: eventLoop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.autoRead, value: false)
@@ -52,33 +52,7 @@ final class TestProxy: Sendable {
                     proxy.held.append(inbound)
                     return inbound.eventLoop.makeSucceededVoidFuture()
                 }
-                let inboundHalf = ProxyHalf(proxy: proxy)
-                do {
-                    try inbound.pipeline.syncOperations.addHandler(inboundHalf)
-                } catch {
-                    return inbound.eventLoop.makeFailedFuture(error)
-                }
-                ClientBootstrap(group: inbound.eventLoop)
-                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                    .channelInitializer { outbound in
-                        outbound.eventLoop.makeCompletedFuture {
-                            let half = ProxyHalf(proxy: state.value)
-                            half.partner = inbound
-                            try outbound.pipeline.syncOperations.addHandler(half)
-                        }
-                    }
-                    .connect(host: "127.0.0.1", port: targetPort)
-                    .assumeIsolated()
-                    .whenComplete { result in
-                        switch result {
-                        case .success(let outbound):
-                            inboundHalf.partner = outbound
-                            inbound.setOption(.autoRead, value: true).whenFailure { _ in inbound.close(promise: nil) }
-                        case .failure:
-                            inbound.close(promise: nil)
-                        }
-                    }
-                return inbound.eventLoop.makeSucceededVoidFuture()
+                return proxy.connect(inbound)
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
@@ -125,6 +99,18 @@ final class TestProxy: Sendable {
         }.get()
     }
 
+    /// Ends the hold, forwarding the held connections to the server (what their clients sent
+    /// meanwhile arrives there now), where ``setHolding(_:)`` closes them.
+    func releaseHeld() async throws {
+        let state = self.state
+        try await self.eventLoop.submit {
+            let proxy = state.value
+            proxy.holding = false
+            for connection in proxy.held { proxy.connect(connection).whenFailure { _ in connection.close(promise: nil) } }
+            proxy.held.removeAll()
+        }.get()
+    }
+
     /// Whether the proxy swallows every byte (and every close) instead of forwarding it, as a
     /// network that silently stopped delivering would.
     func setFrozen(_ frozen: Bool) async throws {
@@ -140,6 +126,7 @@ final class TestProxy: Sendable {
 
 /// What the proxy's handlers share; confined to the proxy's event loop.
 private final class ProxyState {
+    let targetPort: Int
     var accepting = true
     var holding = false
     var held: [any Channel] = []
@@ -149,6 +136,42 @@ private final class ProxyState {
     var bytesUntilCut = 0
     var range = 1...1
     var generator = SeededGenerator(seed: 0)
+
+    init(targetPort: Int) {
+        self.targetPort = targetPort
+    }
+
+    /// Connects `inbound` (not reading yet) to the server, and forwards both ways once connected.
+    func connect(_ inbound: any Channel) -> EventLoopFuture<Void> {
+        let inboundHalf = ProxyHalf(proxy: self)
+        do {
+            try inbound.pipeline.syncOperations.addHandler(inboundHalf)
+        } catch {
+            return inbound.eventLoop.makeFailedFuture(error)
+        }
+        let proxy = NIOLoopBound(self, eventLoop: inbound.eventLoop)
+        ClientBootstrap(group: inbound.eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { outbound in
+                outbound.eventLoop.makeCompletedFuture {
+                    let half = ProxyHalf(proxy: proxy.value)
+                    half.partner = inbound
+                    try outbound.pipeline.syncOperations.addHandler(half)
+                }
+            }
+            .connect(host: "127.0.0.1", port: self.targetPort)
+            .assumeIsolated()
+            .whenComplete { result in
+                switch result {
+                case .success(let outbound):
+                    inboundHalf.partner = outbound
+                    inbound.setOption(.autoRead, value: true).whenFailure { _ in inbound.close(promise: nil) }
+                case .failure:
+                    inbound.close(promise: nil)
+                }
+            }
+        return inbound.eventLoop.makeSucceededVoidFuture()
+    }
 
     /// Forwards `bytes` from `source` to `destination`, or cuts both if the cut point is in them.
     func forward(_ bytes: ByteBuffer, from source: any Channel, to destination: any Channel) {

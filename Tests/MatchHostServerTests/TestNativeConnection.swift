@@ -163,11 +163,11 @@ final class TestNativeConnection: Sendable {
     }
 
     /// Everything the server sent before a barrier request's answer: proves nothing else is pending.
-    func drain() async throws -> [NativeServerMessage] {
+    func drain(timeout: TimeAmount = .seconds(5)) async throws -> [NativeServerMessage] {
         let id = try await self.request(.leaveMatch(0))
         var extra: [NativeServerMessage] = []
         while true {
-            let message = try await self.nextMessage()
+            let message = try await self.nextMessage(timeout: timeout)
             if case .requestError(id, _) = message { return extra }
             extra.append(message)
         }
