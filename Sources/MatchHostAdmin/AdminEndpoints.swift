@@ -21,6 +21,8 @@ import ServiceLifecycle
 /// - `/`: a page that shows the two JSON answers and refreshes itself.
 /// - `/api/players/{id}/ban`: bans a player (POST) or lifts its ban (DELETE), with the admin
 ///   key; see ``PlayerBanEndpoints``.
+/// - `/api/players/{id}/link-code` and `/api/players/{id}/devices/unlink` (POST): a link code
+///   for a new device, and a device's removal, with the admin key; see ``PlayerDeviceEndpoints``.
 public enum AdminEndpoints {
     /// The most matches `/api/matches` lists: the page stays small however busy the server.
     public static let listedMatches = 200
@@ -62,7 +64,7 @@ public enum AdminEndpoints {
         }
     }
 
-    /// The router of every endpoint: the page, `/health`, `/metrics`, `/api/matches` and the bans.
+    /// The router of every endpoint: the page, `/health`, `/metrics`, `/api/matches`, the bans and the devices.
     /// - Parameters:
     ///   - status: the running server's listeners.
     ///   - registry: where every metric is kept (the one `MetricsSystem` was bootstrapped with).
@@ -94,6 +96,7 @@ public enum AdminEndpoints {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
         PlayerBanEndpoints.add(to: router, status: status, adminKey: adminKey)
+        PlayerDeviceEndpoints.add(to: router, status: status, adminKey: adminKey)
         return router
     }
 

@@ -56,16 +56,10 @@ public enum PlayerBanEndpoints {
         public var until: Int64?
     }
 
-    /// What the failures answer.
-    public struct Failure: Codable, Sendable, Hashable {
-        /// What went wrong.
-        public var error: String
-    }
-
     /// Adds both routes to `router`; `adminKey` is the bearer token they need.
     static func add(to router: Router<BasicRequestContext>, status: ServerStatus, adminKey: String) {
         router.post("api/players/:id/ban") { request, context -> Response in
-            if let refusal = Self.unauthorized(request, adminKey: adminKey) { return refusal }
+            if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
             let playerID = try context.parameters.require("id")
             let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
             let ban: BanRequest
@@ -90,7 +84,7 @@ public enum PlayerBanEndpoints {
             return try await Self.apply(reason: reason, lasting: ban.seconds.map { .seconds($0) }, to: playerID, status: status)
         }
         router.delete("api/players/:id/ban") { request, context -> Response in
-            if let refusal = Self.unauthorized(request, adminKey: adminKey) { return refusal }
+            if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
             return try await Self.apply(reason: nil, lasting: nil, to: try context.parameters.require("id"), status: status)
         }
     }
@@ -101,31 +95,12 @@ public enum PlayerBanEndpoints {
             return try AdminEndpoints.json(
                 BanState(player: playerID, banned: ban != nil, reason: ban?.reason, since: ban?.since.milliseconds, until: ban?.until?.milliseconds),
                 status: .ok)
-        } catch GameStoreError.unknownPlayer {
-            return try Self.failure(.notFound, "no player \(playerID)")
-        } catch let error as ServerNotServing {
-            return try Self.failure(.serviceUnavailable, error.description)
         } catch {
-            return try Self.failure(.serviceUnavailable, "the database failed; nothing changed (\(error))")
+            return try AdminAction.failure(for: error, playerID: playerID)
         }
-    }
-
-    /// 401 unless the request carries the admin key as its bearer token.
-    private static func unauthorized(_ request: Request, adminKey: String) -> Response? {
-        let given = request.headers[.authorization].flatMap { value -> String? in
-            // The scheme's name is case-insensitive (RFC 9110).
-            guard value.lowercased().hasPrefix("bearer ") else { return nil }
-            return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-        }
-        if let given, constantTimeEquals(given, adminKey) { return nil }
-        var response =
-            (try? Self.failure(.unauthorized, "this action needs the admin key (admin.key in the data directory) as a bearer token"))
-            ?? Response(status: .unauthorized)
-        response.headers[.wwwAuthenticate] = "Bearer"
-        return response
     }
 
     private static func failure(_ status: HTTPResponse.Status, _ message: String) throws -> Response {
-        try AdminEndpoints.json(Failure(error: message), status: status)
+        try AdminAction.failure(status, message)
     }
 }

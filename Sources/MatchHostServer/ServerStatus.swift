@@ -85,8 +85,26 @@ extension ServerStatus {
     ///   ``NativeListener/setBan(reason:lasting:of:)`` throws.
     @discardableResult
     public func setBan(reason: String?, lasting: Duration? = nil, of playerID: PlayerID) async throws -> PlayerBan? {
+        try await self.serving().setBan(reason: reason, lasting: lasting, of: playerID)
+    }
+
+    /// The operator's unlink of a player's device (``NativeListener/unlinkDevice(_:of:)``).
+    /// - Throws: ``ServerNotServing`` while the server starts or stops, or what
+    ///   ``NativeListener/unlinkDevice(_:of:)`` throws.
+    public func unlinkDevice(_ deviceID: String, of playerID: PlayerID) async throws {
+        try await self.serving().unlinkDevice(deviceID, of: playerID)
+    }
+
+    /// A link code the operator makes for a player (``NativeListener/createLinkCode(for:)``).
+    /// - Throws: ``ServerNotServing`` while the server starts or stops, or what
+    ///   ``NativeListener/createLinkCode(for:)`` throws.
+    public func createLinkCode(for playerID: PlayerID) async throws -> (code: String, expiresAt: UnixMillis) {
+        try await self.serving().createLinkCode(for: playerID)
+    }
+
+    private func serving() throws -> NativeListener {
         guard let native = self.listeners.withLockedValue({ $0?.native }) else { throw ServerNotServing() }
-        return try await native.setBan(reason: reason, lasting: lasting, of: playerID)
+        return native
     }
 
     /// The running native matches, lowest id first, at most `limit` of them, and how many run

@@ -8,7 +8,8 @@ struct MatchHostCommand: AsyncParsableCommand {
         abstract: "A self-hosted multiplayer game server.",
         subcommands: [
             ServeCommand.self, BenchCommand.self, PlayCommand.self, BotCommand.self, LobbyCommand.self, LeaderboardCommand.self,
-            PlayerCommand.self, BanCommand.self, UnbanCommand.self, BansCommand.self, BackupCommand.self, RestoreCommand.self,
+            PlayerCommand.self, BanCommand.self, UnbanCommand.self, BansCommand.self, LinkCodeCommand.self, UnlinkDeviceCommand.self,
+            BackupCommand.self, RestoreCommand.self,
         ],
         defaultSubcommand: ServeCommand.self)
 }

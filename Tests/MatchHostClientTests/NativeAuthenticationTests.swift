@@ -110,6 +110,46 @@ struct NativeAuthenticationTests {
         await server.stop()
     }
 
+    @Test("an operator's unlink: a device still linked goes on in a new session, the unlinked one's client closes")
+    func operatorUnlink() async throws {
+        let server = try await TestServer.start()
+        let phoneID = newDeviceID()
+        let phone = makeClient(port: server.port, credentials: .device(id: phoneID, secret: ""))
+        let player = try await phone.connect()
+        let (code, _) = try await phone.createLinkCode()
+        await phone.close()
+        let tabletID = newDeviceID()
+        let tablet = makeClient(port: server.port, credentials: .link(code: code, deviceID: tabletID, secret: ""))
+        try await tablet.connect()
+        let (laptopCode, _) = try await tablet.createLinkCode()
+        let laptopID = newDeviceID()
+        let laptop = makeClient(port: server.port, credentials: .link(code: laptopCode, deviceID: laptopID, secret: ""))
+        try await laptop.connect()
+
+        // The operator removes the phone while the laptop holds the session: the laptop's
+        // token is revoked with the session, and its own secret starts a new one.
+        let events = Recorder(laptop.events)
+        try await server.listener.unlinkDevice(phoneID, of: player.playerID)
+        let restarted = try await events.next("the session restart") { if case .sessionRestarted = $0 { true } else { false } }
+        guard case .sessionRestarted(let restart) = restarted else { return }
+        #expect(restart.cause.code == .sessionRevoked)
+        #expect(restart.newSession.playerID == player.playerID)
+        #expect(restart.newSession.sessionID != restart.lostSession.sessionID)
+        #expect(try await laptop.devices().map(\.deviceID).sorted() == [tabletID, laptopID].sorted())
+
+        // Then the laptop itself: its client cannot sign in again, and closes.
+        let states = Recorder(laptop.stateChanges())
+        try await server.listener.unlinkDevice(laptopID, of: player.playerID)
+        let closed = try await states.next("closed") { $0.isClosed }
+        guard case .closed(.serverError(let error)) = closed else {
+            Issue.record("closed with \(closed)")
+            return
+        }
+        #expect(error.code == .deviceUnlinked)
+        await tablet.close()
+        await server.stop()
+    }
+
     @Test("an expired token is TOKEN_EXPIRED")
     func expiredToken() async throws {
         let server = try await TestServer.start()

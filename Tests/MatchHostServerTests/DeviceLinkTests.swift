@@ -175,6 +175,62 @@ import Testing
         try await store.close()
     }
 
+    @Test func theOperatorGivesAnAccountBackFromAThiefWithALinkCodeAndAnUnlink() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory)
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+        // A thief links the tablet, then unlinks the owner's phone.
+        let (tablet, _) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server).get()
+        let unlinkPhone = try await tablet.request(.unlinkDevice(deviceID: "phone"))
+        #expect(try await tablet.response(to: unlinkPhone) == .success(.done))
+        #expect(try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).failure?.code == .deviceUnlinked)
+
+        // The tablet is the player's only device: the operator cannot remove it yet, and the
+        // refusal leaves the thief's session alone.
+        await #expect(throws: GameStoreError.lastDevice(alice.playerID)) { try await server.listener.unlinkDevice("tablet", of: alice.playerID) }
+        await #expect(throws: GameStoreError.unknownDevice(deviceID: "nowhere")) {
+            try await server.listener.unlinkDevice("nowhere", of: alice.playerID)
+        }
+        await #expect(throws: GameStoreError.unknownPlayer("nobody")) { _ = try await server.listener.createLinkCode(for: "nobody") }
+        #expect(try await tablet.drain() == [])
+
+        // The operator's code links the owner's phone again, with a new secret.
+        let (operatorCode, expiresAt) = try await server.listener.createLinkCode(for: alice.playerID)
+        #expect(expiresAt.milliseconds > UnixMillis.now().milliseconds + 590_000)
+        let newSecret = String(repeating: "5a", count: 32)
+        let (owner, relinked) = try await Self.authenticate(.link(code: operatorCode, deviceID: "phone", secret: newSecret), on: server).get()
+        #expect(relinked.playerID == alice.playerID)
+        #expect(try await tablet.closingError().code == .sessionReplaced)
+        await owner.close()
+        // The thief comes back with the tablet's secret (its unlink of the phone revoked the
+        // token it had), and holds the player's session.
+        let (thief, thiefSession) = try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server).get()
+
+        // The operator removes the tablet: the thief's session ends at once, and neither its
+        // token nor its secret signs in again; the owner's phone does, with its secret.
+        try await server.listener.unlinkDevice("tablet", of: alice.playerID)
+        #expect(try await thief.closingError().code == .sessionRevoked)
+        #expect(try await store.deviceIdentity(deviceID: "tablet") == nil)
+        #expect(try await Self.authenticate(.token(thiefSession.sessionToken), on: server).failure?.code == .tokenInvalid)
+        #expect(try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server).failure?.code == .deviceUnlinked)
+        #expect(try await Self.authenticate(.token(relinked.sessionToken), on: server).failure?.code == .tokenInvalid)
+        let (back, _) = try await Self.authenticate(.device(id: "phone", secret: newSecret), on: server).get()
+        #expect(try await Self.devices(back).map(\.deviceID) == ["phone"])
+        try await server.stop()
+        try await store.close()
+    }
+
+    @Test func theOperatorMakesNoLinkCodeForAPlayerAtItsMostDevices() async throws {
+        let server = try await RunningNativeServer.start { $0.maxDevicesPerPlayer = 1 }
+        let (_, alice) = try await server.login("phone")
+        await #expect(throws: GameStoreError.tooManyDevices(alice.playerID, limit: 1)) {
+            _ = try await server.listener.createLinkCode(for: alice.playerID)
+        }
+        try await server.stop()
+    }
+
     /// Holds UNLINK_DEVICE's write until released; reads of `staleDevice` are made at once, and
     /// their answer held until released (what a read that began before an unlink's commit and
     /// ended after it returns).

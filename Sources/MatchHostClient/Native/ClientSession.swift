@@ -673,7 +673,8 @@ final class ClientSession {
         case .idleTimeout, .rateLimited, .slowConsumer, .handshakeTimeout, .serverFull:
             // The connection ended (or a reconnect found the server full); the session waits for a resume.
             self.connection(connection, didCloseWith: error)
-        case .sessionNotFound where connection.phase == .awaitingResumed && self.configuration.reauthenticatesAfterSessionLoss:
+        case .sessionNotFound where connection.phase == .awaitingResumed && self.configuration.reauthenticatesAfterSessionLoss,
+            .sessionRevoked where self.configuration.reauthenticatesAfterSessionLoss:
             self.sessionLost(error, on: connection)
         case .shuttingDown where self.configuration.reconnectsAfterServerShutdown:
             self.serverShuttingDown(error, on: connection)

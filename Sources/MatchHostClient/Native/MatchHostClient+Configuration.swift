@@ -51,7 +51,10 @@ extension MatchHostClient {
         /// grace period ran out): first with the session token it holds, then, if that is refused
         /// (`TOKEN_EXPIRED`, say), with ``credentials`` (with the device secret the server issued,
         /// if it issued one). It then reports ``MatchHostClient/Event/sessionRestarted(_:)`` and
-        /// goes on. Off: `SESSION_NOT_FOUND` closes the client, as any other refusal does.
+        /// goes on. The same when the server ends the session with `SESSION_REVOKED` (the
+        /// operator unlinked a device of the player): the revoked token is refused, and the
+        /// credentials sign in again, unless they are the unlinked device's (`DEVICE_UNLINKED`
+        /// closes the client). Off: either error closes the client, as any other refusal does.
         public var reauthenticatesAfterSessionLoss: Bool = true
         /// Whether the client rides through a graceful server stop (ERROR `SHUTTING_DOWN`, sent on
         /// SIGTERM, as in a deploy or a rolling restart) as it does through a crash: it reports

@@ -3,7 +3,8 @@ import MatchHostWire
 extension MatchHostClient {
     /// What ``Event/sessionRestarted(_:)`` reports: the server no longer had the client's
     /// session (it restarted, or the session's grace period ran out before the client came
-    /// back), so the client authenticated again and goes on in a new session.
+    /// back, or the operator revoked it), so the client authenticated again and goes on in a
+    /// new session.
     ///
     /// Nothing of the old session carries over but the player: its numbering of reliable
     /// messages starts again, and what the server kept is what it stored (a turn-based game
@@ -11,7 +12,8 @@ extension MatchHostClient {
     /// player was in ends with ``Event/matchEnded(matchID:reason:)``, the server's or, for a
     /// match the server no longer has, the client's "abandoned(session lost)").
     public struct SessionRestart: Hashable, Sendable {
-        /// Why the old session could not be resumed (`SESSION_NOT_FOUND`).
+        /// Why the old session could not be resumed (`SESSION_NOT_FOUND`), or why the server
+        /// ended it (`SESSION_REVOKED`).
         public var cause: NativeError
         /// The session the server no longer has.
         public var lostSession: NativeAuthenticated

@@ -224,16 +224,39 @@ public final class NativeListener: Sendable {
     ///   the store's failure.
     @discardableResult
     public func setBan(reason: String?, lasting: Duration? = nil, of playerID: PlayerID) async throws -> PlayerBan? {
-        let state = self.listener.state
-        let loop = self.listener.worldLoop.eventLoop
-        let done = loop.makePromise(of: PlayerBan?.self)
-        loop.execute {
-            let world = state.value.world
+        try await self.onWorld { world, done in
             let since = world.storage.now()
             // Its end to the whole second (rounded up), as the player is told it.
             let ban = reason.map { PlayerBan(reason: $0, since: since, until: lasting.map { since.adding($0).roundedUpToSecond }) }
             world.setBan(ban, of: playerID) { result in done.completeWith(result.map { ban }) }
         }
+    }
+
+    /// The operator's unlink: removes `deviceID` from `playerID`'s devices, as UNLINK_DEVICE
+    /// does (committed first; every token of the player is revoked, and the device's secret no
+    /// longer signs in), then ends the player's session with ERROR `SESSION_REVOKED`, so that
+    /// the unlinked device cannot stay signed in. Returns once all of that is done.
+    /// - Throws: ``GameStoreError/unknownDevice(_:)`` for a device that is not the player's,
+    ///   ``GameStoreError/lastDevice(_:)`` for its only device, or the store's failure.
+    public func unlinkDevice(_ deviceID: String, of playerID: PlayerID) async throws {
+        try await self.onWorld { world, done in world.unlinkByOperator(deviceID, of: playerID) { done.completeWith($0) } }
+    }
+
+    /// A link code for `playerID` made by the operator, good for one new device and
+    /// ``ServerConfiguration/linkCodeLifetime``, replacing the player's last code: how a player
+    /// who lost every device gets one back (AUTHENTICATE method 3).
+    /// - Throws: ``GameStoreError/unknownPlayer(_:)``, ``GameStoreError/tooManyDevices(_:limit:)``
+    ///   for a player at `--max-devices-per-player`, or the store's failure.
+    public func createLinkCode(for playerID: PlayerID) async throws -> (code: String, expiresAt: UnixMillis) {
+        try await self.onWorld { world, done in world.linkCodeByOperator(for: playerID) { done.completeWith($0) } }
+    }
+
+    /// Runs `body` on the world's loop, and returns what it completes `done` with.
+    private func onWorld<Value: Sendable>(_ body: @escaping @Sendable (NativeWorld, EventLoopPromise<Value>) -> Void) async throws -> Value {
+        let state = self.listener.state
+        let loop = self.listener.worldLoop.eventLoop
+        let done = loop.makePromise(of: Value.self)
+        loop.execute { body(state.value.world, done) }
         return try await done.futureResult.get()
     }
 

@@ -43,15 +43,11 @@ extension NativeWorld {
         let playerID = session.playerID
         switch request {
         case .createLinkCode:
-            let maximum = self.options.maxDevicesPerPlayer
             self.askStore(id: id, for: session, in: (.player(playerID), writes: false), { store in try await store.devices(playerID: playerID).count }) {
                 count in
-                // Checked again when the device is stored: this spares the player a code that cannot work.
-                guard count < maximum else { return .failure(GameStoreError.tooManyDevices(playerID, limit: maximum)) }
-                let (code, expiresAt) = self.linkCodes.issue(for: playerID, now: self.storage.now()) {
-                    InviteCode.random(using: &self.codeGenerator)
+                self.linkCode(for: playerID, holding: count).map { code, expiresAt in
+                    .linkCode(code: code, expiresAt: UInt64(clamping: expiresAt.milliseconds))
                 }
-                return .success(.linkCode(code: code, expiresAt: UInt64(clamping: expiresAt.milliseconds)))
             }
         case .listDevices:
             self.askStore(id: id, for: session, in: (.player(playerID), writes: false), { store in try await store.devices(playerID: playerID) }) {
@@ -59,15 +55,8 @@ extension NativeWorld {
                 .success(.devices(devices.map { NativeDevice(deviceID: $0.deviceID, linkedAt: UInt64(clamping: $0.linkedAt.milliseconds)) }))
             }
         case .unlinkDevice(let deviceID):
-            // The player's tokens and the device's secret are refused from now until the store
-            // answers, not only from the commit: a stolen device must not sign in in between. The
-            // player's link code goes too, so that the device cannot link another meanwhile.
-            self.authenticator.unlinkStarted(deviceID, of: playerID)
-            self.linkCodes.revoke(for: playerID)
-            let at = self.storage.now()
             let asked = self.askStore(
-                id: id, for: session, in: (.player(playerID), writes: true),
-                { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID, at: at) },
+                id: id, for: session, in: (.player(playerID), writes: true), self.startUnlinking(deviceID, of: playerID),
                 settled: { result in
                     self.authenticator.unlinkEnded(deviceID, of: playerID, storedGeneration: try? result.get())
                 }
@@ -78,6 +67,65 @@ extension NativeWorld {
             if !asked { self.authenticator.unlinkEnded(deviceID, of: playerID, storedGeneration: nil) }
         default:
             preconditionFailure("not a request about devices: \(request)")
+        }
+    }
+
+    /// A new link code for `playerID`, which has `count` devices: replacing its last one, or
+    /// `tooManyDevices` at its most (checked again when the device is stored: this spares the
+    /// player a code that cannot work).
+    private func linkCode(for playerID: PlayerID, holding count: Int) -> Result<(code: String, expiresAt: UnixMillis), any Error> {
+        let maximum = self.options.maxDevicesPerPlayer
+        guard count < maximum else { return .failure(GameStoreError.tooManyDevices(playerID, limit: maximum)) }
+        return .success(self.linkCodes.issue(for: playerID, now: self.storage.now()) { InviteCode.random(using: &self.codeGenerator) })
+    }
+
+    /// What every unlink does as it starts, and the store call that makes it. The player's
+    /// tokens and the device's secret are refused from now until the store answers (the caller
+    /// then calls `unlinkEnded`), not only from the commit: a stolen device must not sign in in
+    /// between. The player's link code goes too, so that the device cannot link another meanwhile.
+    private func startUnlinking(_ deviceID: String, of playerID: PlayerID) -> @Sendable (any GameStore) async throws -> UInt64 {
+        self.authenticator.unlinkStarted(deviceID, of: playerID)
+        self.linkCodes.revoke(for: playerID)
+        let at = self.storage.now()
+        return { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID, at: at) }
+    }
+
+    /// The operator's unlink (the admin endpoints): as UNLINK_DEVICE, and then the player's
+    /// session ends with ERROR `SESSION_REVOKED`, on whichever device it is. The unlinked device
+    /// may be the one signed in (a stolen phone), and a session does not know which device
+    /// signed it in; the player's other devices sign in again with their secrets. `completion`
+    /// runs on the loop once that is done, with `unknownDevice` or `lastDevice` if the store
+    /// refused, or its failure.
+    func unlinkByOperator(_ deviceID: String, of playerID: PlayerID, completion: @escaping (Result<Void, any Error>) -> Void) {
+        self.storage.write(in: .player(playerID), self.startUnlinking(deviceID, of: playerID)) { result in
+            self.authenticator.unlinkEnded(deviceID, of: playerID, storedGeneration: try? result.get())
+            if case .success = result {
+                self.logger.notice(
+                    "device unlinked by the operator; the player's session tokens are revoked and its session ended",
+                    metadata: ["player": "\(playerID)"])
+                if let session = self.sessions.session(of: playerID) {
+                    self.sessions.end(
+                        session,
+                        error: NativeError(.sessionRevoked, "the operator unlinked a device of this player; sign in again with this device's secret"))
+                }
+            }
+            completion(result.map { _ in })
+        }
+    }
+
+    /// A link code the operator makes for `playerID` (the admin endpoints), as CREATE_LINK_CODE
+    /// would: how a player whose devices are all lost or taken gets one back. `completion` runs on
+    /// the loop with the code and when it expires, or `unknownPlayer`, `tooManyDevices`, or the
+    /// store's failure.
+    func linkCodeByOperator(for playerID: PlayerID, completion: @escaping (Result<(code: String, expiresAt: UnixMillis), any Error>) -> Void) {
+        self.storage.read(in: .player(playerID), { store -> Int? in
+            guard try await store.player(id: playerID) != nil else { return nil }
+            return try await store.devices(playerID: playerID).count
+        }) { result in
+            completion(result.flatMap { count in
+                guard let count else { return .failure(GameStoreError.unknownPlayer(playerID)) }
+                return self.linkCode(for: playerID, holding: count)
+            })
         }
     }
 }

@@ -67,6 +67,11 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     /// A device id that was unlinked from its player (UNLINK_DEVICE) signing in as a new
     /// device: it is not made a new player. Link it again with a code, or use a new device id.
     public static let deviceUnlinked = NativeErrorCode(rawValue: 24)
+    /// The operator unlinked a device of this player (`matchhost unlink-device`), and ended the
+    /// player's session with it, as the session may be the unlinked device's: sign in again with
+    /// the device's secret (AUTHENTICATE method 1). A device still linked gets a new session; the
+    /// unlinked one gets `DEVICE_UNLINKED`.
+    public static let sessionRevoked = NativeErrorCode(rawValue: 25)
 
     /// A request kind this server does not know.
     public static let unknownRequest = NativeErrorCode(rawValue: 100)
@@ -153,6 +158,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .playerBanned: return "PLAYER_BANNED"
         case .linkRefused: return "LINK_REFUSED"
         case .deviceUnlinked: return "DEVICE_UNLINKED"
+        case .sessionRevoked: return "SESSION_REVOKED"
         case .unknownRequest: return "UNKNOWN_REQUEST"
         case .unknownMode: return "UNKNOWN_MODE"
         case .noSuchMatch: return "NO_SUCH_MATCH"

@@ -1,0 +1,91 @@
+import Foundation
+import MatchHostProcessTesting
+import MatchHostWire
+import NIOPosix
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `matchhost link-code` and `unlink-device` against a running `matchhost serve`, and the admin
+/// endpoints they call, as an operator gives a player its account back.
+@Suite struct ServeDeviceTests {
+    @Test func theOperatorLinksTheOwnersNewDeviceAndUnlinksTheStolenOne() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devices-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        defer { server.stopBlocking(with: SIGKILL) }
+        let admin = try #require(server.adminPort)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (phone, alice) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "stolen-phone")
+        let key = try String(contentsOfFile: data.appendingPathComponent("admin.key").path, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let operatorFlags = ["--data", data.path, "--admin-port", "\(admin)"]
+
+        // Without the key, neither endpoint acts; a body that names no device is refused.
+        #expect(try await httpRequest("POST", "/api/players/\(alice.playerID)/link-code", port: admin, group: group).status == 401)
+        let anonymous = try await httpRequest(
+            "POST", "/api/players/\(alice.playerID)/devices/unlink", port: admin, group: group, body: "{\"device\":\"stolen-phone\"}")
+        #expect(anonymous.status == 401)
+        for body in ["", "{\"device\":7}", "{\"device\":\"\"}"] {
+            let refused = try await httpRequest(
+                "POST", "/api/players/\(alice.playerID)/devices/unlink", port: admin, group: group,
+                headers: ["Authorization: Bearer \(key)"], body: body)
+            #expect(refused.status == 400, "body \(body)")
+        }
+        #expect(try await phone.drain() == [], "still signed in")
+
+        // The phone is the only device: it cannot be removed before another is linked.
+        let last = try await runMatchHostToExit(["unlink-device", alice.playerID, "stolen-phone"] + operatorFlags)
+        #expect(last.status == 1)
+        #expect(last.stderr.contains("the server refused: it is the only device of player \(alice.playerID)"))
+        let nowhere = try await runMatchHostToExit(["unlink-device", alice.playerID, "nowhere"] + operatorFlags)
+        #expect(nowhere.status == 1)
+        #expect(nowhere.stderr == "matchhost: the server refused: player \(alice.playerID) has no device nowhere\n")
+
+        // By the start of the player's id, as `matchhost player` takes it.
+        let made = try await runMatchHostToExit(["link-code", String(alice.playerID.prefix(10))] + operatorFlags)
+        #expect(made.status == 0, "\(made.stderr)")
+        let code = try #require(made.stdout.firstMatch(of: /^link code for (\S+): ([A-Z0-9]{8}), until .* UTC\n$/))
+        #expect(String(code.output.1) == alice.playerID)
+        let tablet = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
+        try await tablet.send(.authenticate(.link(code: String(code.output.2), deviceID: "new-tablet", secret: "")))
+        guard case .authenticated(let linked) = try await tablet.next() else {
+            Issue.record("the operator's code did not link the tablet")
+            return
+        }
+        #expect(linked.playerID == alice.playerID)
+        #expect(try await phone.closingError().code == .sessionReplaced)
+
+        // The thief signs in again on the phone; the operator removes it.
+        let thief = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
+        try await thief.send(.authenticate(.token(alice.sessionToken)))
+        guard case .authenticated = try await thief.next() else {
+            Issue.record("the phone's token did not sign in")
+            return
+        }
+        let unlinked = try await runMatchHostToExit(["unlink-device", alice.playerID, "stolen-phone"] + operatorFlags)
+        #expect(unlinked.status == 0, "\(unlinked.stderr)")
+        #expect(unlinked.stdout == "unlinked stolen-phone from \(alice.playerID): its tokens are revoked and its session ended\n")
+        #expect(try await thief.closingError().code == .sessionRevoked)
+        let again = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
+        try await again.send(.authenticate(.device(id: "stolen-phone", secret: alice.deviceSecret)))
+        #expect(try await again.closingError().code == .deviceUnlinked)
+        let shown = try await runMatchHostToExit(["player", alice.playerID, "--data", data.path])
+        #expect(shown.stdout.contains("new-tablet"))
+        #expect(!shown.stdout.contains("stolen-phone"))
+        let owner = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
+        try await owner.send(.authenticate(.device(id: "new-tablet", secret: linked.deviceSecret)))
+        guard case .authenticated(let back) = try await owner.next() else {
+            Issue.record("the owner's tablet did not sign in")
+            return
+        }
+        #expect(back.playerID == alice.playerID)
+
+        let unknown = try await runMatchHostToExit(["link-code", "nobody-at-all"] + operatorFlags)
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no player with id"))
+        try await group.shutdownGracefully()
+    }
+}
