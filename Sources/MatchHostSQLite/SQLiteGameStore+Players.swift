@@ -138,20 +138,41 @@ extension SQLiteGameStore {
             let owner = try String.fetchOne(db, sql: "SELECT player_id FROM device_identity WHERE device_id = ?", arguments: [deviceID])
             guard owner == playerID else { throw GameStoreError.unknownDevice(deviceID: deviceID) }
             guard try Self.deviceCount(db, playerID) > 1 else { throw GameStoreError.lastDevice(playerID) }
+            return try Self.forget([deviceID], of: playerID, at: at, in: db)
+        }
+    }
+
+    /// See ``GameStore/removeAllDeviceIdentities(playerID:at:)``.
+    public func removeAllDeviceIdentities(playerID: PlayerID, at: UnixMillis) async throws -> (generation: UInt64, removed: [String]) {
+        try await self.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM player WHERE id = ?", arguments: [playerID]) != nil else {
+                throw GameStoreError.unknownPlayer(playerID)
+            }
+            let removed = try String.fetchAll(
+                db, sql: "SELECT device_id FROM device_identity WHERE player_id = ? ORDER BY device_id", arguments: [playerID])
+            return (try Self.forget(removed, of: playerID, at: at, in: db), removed)
+        }
+    }
+
+    /// Removes `deviceIDs`, remembers them as unlinked (the player's newest
+    /// ``DeviceIdentityRecord/unlinkedKeptPerPlayer``), and moves the player's token generation
+    /// on: what every unlink does. Returns the new generation.
+    private static func forget(_ deviceIDs: [String], of playerID: PlayerID, at: UnixMillis, in db: Database) throws -> UInt64 {
+        for deviceID in deviceIDs {
             try db.execute(sql: "DELETE FROM device_identity WHERE device_id = ?", arguments: [deviceID])
             try db.execute(
                 sql: "INSERT OR REPLACE INTO unlinked_device (device_id, player_id, unlinked_at) VALUES (?, ?, ?)",
                 arguments: [deviceID, playerID, at.milliseconds])
-            try db.execute(
-                sql: """
-                    DELETE FROM unlinked_device WHERE player_id = ? AND device_id NOT IN (
-                        SELECT device_id FROM unlinked_device WHERE player_id = ? ORDER BY unlinked_at DESC, device_id DESC LIMIT ?)
-                    """,
-                arguments: [playerID, playerID, DeviceIdentityRecord.unlinkedKeptPerPlayer])
-            try db.execute(sql: "UPDATE player SET token_generation = token_generation + 1 WHERE id = ?", arguments: [playerID])
-            let generation = try Int64.fetchOne(db, sql: "SELECT token_generation FROM player WHERE id = ?", arguments: [playerID]) ?? 0
-            return UInt64(clamping: generation)
         }
+        try db.execute(
+            sql: """
+                DELETE FROM unlinked_device WHERE player_id = ? AND device_id NOT IN (
+                    SELECT device_id FROM unlinked_device WHERE player_id = ? ORDER BY unlinked_at DESC, device_id DESC LIMIT ?)
+                """,
+            arguments: [playerID, playerID, DeviceIdentityRecord.unlinkedKeptPerPlayer])
+        try db.execute(sql: "UPDATE player SET token_generation = token_generation + 1 WHERE id = ?", arguments: [playerID])
+        let generation = try Int64.fetchOne(db, sql: "SELECT token_generation FROM player WHERE id = ?", arguments: [playerID]) ?? 0
+        return UInt64(clamping: generation)
     }
 
     /// See ``GameStore/tokenGenerations()``.

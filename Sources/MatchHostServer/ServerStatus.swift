@@ -102,6 +102,13 @@ extension ServerStatus {
         try await self.serving().createLinkCode(for: playerID)
     }
 
+    /// The operator's recovery of a player's account (``NativeListener/recoverAccount(of:)``).
+    /// - Throws: ``ServerNotServing`` while the server starts or stops, or what
+    ///   ``NativeListener/recoverAccount(of:)`` throws.
+    public func recoverAccount(of playerID: PlayerID) async throws -> (removed: [String], code: String, expiresAt: UnixMillis) {
+        try await self.serving().recoverAccount(of: playerID)
+    }
+
     private func serving() throws -> NativeListener {
         guard let native = self.listeners.withLockedValue({ $0?.native }) else { throw ServerNotServing() }
         return native

@@ -17,8 +17,9 @@ struct LinkCodeCommand: AsyncParsableCommand {
             before it expires (the server's --link-code-lifetime, 10 minutes by default). The code \
             is the same kind a signed-in device asks for (CREATE_LINK_CODE), and replaces the \
             player's last one. Then `matchhost unlink-device` removes the lost device; unlinking \
-            forgets an unused code, so link first. Asks the server running on --data, as \
-            `matchhost ban` does.
+            forgets a code not used yet, so the new device must be linked first. When a thief \
+            holds a linked device, use `matchhost recover` instead. Asks the server running on \
+            --data, as `matchhost ban` does.
             """)
 
     @Argument(help: "The player id, or its first characters (at least 4).")
@@ -43,8 +44,9 @@ struct UnlinkDeviceCommand: AsyncParsableCommand {
             no longer signs in (it gets DEVICE_UNLINKED), and the player's session ends with \
             ERROR SESSION_REVOKED, as it may be the removed device's; the player's other devices \
             sign in again with their secrets. The only device of a player cannot be removed: link \
-            the owner's device first (`matchhost link-code`). `matchhost player` lists a player's \
-            devices. Asks the server running on --data, as `matchhost ban` does.
+            the owner's device first (`matchhost link-code`), or, against a thief, use `matchhost \
+            recover`. `matchhost player` lists a player's devices. Asks the server running on \
+            --data, as `matchhost ban` does.
             """)
 
     @Argument(help: "The player id, or its first characters (at least 4).")
@@ -64,5 +66,36 @@ struct UnlinkDeviceCommand: AsyncParsableCommand {
             .POST, "devices/unlink", on: self.player, body: PlayerDeviceEndpoints.UnlinkRequest(device: self.device),
             tutorialRefusal: noDevices)
         print("unlinked \(answer.device) from \(answer.player): its tokens are revoked and its session ended")
+    }
+}
+
+/// `matchhost recover PLAYER`: the running server takes a player's account back.
+struct RecoverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recover",
+        abstract: "Take a player's account back from whoever holds its devices, and make a link code for the owner.",
+        discussion: """
+            For a thief with a linked device (who may have unlinked the owner's): every device \
+            of the player is removed, its only one too, and every session token revoked, in one \
+            commit, before the command returns; the player's session ends with ERROR \
+            SESSION_REVOKED; then a link code is made, which the owner types in the game on its \
+            device (AUTHENTICATE method 3) before it expires. Until then the player has no \
+            device: nobody can sign in as it, and nobody else can have asked for a code. \
+            (`link-code` then `unlink-device` would leave the thief's device linked in between, \
+            free to replace the code or unlink the owner's.) The removed devices get \
+            DEVICE_UNLINKED; the owner's may be linked again with the code. Asks the server \
+            running on --data, as `matchhost ban` does.
+            """)
+
+    @Argument(help: "The player id, or its first characters (at least 4).")
+    var player: String
+
+    @OptionGroup var admin: AdminActionOptions
+
+    func run() async throws {
+        let answer: PlayerDeviceEndpoints.Recovery = try await self.admin.act(.POST, "recover", on: self.player, tutorialRefusal: noDevices)
+        let devices = answer.unlinked.isEmpty ? "no device" : answer.unlinked.joined(separator: ", ")
+        print("unlinked from \(answer.player): \(devices); every token revoked")
+        print("link code for the owner's device: \(answer.code), until \(formatted(UnixMillis(milliseconds: answer.expiresAt)))")
     }
 }

@@ -222,6 +222,58 @@ import Testing
         try await store.close()
     }
 
+    @Test func theOperatorTakesTheAccountBackFromAThiefInOneStep() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory)
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+        let (tablet, _) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server).get()
+        let unlinkPhone = try await tablet.request(.unlinkDevice(deviceID: "phone"))
+        #expect(try await tablet.response(to: unlinkPhone) == .success(.done))
+        // The thief signs in again (its unlink revoked its token) and asks for a code of its own.
+        await tablet.close()
+        let (thief, thiefSession) = try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server).get()
+        let (thiefCode, _) = try await Self.linkCode(thief)
+
+        let (removed, ownerCode, _) = try await server.listener.recoverAccount(of: alice.playerID)
+        #expect(removed == ["tablet"])
+        #expect(try await thief.closingError().code == .sessionRevoked)
+        #expect(try await store.devices(playerID: alice.playerID).isEmpty)
+        // Nothing of the thief's signs in or links any more.
+        #expect(try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server).failure?.code == .deviceUnlinked)
+        #expect(try await Self.authenticate(.token(thiefSession.sessionToken), on: server).failure?.code == .tokenInvalid)
+        let thiefLink = try await Self.authenticate(.link(code: thiefCode, deviceID: "thief-2", secret: Self.tabletSecret), on: server)
+        #expect(thiefLink.failure?.code == .linkRefused)
+
+        // The owner's phone, unlinked by the thief, is linked again with the operator's code.
+        let newSecret = String(repeating: "5a", count: 32)
+        let (owner, back) = try await Self.authenticate(.link(code: ownerCode, deviceID: "phone", secret: newSecret), on: server).get()
+        #expect(back.playerID == alice.playerID)
+        #expect(try await Self.devices(owner).map(\.deviceID) == ["phone"])
+        await #expect(throws: GameStoreError.unknownPlayer("nobody")) { _ = try await server.listener.recoverAccount(of: "nobody") }
+        try await server.stop()
+        try await store.close()
+    }
+
+    @Test func aLinkWhoseCodeWasClaimedBeforeARecoveryLinksNothing() async throws {
+        let store = TurnByTurnDeviceStore(device: "laptop")
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+        await store.turns.arm()
+        let linking = Task { try await Self.authenticate(.link(code: code, deviceID: "laptop", secret: Self.tabletSecret), on: server) }
+        // The code is claimed and the laptop's read is out when the recovery is committed.
+        await store.turns.waitForRead(1)
+        _ = try await server.listener.recoverAccount(of: alice.playerID)
+        await store.turns.releaseNext()
+        await store.turns.waitForRead(2)
+        await store.turns.releaseNext()
+        #expect(try await linking.value.failure?.code == .linkRefused)
+        #expect(try await store.inner.deviceIdentity(deviceID: "laptop") == nil)
+        try await server.stop()
+    }
+
     @Test func theOperatorMakesNoLinkCodeForAPlayerAtItsMostDevices() async throws {
         let server = try await RunningNativeServer.start { $0.maxDevicesPerPlayer = 1 }
         let (_, alice) = try await server.login("phone")
@@ -320,6 +372,98 @@ import Testing
         await store.readRelease.open()
         // Read again, the device is gone: it is told it was unlinked.
         #expect(try await signingIn.value.failure?.code == .deviceUnlinked)
+        try await server.stop()
+    }
+
+    /// Once armed, holds each read of `device` until the test releases it, one at a time.
+    private struct TurnByTurnDeviceStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let device: String
+        let turns = ReadTurns()
+
+        func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? {
+            let identity = try await self.inner.deviceIdentity(deviceID: deviceID)
+            if deviceID == self.device { await self.turns.enter() }
+            return identity
+        }
+    }
+
+    /// The reads a ``TurnByTurnDeviceStore`` holds: the test waits for the n-th to come, and
+    /// lets them go one by one.
+    private actor ReadTurns {
+        private var armed = false
+        private var entered = 0
+        private var released = 0
+        private var enteredWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        private var held: [Int: CheckedContinuation<Void, Never>] = [:]
+
+        func arm() { self.armed = true }
+
+        func enter() async {
+            guard self.armed else { return }
+            self.entered += 1
+            let number = self.entered
+            self.enteredWaiters.removeAll { waiter in
+                guard waiter.count <= number else { return false }
+                waiter.continuation.resume()
+                return true
+            }
+            guard self.released < number else { return }
+            await withCheckedContinuation { self.held[number] = $0 }
+        }
+
+        /// Returns once `count` reads in all have come.
+        func waitForRead(_ count: Int) async {
+            guard self.entered < count else { return }
+            await withCheckedContinuation { self.enteredWaiters.append((count, $0)) }
+        }
+
+        /// Lets the next read go (now, or when it comes).
+        func releaseNext() {
+            self.released += 1
+            self.held.removeValue(forKey: self.released)?.resume()
+        }
+    }
+
+    @Test func aSignInReadsItsDeviceAgainAfterEachUnlinkCommittedMeanwhileEightTimesAtMost() async throws {
+        let store = TurnByTurnDeviceStore(device: "tablet")
+        let server = try await RunningNativeServer.start {
+            $0.store = store
+            $0.maxDevicesPerPlayer = 20
+        }
+        let (phone, alice) = try await server.login("phone")
+        let (code, _) = try await Self.linkCode(phone)
+        _ = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server).get()
+        for spare in 0..<17 {
+            try await store.inner.addDeviceIdentity(
+                deviceID: "spare-\(spare)", secretHash: [UInt8](repeating: 1, count: 32), playerID: alice.playerID,
+                linkedAt: UnixMillis(milliseconds: 0), maximumDevices: 20)
+        }
+        await store.turns.arm()
+        var unlinked = 0
+
+        // Eight unlinks, each committed while a read of the tablet is out: each read is made
+        // again, and the ninth, with nothing committed meanwhile, signs the tablet in.
+        let patient = Task { try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server) }
+        for read in 1...9 {
+            await store.turns.waitForRead(read)
+            if read <= 8 {
+                try await server.listener.unlinkDevice("spare-\(unlinked)", of: alice.playerID)
+                unlinked += 1
+            }
+            await store.turns.releaseNext()
+        }
+        #expect(try await patient.value.get().1.playerID == alice.playerID)
+
+        // Nine: the sign-in gives up, and is told to try again later.
+        let unlucky = Task { try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server) }
+        for read in 10...18 {
+            await store.turns.waitForRead(read)
+            try await server.listener.unlinkDevice("spare-\(unlinked)", of: alice.playerID)
+            unlinked += 1
+            await store.turns.releaseNext()
+        }
+        #expect(try await unlucky.value.failure?.code == .storageFailed)
         try await server.stop()
     }
 

@@ -22,6 +22,9 @@ struct FailingGameStore: GameStore {
     func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? { throw self.failure }
     func devices(playerID: PlayerID) async throws -> [DeviceIdentityRecord] { throw self.failure }
     func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) async throws -> UInt64 { throw self.failure }
+    func removeAllDeviceIdentities(playerID: PlayerID, at: UnixMillis) async throws -> (generation: UInt64, removed: [String]) {
+        throw self.failure
+    }
     func tokenGenerations() async throws -> [PlayerID: UInt64] {
         if self.failsAtStartup { throw self.failure }
         return [:]

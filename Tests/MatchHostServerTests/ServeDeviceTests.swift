@@ -83,6 +83,30 @@ import Glibc
         }
         #expect(back.playerID == alice.playerID)
 
+        // Against a thief, in one step: every device goes, and the owner gets a code.
+        let recovered = try await runMatchHostToExit(["recover", alice.playerID] + operatorFlags)
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        let lines = recovered.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "unlinked from \(alice.playerID): new-tablet; every token revoked")
+        let ownerCode = try #require(lines.last?.firstMatch(of: /^link code for the owner's device: ([A-Z0-9]{8}), until .* UTC$/))
+        #expect(try await owner.closingError().code == .sessionRevoked)
+        let ownerPhone = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
+        try await ownerPhone.send(.authenticate(.link(code: String(ownerCode.output.1), deviceID: "owner-phone", secret: "")))
+        guard case .authenticated(let recoveredSession) = try await ownerPhone.next() else {
+            Issue.record("the recovery's code did not link the owner's phone")
+            return
+        }
+        #expect(recoveredSession.playerID == alice.playerID)
+        let anonymousRecovery = try await httpRequest("POST", "/api/players/\(alice.playerID)/recover", port: admin, group: group)
+        #expect(anonymousRecovery.status == 401)
+        #expect(try await ownerPhone.drain() == [], "nothing recovered without the key")
+        let nobody = try await httpRequest(
+            "POST", "/api/players/nobody/recover", port: admin, group: group, headers: ["Authorization: Bearer \(key)"])
+        #expect(nobody.status == 404)
+        let nobodysCode = try await httpRequest(
+            "POST", "/api/players/nobody/link-code", port: admin, group: group, headers: ["Authorization: Bearer \(key)"])
+        #expect(nobodysCode.status == 404)
+
         let unknown = try await runMatchHostToExit(["link-code", "nobody-at-all"] + operatorFlags)
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no player with id"))

@@ -155,6 +155,42 @@ struct PlayerStorageTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func removingEveryDeviceOfAPlayerRevokesItsTokensAndRemembersEachDevice(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 1_000)
+            try await store.addDeviceIdentity(deviceID: "Tablet", secretHash: [2], playerID: "p1", linkedAt: 2_000, maximumDevices: 10)
+            try await store.addDeviceIdentity(deviceID: "laptop", secretHash: [3], playerID: "p1", linkedAt: 3_000, maximumDevices: 10)
+            try await store.createPlayerWithDevice(id: "p2", alias: "Bob", deviceID: "bob", secretHash: [4], createdAt: 1_000)
+            _ = try await store.removeDeviceIdentity(deviceID: "laptop", playerID: "p1", at: 3_500)
+
+            // In byte order: capitals first.
+            let reset = try await store.removeAllDeviceIdentities(playerID: "p1", at: 4_000)
+            #expect(reset.generation == 2)
+            #expect(reset.removed == ["Tablet", "phone"])
+            #expect(try await store.devices(playerID: "p1").isEmpty)
+            #expect(try await store.tokenGenerations() == ["p1": 2])
+            #expect(try await store.devices(playerID: "p2").map(\.deviceID) == ["bob"], "another player's are left")
+            for device in ["Tablet", "phone"] {
+                await #expect(throws: GameStoreError.deviceUnlinked(deviceID: device)) {
+                    try await store.createPlayerWithDevice(id: "p3", alias: "Cy", deviceID: device, secretHash: [9], createdAt: 5_000)
+                }
+            }
+            // The player is still there; a code links a device to it again.
+            #expect(try await store.player(id: "p1")?.alias == "Ann")
+            try await store.addDeviceIdentity(deviceID: "phone", secretHash: [5], playerID: "p1", linkedAt: 6_000, maximumDevices: 10)
+            #expect(try await store.devices(playerID: "p1").map(\.deviceID) == ["phone"])
+
+            // With no device, the tokens are revoked all the same; no player, no change.
+            _ = try await store.removeAllDeviceIdentities(playerID: "p1", at: 7_000)
+            #expect(try await store.removeAllDeviceIdentities(playerID: "p1", at: 8_000) == (4, []))
+            await #expect(throws: GameStoreError.unknownPlayer("nobody")) {
+                _ = try await store.removeAllDeviceIdentities(playerID: "nobody", at: 8_000)
+            }
+            #expect(try await store.tokenGenerations() == ["p1": 4])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func anUnlinkedDeviceIsNotANewPlayerButMayBeLinkedAgain(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 1_000)

@@ -35,6 +35,9 @@ extension ForwardingGameStore {
     public func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) async throws -> UInt64 {
         try await self.inner.removeDeviceIdentity(deviceID: deviceID, playerID: playerID, at: at)
     }
+    public func removeAllDeviceIdentities(playerID: PlayerID, at: UnixMillis) async throws -> (generation: UInt64, removed: [String]) {
+        try await self.inner.removeAllDeviceIdentities(playerID: playerID, at: at)
+    }
     public func tokenGenerations() async throws -> [PlayerID: UInt64] { try await self.inner.tokenGenerations() }
     public func setBan(playerID: PlayerID, ban: PlayerBan?) async throws { try await self.inner.setBan(playerID: playerID, ban: ban) }
     public func bannedPlayers() async throws -> [PlayerID: PlayerBan] { try await self.inner.bannedPlayers() }

@@ -66,6 +66,14 @@ public protocol GameStore: Sendable {
     /// no such device) or ``GameStoreError/lastDevice(_:)``.
     func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) async throws -> UInt64
 
+    /// Removes every device of the player, its only one too, and in the same transaction
+    /// revokes every session token it holds: the operator taking an account back from whoever
+    /// holds its devices. Returns the player's new token generation and the device ids removed,
+    /// in byte order; each is remembered as unlinked, as by
+    /// ``removeDeviceIdentity(deviceID:playerID:at:)``. A player with no device is left with
+    /// none, its tokens revoked all the same. Throws ``GameStoreError/unknownPlayer(_:)``.
+    func removeAllDeviceIdentities(playerID: PlayerID, at: UnixMillis) async throws -> (generation: UInt64, removed: [String])
+
     /// The token generation of every player whose tokens were ever revoked (the others are at
     /// 0): a token names the generation it was issued in, and one of an older generation is no
     /// longer accepted. What a server holds to check tokens without a read.

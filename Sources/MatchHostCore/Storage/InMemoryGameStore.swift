@@ -106,8 +106,25 @@ public actor InMemoryGameStore: GameStore {
     public func removeDeviceIdentity(deviceID: String, playerID: PlayerID, at: UnixMillis) throws -> UInt64 {
         guard self.devices[deviceID]?.playerID == playerID else { throw GameStoreError.unknownDevice(deviceID: deviceID) }
         guard self.devices(playerID: playerID).count > 1 else { throw GameStoreError.lastDevice(playerID) }
-        self.devices[deviceID] = nil
-        self.unlinkedDevices[deviceID] = (playerID, at)
+        return self.forget([deviceID], of: playerID, at: at)
+    }
+
+    /// See ``GameStore/removeAllDeviceIdentities(playerID:at:)``.
+    public func removeAllDeviceIdentities(playerID: PlayerID, at: UnixMillis) throws -> (generation: UInt64, removed: [String]) {
+        guard self.players[playerID] != nil else { throw GameStoreError.unknownPlayer(playerID) }
+        let removed = self.devices.values.filter { $0.playerID == playerID }.map(\.deviceID)
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return (self.forget(removed, of: playerID, at: at), removed)
+    }
+
+    /// Removes `deviceIDs`, remembers them as unlinked (the player's newest
+    /// ``DeviceIdentityRecord/unlinkedKeptPerPlayer``), and moves the player's token generation
+    /// on: what every unlink does. Returns the new generation.
+    private func forget(_ deviceIDs: [String], of playerID: PlayerID, at: UnixMillis) -> UInt64 {
+        for deviceID in deviceIDs {
+            self.devices[deviceID] = nil
+            self.unlinkedDevices[deviceID] = (playerID, at)
+        }
         let kept = self.unlinkedDevices.filter { $0.value.player == playerID }
             // Newest first; equal times by id, in bytes, as SQLite's `device_id DESC`.
             .sorted { $0.value.at != $1.value.at ? $0.value.at > $1.value.at : $1.key.utf8.lexicographicallyPrecedes($0.key.utf8) }

@@ -47,7 +47,7 @@ final class NativeAuthenticator {
     private var playersUnlinking: [PlayerID: Int] = [:]
     /// The devices being unlinked from their players, and how many times: their secrets are
     /// refused meanwhile. By player too: another player naming the device (a refused unlink)
-    /// must not lock it out.
+    /// must not lock it out. A nil device: every device of the player (the operator's recovery).
     private var devicesUnlinking: [PlayerDevice: Int] = [:]
     /// Moves on as each unlink is committed: a device read that began before a commit is made
     /// again, as it may have found the device the commit removed. Refused unlinks leave it, so
@@ -58,7 +58,8 @@ final class NativeAuthenticator {
 
     private struct PlayerDevice: Hashable {
         var playerID: PlayerID
-        var deviceID: String
+        /// Nil: every device of the player.
+        var deviceID: String?
     }
 
     /// - Parameters:
@@ -119,16 +120,16 @@ final class NativeAuthenticator {
         return (self.signer.sign(playerID: playerID, generation: generation, expiresAt: expiresAt), expiresAt)
     }
 
-    /// An unlink of `deviceID` from `playerID` is about to be written: until it ends, the
-    /// player's tokens and the device's secret are refused.
-    func unlinkStarted(_ deviceID: String, of playerID: PlayerID) {
+    /// An unlink of `deviceID` (nil: of every device) from `playerID` is about to be written:
+    /// until it ends, the player's tokens and the device's secret are refused.
+    func unlinkStarted(_ deviceID: String?, of playerID: PlayerID) {
         self.playersUnlinking[playerID, default: 0] += 1
         self.devicesUnlinking[PlayerDevice(playerID: playerID, deviceID: deviceID), default: 0] += 1
     }
 
     /// The unlink has ended: committed, with the player's new token generation (every token of
     /// an earlier one is refused from now on), or refused or failed (nil: nothing changed).
-    func unlinkEnded(_ deviceID: String, of playerID: PlayerID, storedGeneration: UInt64?) {
+    func unlinkEnded(_ deviceID: String?, of playerID: PlayerID, storedGeneration: UInt64?) {
         if let storedGeneration {
             self.tokenGenerations[playerID] = max(self.tokenGenerations[playerID, default: 0], storedGeneration)
             self.deviceChanges &+= 1
@@ -151,7 +152,10 @@ final class NativeAuthenticator {
         let changesBefore = self.deviceChanges
         storage.read({ store in try await store.deviceIdentity(deviceID: deviceID) }) { result in
             guard case .success(let identity) = result else { return completion(.failure(.databaseFailed(.storageFailed))) }
-            if let identity, self.devicesUnlinking[PlayerDevice(playerID: identity.playerID, deviceID: deviceID)] != nil {
+            if let identity,
+                self.devicesUnlinking[PlayerDevice(playerID: identity.playerID, deviceID: deviceID)] != nil
+                    || self.devicesUnlinking[PlayerDevice(playerID: identity.playerID, deviceID: nil)] != nil
+            {
                 return completion(.failure(NativeError(.authenticationFailed, "this device is being unlinked from its player")))
             }
             guard self.deviceChanges == changesBefore else {
@@ -181,6 +185,7 @@ final class NativeAuthenticator {
         case .success(let player): playerID = player
         }
         if let refusal = rules.banRefusal(playerID) ?? rules.linkRefusal(playerID) { return completion(.failure(refusal)) }
+        let generationAtClaim = self.tokenGenerations[playerID, default: 0]
         self.readDevice(deviceID, storage: storage) { result in
             switch result {
             case .failure(let error):
@@ -192,6 +197,13 @@ final class NativeAuthenticator {
                 }
                 completion(Self.check(secret, against: identity))
             case .success(nil):
+                // An unlink of the player begun or committed since the claim revoked the code: a
+                // device its thief linked must not stay after the operator took the account back.
+                // (A recovery queued after this write removes what it adds.)
+                guard self.playersUnlinking[playerID] == nil, self.tokenGenerations[playerID, default: 0] == generationAtClaim else {
+                    return completion(
+                        .failure(NativeError(.linkRefused, "the link code was revoked as a device of its player was unlinked; ask for a new one")))
+                }
                 guard let newSecret = self.newDeviceSecret(secret) else { return completion(.failure(Self.deviceRefused)) }
                 let (linkedAt, maximum) = (storage.now(), self.maximumDevicesPerPlayer)
                 storage.write(in: .player(playerID), { store in

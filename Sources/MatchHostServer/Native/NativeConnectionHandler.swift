@@ -445,7 +445,7 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
     static func logLevel(closingWith error: NativeError) -> Logger.Level {
         switch error.code {
         case .shuttingDown: .debug
-        case .sessionReplaced, .sessionNotFound, .tokenExpired, .idleTimeout, .handshakeTimeout: .info
+        case .sessionReplaced, .sessionNotFound, .sessionRevoked, .tokenExpired, .idleTimeout, .handshakeTimeout: .info
         default: .warning
         }
     }

@@ -251,6 +251,15 @@ public final class NativeListener: Sendable {
         try await self.onWorld { world, done in world.linkCodeByOperator(for: playerID) { done.completeWith($0) } }
     }
 
+    /// The operator takes `playerID`'s account back from whoever holds its devices: every
+    /// device is removed, its only one too, and every token revoked, in one commit; its session
+    /// ends with ERROR `SESSION_REVOKED`; then a link code is made for the owner's device, as
+    /// ``createLinkCode(for:)`` makes one. Returns the devices removed (in byte order) and the code.
+    /// - Throws: ``GameStoreError/unknownPlayer(_:)``, or the store's failure.
+    public func recoverAccount(of playerID: PlayerID) async throws -> (removed: [String], code: String, expiresAt: UnixMillis) {
+        try await self.onWorld { world, done in world.recoverByOperator(playerID) { done.completeWith($0) } }
+    }
+
     /// Runs `body` on the world's loop, and returns what it completes `done` with.
     private func onWorld<Value: Sendable>(_ body: @escaping @Sendable (NativeWorld, EventLoopPromise<Value>) -> Void) async throws -> Value {
         let state = self.listener.state

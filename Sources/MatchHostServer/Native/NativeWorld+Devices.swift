@@ -100,17 +100,43 @@ extension NativeWorld {
         self.storage.write(in: .player(playerID), self.startUnlinking(deviceID, of: playerID)) { result in
             self.authenticator.unlinkEnded(deviceID, of: playerID, storedGeneration: try? result.get())
             if case .success = result {
-                self.logger.notice(
-                    "device unlinked by the operator; the player's session tokens are revoked and its session ended",
-                    metadata: ["player": "\(playerID)"])
-                if let session = self.sessions.session(of: playerID) {
-                    self.sessions.end(
-                        session,
-                        error: NativeError(.sessionRevoked, "the operator unlinked a device of this player; sign in again with this device's secret"))
-                }
+                self.logger.notice("device unlinked by the operator", metadata: ["player": "\(playerID)"])
+                self.revokeSession(of: playerID, "the operator unlinked a device of this player; sign in again with this device's secret")
             }
             completion(result.map { _ in })
         }
+    }
+
+    /// The operator takes `playerID`'s account back from whoever holds its devices (the admin
+    /// endpoints): every device is removed (its only one too) and every token revoked in one
+    /// commit, the player's session ends with `SESSION_REVOKED`, and a link code is made for the
+    /// owner's device, after the commit, so that no device of the player's could have asked
+    /// for one meanwhile. While the removal is written, every device of the player is refused,
+    /// and a link whose code was claimed before it links nothing. `completion` runs on the loop
+    /// with the devices removed and the code, or `unknownPlayer`, or the store's failure.
+    func recoverByOperator(
+        _ playerID: PlayerID, completion: @escaping (Result<(removed: [String], code: String, expiresAt: UnixMillis), any Error>) -> Void
+    ) {
+        self.authenticator.unlinkStarted(nil, of: playerID)
+        self.linkCodes.revoke(for: playerID)
+        let at = self.storage.now()
+        self.storage.write(in: .player(playerID), { store in try await store.removeAllDeviceIdentities(playerID: playerID, at: at) }) { result in
+            self.authenticator.unlinkEnded(nil, of: playerID, storedGeneration: try? result.get().generation)
+            completion(result.flatMap { reset in
+                self.logger.notice(
+                    "account recovered by the operator: every device unlinked, a link code made", metadata: ["player": "\(playerID)"])
+                self.revokeSession(of: playerID, "the operator unlinked every device of this player")
+                return self.linkCode(for: playerID, holding: 0).map { (reset.removed, $0.code, $0.expiresAt) }
+            })
+        }
+    }
+
+    /// Ends `playerID`'s session, if it has one, with `SESSION_REVOKED`: after an operator's
+    /// unlink, as the session may be an unlinked device's (a session does not record which
+    /// device signed it in).
+    private func revokeSession(of playerID: PlayerID, _ message: String) {
+        guard let session = self.sessions.session(of: playerID) else { return }
+        self.sessions.end(session, error: NativeError(.sessionRevoked, message))
     }
 
     /// A link code the operator makes for `playerID` (the admin endpoints), as CREATE_LINK_CODE
@@ -124,6 +150,7 @@ extension NativeWorld {
         }) { result in
             completion(result.flatMap { count in
                 guard let count else { return .failure(GameStoreError.unknownPlayer(playerID)) }
+                self.logger.notice("link code made by the operator", metadata: ["player": "\(playerID)"])
                 return self.linkCode(for: playerID, holding: count)
             })
         }

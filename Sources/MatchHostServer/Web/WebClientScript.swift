@@ -61,7 +61,8 @@ enum WebClientScript {
         /// PRESENCE changes.
         const P = { JOINED: 1, DISCONNECTED: 2, RECONNECTED: 3, LEFT: 4 };
         const E = { UNSUPPORTED_VERSION: 1, UNKNOWN_GAME: 2, AUTHENTICATION_FAILED: 5, SESSION_NOT_FOUND: 8, RESUME_REFUSED: 9,
-                    SESSION_REPLACED: 10, BACKLOG_EXCEEDED: 13, SHUTTING_DOWN: 15, PLAYER_BANNED: 22 };
+                    SESSION_REPLACED: 10, BACKLOG_EXCEEDED: 13, SHUTTING_DOWN: 15, PLAYER_BANNED: 22,
+                    DEVICE_UNLINKED: 24, SESSION_REVOKED: 25 };
 
         class NativeConnection {
           constructor(events) {
@@ -164,10 +165,11 @@ enum WebClientScript {
               }
               case F.ERROR: {
                 const code = r.u16(), message = r.str();
-                // The session is gone (a restart, the grace ran out): sign in again as the same device.
-                if ([E.SESSION_NOT_FOUND, E.RESUME_REFUSED, E.SHUTTING_DOWN, E.BACKLOG_EXCEEDED].includes(code)) this.session = null;
+                // The session is gone (a restart, the grace ran out, the operator revoked it): sign in again as the same device.
+                if ([E.SESSION_NOT_FOUND, E.RESUME_REFUSED, E.SHUTTING_DOWN, E.BACKLOG_EXCEEDED, E.SESSION_REVOKED].includes(code)) this.session = null;
                 // Trying again would get the same answer: stop, and say why.
-                if ([E.SESSION_REPLACED, E.AUTHENTICATION_FAILED, E.UNKNOWN_GAME, E.UNSUPPORTED_VERSION, E.PLAYER_BANNED].includes(code)) this.ended = true;
+                if ([E.SESSION_REPLACED, E.AUTHENTICATION_FAILED, E.UNKNOWN_GAME, E.UNSUPPORTED_VERSION, E.PLAYER_BANNED,
+                     E.DEVICE_UNLINKED].includes(code)) this.ended = true;
                 this.events.serverError(code, message);
                 break;
               }
@@ -524,7 +526,7 @@ enum WebClientScript {
             closed() { closed = true; connectionState("closed", "disconnected"); page.controls(); },
             serverError(code, message) {
               if (code === E.SESSION_REPLACED) note("This player signed in elsewhere (another tab?); reload to play here.");
-              else if (code !== E.SESSION_NOT_FOUND) note(message);
+              else if (code !== E.SESSION_NOT_FOUND && code !== E.SESSION_REVOKED) note(message);
             },
             message(type, r) {
               if (type === M.MATCHMAKER_MATCHED || type === M.TICKET_CANCELLED) {

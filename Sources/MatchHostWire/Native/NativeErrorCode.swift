@@ -67,10 +67,10 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     /// A device id that was unlinked from its player (UNLINK_DEVICE) signing in as a new
     /// device: it is not made a new player. Link it again with a code, or use a new device id.
     public static let deviceUnlinked = NativeErrorCode(rawValue: 24)
-    /// The operator unlinked a device of this player (`matchhost unlink-device`), and ended the
-    /// player's session with it, as the session may be the unlinked device's: sign in again with
-    /// the device's secret (AUTHENTICATE method 1). A device still linked gets a new session; the
-    /// unlinked one gets `DEVICE_UNLINKED`.
+    /// The operator unlinked a device of this player (`matchhost unlink-device`, `recover`), and
+    /// ended the player's session with it, as the session may be the unlinked device's; its
+    /// matches saw the player leave. Sign in again with the device's secret (AUTHENTICATE
+    /// method 1): a device still linked gets a new session; the unlinked one gets `DEVICE_UNLINKED`.
     public static let sessionRevoked = NativeErrorCode(rawValue: 25)
 
     /// A request kind this server does not know.
