@@ -35,13 +35,14 @@ import Testing
         return devices
     }
 
-    /// Sends AUTHENTICATE with `credentials` on a new connection: AUTHENTICATED, or the ERROR that closed it.
+    /// Sends AUTHENTICATE with `credentials` on a new connection: AUTHENTICATED, or the ERROR
+    /// that closed it, within `timeout`.
     private static func authenticate(
-        _ credentials: NativeCredentials, on server: RunningNativeServer
+        _ credentials: NativeCredentials, on server: RunningNativeServer, timeout: TimeAmount = .seconds(5)
     ) async throws -> Result<(TestNativeConnection, NativeAuthenticated), NativeError> {
         let connection = try await server.handshake()
         try await connection.send(.authenticate(credentials))
-        switch try await connection.next() {
+        switch try await connection.next(timeout: timeout) {
         case .authenticated(let authenticated): return .success((connection, authenticated))
         case .error(let error):
             await connection.close()
@@ -175,17 +176,23 @@ import Testing
         try await store.close()
     }
 
-    @Test func theOperatorGivesAnAccountBackFromAThiefWithALinkCodeAndAnUnlink() async throws {
-        let directory = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory)
+    /// Alice signs in on her phone and links a tablet, which a thief holds: it unlinks her
+    /// phone. Returns her first sign-in and the tablet's connection, signed in.
+    private static func stolenAccount(on server: RunningNativeServer) async throws -> (alice: NativeAuthenticated, tablet: TestNativeConnection) {
         let (phone, alice) = try await server.login("phone")
         let (code, _) = try await Self.linkCode(phone)
-        // A thief links the tablet, then unlinks the owner's phone.
         let (tablet, _) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server).get()
         let unlinkPhone = try await tablet.request(.unlinkDevice(deviceID: "phone"))
         #expect(try await tablet.response(to: unlinkPhone) == .success(.done))
         #expect(try await Self.authenticate(.device(id: "phone", secret: alice.deviceSecret), on: server).failure?.code == .deviceUnlinked)
+        return (alice, tablet)
+    }
+
+    @Test func theOperatorGivesAnAccountBackFromAThiefWithALinkCodeAndAnUnlink() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory)
+        let (alice, tablet) = try await Self.stolenAccount(on: server)
 
         // The tablet is the player's only device: the operator cannot remove it yet, and the
         // refusal leaves the thief's session alone.
@@ -226,11 +233,7 @@ import Testing
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory)
-        let (phone, alice) = try await server.login("phone")
-        let (code, _) = try await Self.linkCode(phone)
-        let (tablet, _) = try await Self.authenticate(.link(code: code, deviceID: "tablet", secret: Self.tabletSecret), on: server).get()
-        let unlinkPhone = try await tablet.request(.unlinkDevice(deviceID: "phone"))
-        #expect(try await tablet.response(to: unlinkPhone) == .success(.done))
+        let (alice, tablet) = try await Self.stolenAccount(on: server)
         // The thief signs in again (its unlink revoked its token) and asks for a code of its own.
         await tablet.close()
         let (thief, thiefSession) = try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server).get()
@@ -271,6 +274,33 @@ import Testing
         await store.turns.releaseNext()
         #expect(try await linking.value.failure?.code == .linkRefused)
         #expect(try await store.inner.deviceIdentity(deviceID: "laptop") == nil)
+        try await server.stop()
+    }
+
+    @Test func whileARecoveryIsWrittenTheThiefNeitherLinksNorReplacesTheOwnersCode() async throws {
+        let store = TurnByTurnDeviceStore(device: "laptop", holdsRecovery: true)
+        let server = try await RunningNativeServer.start { $0.store = store }
+        // The thief holds the player's only device, and has a code out for another.
+        let (thief, alice) = try await server.login("tablet")
+        let (code, _) = try await Self.linkCode(thief)
+        await store.turns.arm()
+        let linking = Task { try await Self.authenticate(.link(code: code, deviceID: "laptop", secret: Self.tabletSecret), on: server) }
+        await store.turns.waitForRead(1)
+        let recovering = Task { try await server.listener.recoverAccount(of: alice.playerID) }
+        await store.recoveryEntered.wait()
+
+        // While the recovery is written: the link's read comes back, and links nothing; the
+        // thief asks for a code, which waits behind the recovery.
+        await store.turns.releaseNext()
+        #expect(try await linking.value.failure?.code == .linkRefused)
+        _ = try await thief.request(.createLinkCode)
+        await store.recoveryRelease.open()
+        let (removed, ownerCode, _) = try await recovering.value
+        #expect(removed == ["tablet"])
+        #expect(try await thief.closingError().code == .sessionRevoked)
+        // The thief's request made no code to replace the owner's: the owner's links.
+        let (_, owner) = try await Self.authenticate(.link(code: ownerCode, deviceID: "phone", secret: Self.tabletSecret), on: server).get()
+        #expect(owner.playerID == alice.playerID)
         try await server.stop()
     }
 
@@ -375,11 +405,23 @@ import Testing
         try await server.stop()
     }
 
-    /// Once armed, holds each read of `device` until the test releases it, one at a time.
+    /// Once armed, holds each read of `device` until the test releases it, one at a time; and,
+    /// if `holdsRecovery`, an operator's recovery until released.
     private struct TurnByTurnDeviceStore: ForwardingGameStore {
         let inner: any GameStore = InMemoryGameStore()
         let device: String
+        var holdsRecovery = false
         let turns = ReadTurns()
+        let recoveryEntered = Gate()
+        let recoveryRelease = Gate()
+
+        func removeAllDeviceIdentities(playerID: PlayerID, at: UnixMillis) async throws -> (generation: UInt64, removed: [String]) {
+            if self.holdsRecovery {
+                await self.recoveryEntered.open()
+                await self.recoveryRelease.wait()
+            }
+            return try await self.inner.removeAllDeviceIdentities(playerID: playerID, at: at)
+        }
 
         func deviceIdentity(deviceID: String) async throws -> DeviceIdentityRecord? {
             let identity = try await self.inner.deviceIdentity(deviceID: deviceID)
@@ -444,7 +486,7 @@ import Testing
 
         // Eight unlinks, each committed while a read of the tablet is out: each read is made
         // again, and the ninth, with nothing committed meanwhile, signs the tablet in.
-        let patient = Task { try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server) }
+        let patient = Task { try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server, timeout: .seconds(60)) }
         for read in 1...9 {
             await store.turns.waitForRead(read)
             if read <= 8 {
@@ -456,7 +498,7 @@ import Testing
         #expect(try await patient.value.get().1.playerID == alice.playerID)
 
         // Nine: the sign-in gives up, and is told to try again later.
-        let unlucky = Task { try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server) }
+        let unlucky = Task { try await Self.authenticate(.device(id: "tablet", secret: Self.tabletSecret), on: server, timeout: .seconds(60)) }
         for read in 10...18 {
             await store.turns.waitForRead(read)
             try await server.listener.unlinkDevice("spare-\(unlinked)", of: alice.playerID)

@@ -11,6 +11,17 @@ import Glibc
 /// `matchhost link-code` and `unlink-device` against a running `matchhost serve`, and the admin
 /// endpoints they call, as an operator gives a player its account back.
 @Suite struct ServeDeviceTests {
+    /// A new connection, signed in with `credentials`; throws if they are refused.
+    private static func signIn(
+        _ credentials: NativeCredentials, port: Int, group: MultiThreadedEventLoopGroup
+    ) async throws -> (TestNativeConnection, NativeAuthenticated) {
+        let connection = try await TestNativeConnection.handshake(port: port, group: group)
+        try await connection.send(.authenticate(credentials))
+        let answer = try await connection.next()
+        guard case .authenticated(let authenticated) = answer else { throw TestClientError.unexpected("\(answer) answered AUTHENTICATE") }
+        return (connection, authenticated)
+    }
+
     @Test func theOperatorLinksTheOwnersNewDeviceAndUnlinksTheStolenOne() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devices-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
@@ -49,22 +60,12 @@ import Glibc
         #expect(made.status == 0, "\(made.stderr)")
         let code = try #require(made.stdout.firstMatch(of: /^link code for (\S+): ([A-Z0-9]{8}), until .* UTC\n$/))
         #expect(String(code.output.1) == alice.playerID)
-        let tablet = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
-        try await tablet.send(.authenticate(.link(code: String(code.output.2), deviceID: "new-tablet", secret: "")))
-        guard case .authenticated(let linked) = try await tablet.next() else {
-            Issue.record("the operator's code did not link the tablet")
-            return
-        }
+        let (_, linked) = try await Self.signIn(.link(code: String(code.output.2), deviceID: "new-tablet", secret: ""), port: server.nativePort, group: group)
         #expect(linked.playerID == alice.playerID)
         #expect(try await phone.closingError().code == .sessionReplaced)
 
         // The thief signs in again on the phone; the operator removes it.
-        let thief = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
-        try await thief.send(.authenticate(.token(alice.sessionToken)))
-        guard case .authenticated = try await thief.next() else {
-            Issue.record("the phone's token did not sign in")
-            return
-        }
+        let (thief, _) = try await Self.signIn(.token(alice.sessionToken), port: server.nativePort, group: group)
         let unlinked = try await runMatchHostToExit(["unlink-device", alice.playerID, "stolen-phone"] + operatorFlags)
         #expect(unlinked.status == 0, "\(unlinked.stderr)")
         #expect(unlinked.stdout == "unlinked stolen-phone from \(alice.playerID): its tokens are revoked and its session ended\n")
@@ -75,12 +76,7 @@ import Glibc
         let shown = try await runMatchHostToExit(["player", alice.playerID, "--data", data.path])
         #expect(shown.stdout.contains("new-tablet"))
         #expect(!shown.stdout.contains("stolen-phone"))
-        let owner = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
-        try await owner.send(.authenticate(.device(id: "new-tablet", secret: linked.deviceSecret)))
-        guard case .authenticated(let back) = try await owner.next() else {
-            Issue.record("the owner's tablet did not sign in")
-            return
-        }
+        let (owner, back) = try await Self.signIn(.device(id: "new-tablet", secret: linked.deviceSecret), port: server.nativePort, group: group)
         #expect(back.playerID == alice.playerID)
 
         // Against a thief, in one step: every device goes, and the owner gets a code.
@@ -90,12 +86,8 @@ import Glibc
         #expect(lines.first == "unlinked from \(alice.playerID): new-tablet; every token revoked")
         let ownerCode = try #require(lines.last?.firstMatch(of: /^link code for the owner's device: ([A-Z0-9]{8}), until .* UTC$/))
         #expect(try await owner.closingError().code == .sessionRevoked)
-        let ownerPhone = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
-        try await ownerPhone.send(.authenticate(.link(code: String(ownerCode.output.1), deviceID: "owner-phone", secret: "")))
-        guard case .authenticated(let recoveredSession) = try await ownerPhone.next() else {
-            Issue.record("the recovery's code did not link the owner's phone")
-            return
-        }
+        let (ownerPhone, recoveredSession) = try await Self.signIn(
+            .link(code: String(ownerCode.output.1), deviceID: "owner-phone", secret: ""), port: server.nativePort, group: group)
         #expect(recoveredSession.playerID == alice.playerID)
         let anonymousRecovery = try await httpRequest("POST", "/api/players/\(alice.playerID)/recover", port: admin, group: group)
         #expect(anonymousRecovery.status == 401)

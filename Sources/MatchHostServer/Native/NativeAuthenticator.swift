@@ -127,6 +127,11 @@ final class NativeAuthenticator {
         self.devicesUnlinking[PlayerDevice(playerID: playerID, deviceID: deviceID), default: 0] += 1
     }
 
+    /// Whether an unlink of `playerID` is being written now.
+    func isUnlinking(_ playerID: PlayerID) -> Bool {
+        self.playersUnlinking[playerID] != nil
+    }
+
     /// The unlink has ended: committed, with the player's new token generation (every token of
     /// an earlier one is refused from now on), or refused or failed (nil: nothing changed).
     func unlinkEnded(_ deviceID: String?, of playerID: PlayerID, storedGeneration: UInt64?) {
@@ -200,7 +205,7 @@ final class NativeAuthenticator {
                 // An unlink of the player begun or committed since the claim revoked the code: a
                 // device its thief linked must not stay after the operator took the account back.
                 // (A recovery queued after this write removes what it adds.)
-                guard self.playersUnlinking[playerID] == nil, self.tokenGenerations[playerID, default: 0] == generationAtClaim else {
+                guard !self.isUnlinking(playerID), self.tokenGenerations[playerID, default: 0] == generationAtClaim else {
                     return completion(
                         .failure(NativeError(.linkRefused, "the link code was revoked as a device of its player was unlinked; ask for a new one")))
                 }

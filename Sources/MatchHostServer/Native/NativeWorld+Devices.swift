@@ -43,9 +43,15 @@ extension NativeWorld {
         let playerID = session.playerID
         switch request {
         case .createLinkCode:
+            let generation = self.authenticator.tokenGenerations[playerID, default: 0]
             self.askStore(id: id, for: session, in: (.player(playerID), writes: false), { store in try await store.devices(playerID: playerID).count }) {
                 count in
-                self.linkCode(for: playerID, holding: count).map { code, expiresAt in
+                // An unlink of the player begun or committed meanwhile revokes link codes: this
+                // one must not replace the code an operator's recovery made for the owner.
+                guard !self.authenticator.isUnlinking(playerID), self.authenticator.tokenGenerations[playerID, default: 0] == generation else {
+                    return .failure(NativeError(.linkRefused, "a device of the player was unlinked meanwhile, which revokes link codes; ask again"))
+                }
+                return self.linkCode(for: playerID, holding: count).map { code, expiresAt in
                     .linkCode(code: code, expiresAt: UInt64(clamping: expiresAt.milliseconds))
                 }
             }
