@@ -85,15 +85,21 @@ extension NativeWorld {
         return .success(self.linkCodes.issue(for: playerID, now: self.storage.now()) { InviteCode.random(using: &self.codeGenerator) })
     }
 
-    /// What every unlink does as it starts, and the store call that makes it. The player's
-    /// tokens and the device's secret are refused from now until the store answers (the caller
-    /// then calls `unlinkEnded`), not only from the commit: a stolen device must not sign in in
-    /// between. The player's link code goes too, so that the device cannot link another meanwhile.
+    /// What every unlink does as it starts, and the store call that makes it (of `deviceID`).
     private func startUnlinking(_ deviceID: String, of playerID: PlayerID) -> @Sendable (any GameStore) async throws -> UInt64 {
+        let at = self.refuseWhileUnlinking(deviceID, of: playerID)
+        return { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID, at: at) }
+    }
+
+    /// What every unlink does as it starts; returns the time to store it at. The player's tokens
+    /// and the device's secret (nil: every device's) are refused from now until the store
+    /// answers (the caller then calls `unlinkEnded`), not only from the commit: a stolen device
+    /// must not sign in in between. The player's link code goes too, so that the device cannot
+    /// link another meanwhile.
+    private func refuseWhileUnlinking(_ deviceID: String?, of playerID: PlayerID) -> UnixMillis {
         self.authenticator.unlinkStarted(deviceID, of: playerID)
         self.linkCodes.revoke(for: playerID)
-        let at = self.storage.now()
-        return { store in try await store.removeDeviceIdentity(deviceID: deviceID, playerID: playerID, at: at) }
+        return self.storage.now()
     }
 
     /// The operator's unlink (the admin endpoints): as UNLINK_DEVICE, and then the player's
@@ -123,9 +129,7 @@ extension NativeWorld {
     func recoverByOperator(
         _ playerID: PlayerID, completion: @escaping (Result<(removed: [String], code: String, expiresAt: UnixMillis), any Error>) -> Void
     ) {
-        self.authenticator.unlinkStarted(nil, of: playerID)
-        self.linkCodes.revoke(for: playerID)
-        let at = self.storage.now()
+        let at = self.refuseWhileUnlinking(nil, of: playerID)
         self.storage.write(in: .player(playerID), { store in try await store.removeAllDeviceIdentities(playerID: playerID, at: at) }) { result in
             self.authenticator.unlinkEnded(nil, of: playerID, storedGeneration: try? result.get().generation)
             completion(result.flatMap { reset in
