@@ -236,7 +236,7 @@ public final class NativeListener: Sendable {
     /// does (committed first; every token of the player is revoked, and the device's secret no
     /// longer signs in), then ends the player's session with ERROR `SESSION_REVOKED`, so that
     /// the unlinked device cannot stay signed in. Returns once all of that is done.
-    /// - Throws: ``GameStoreError/unknownDevice(_:)`` for a device that is not the player's,
+    /// - Throws: ``GameStoreError/unknownDevice(deviceID:)`` for a device that is not the player's,
     ///   ``GameStoreError/lastDevice(_:)`` for its only device, or the store's failure.
     public func unlinkDevice(_ deviceID: String, of playerID: PlayerID) async throws {
         try await self.onWorld { world, done in world.unlinkByOperator(deviceID, of: playerID) { done.completeWith($0) } }
