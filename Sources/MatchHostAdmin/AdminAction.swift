@@ -6,6 +6,9 @@ import MatchHostServer
 /// What every admin action (a change to a player: its ban, its devices) shares: the admin key
 /// it needs, and how its failures are answered.
 public enum AdminAction {
+    /// The largest body an action reads: a larger one is answered 413.
+    public static let maximumBodyBytes = 4096
+
     /// What an action's failures answer, as JSON.
     public struct Failure: Codable, Sendable, Hashable {
         /// What went wrong.

@@ -17,13 +17,11 @@ import NIOCore
 /// whoever can reach the admin port may read it, but may only act with the key. (A web page
 /// in the operator's browser cannot send that header to another origin, so it cannot act
 /// either.) Other answers: 400 for a body or reason that is not valid, 413 for a body over
-/// ``maximumBodyBytes``, 404 for a player the database does not know, 503 while the server
+/// ``AdminAction/maximumBodyBytes``, 404 for a player the database does not know, 503 while the server
 /// starts or stops or its database fails.
 public enum PlayerBanEndpoints {
     /// The longest reason, in UTF-8 bytes: it goes to the player in one ERROR.
     public static let maximumReasonBytes = 200
-    /// The largest body `POST …/ban` reads.
-    public static let maximumBodyBytes = 4096
     /// The longest timed ban: ten years (a longer `seconds` is refused; leave it out for a ban
     /// until lifted).
     public static let maximumBanSeconds: Int64 = 3650 * 86_400
@@ -61,25 +59,25 @@ public enum PlayerBanEndpoints {
         router.post("api/players/:id/ban") { request, context -> Response in
             if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
             let playerID = try context.parameters.require("id")
-            let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+            let body = try await request.body.collect(upTo: AdminAction.maximumBodyBytes)
             let ban: BanRequest
             if body.readableBytes == 0 {
                 ban = BanRequest()
             } else {
                 guard let decoded = try? JSONDecoder().decode(BanRequest.self, from: Data(body.readableBytesView)) else {
-                    return try Self.failure(.badRequest, "the body must be JSON: {\"reason\":\"…\",\"seconds\":…}")
+                    return try AdminAction.failure(.badRequest, "the body must be JSON: {\"reason\":\"…\",\"seconds\":…}")
                 }
                 ban = decoded
             }
             let reason = ban.reason ?? ""
             guard reason.utf8.count <= Self.maximumReasonBytes else {
-                return try Self.failure(.badRequest, "the reason is longer than \(Self.maximumReasonBytes) bytes")
+                return try AdminAction.failure(.badRequest, "the reason is longer than \(Self.maximumReasonBytes) bytes")
             }
             guard !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                return try Self.failure(.badRequest, "the reason holds a control character")
+                return try AdminAction.failure(.badRequest, "the reason holds a control character")
             }
             if let seconds = ban.seconds, !(1...Self.maximumBanSeconds).contains(seconds) {
-                return try Self.failure(.badRequest, "seconds must be 1 to \(Self.maximumBanSeconds) (ten years); leave it out for a ban until lifted")
+                return try AdminAction.failure(.badRequest, "seconds must be 1 to \(Self.maximumBanSeconds) (ten years); leave it out for a ban until lifted")
             }
             return try await Self.apply(reason: reason, lasting: ban.seconds.map { .seconds($0) }, to: playerID, status: status)
         }
@@ -98,9 +96,5 @@ public enum PlayerBanEndpoints {
         } catch {
             return try AdminAction.failure(for: error, playerID: playerID)
         }
-    }
-
-    private static func failure(_ status: HTTPResponse.Status, _ message: String) throws -> Response {
-        try AdminAction.failure(status, message)
     }
 }

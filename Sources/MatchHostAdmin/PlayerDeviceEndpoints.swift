@@ -26,11 +26,9 @@ import NIOCore
 ///   owner's device in between).
 ///
 /// All need the admin key as a bearer token, as ``PlayerBanEndpoints`` do; other answers: 400 for
-/// a body that is not valid, 413 for a body over ``maximumBodyBytes``, 404 for a player the
+/// a body that is not valid, 413 for a body over ``AdminAction/maximumBodyBytes``, 404 for a player the
 /// database does not know, 503 while the server starts or stops or its database fails.
 public enum PlayerDeviceEndpoints {
-    /// The largest body `…/devices/unlink` reads.
-    public static let maximumBodyBytes = 4096
 
     /// What `…/link-code` answers.
     public struct LinkCode: Codable, Sendable, Hashable {
@@ -101,7 +99,7 @@ public enum PlayerDeviceEndpoints {
         router.post("api/players/:id/devices/unlink") { request, context -> Response in
             if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
             let playerID = try context.parameters.require("id")
-            let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+            let body = try await request.body.collect(upTo: AdminAction.maximumBodyBytes)
             guard let unlink = try? JSONDecoder().decode(UnlinkRequest.self, from: Data(body.readableBytesView)), !unlink.device.isEmpty
             else {
                 return try AdminAction.failure(.badRequest, "the body must be JSON naming the device: {\"device\":\"…\"}")

@@ -42,7 +42,7 @@ import Glibc
         #expect(tooLong.status == 400)
         let tooBig = try await httpRequest(
             "POST", path, port: admin, group: group, headers: ["Authorization: Bearer \(key)"],
-            body: String(repeating: " ", count: PlayerBanEndpoints.maximumBodyBytes + 1))
+            body: String(repeating: " ", count: AdminAction.maximumBodyBytes + 1))
         #expect(tooBig.status == 413)
         let nobody = try await httpRequest("DELETE", "/api/players/nobody/ban", port: admin, group: group, headers: ["Authorization: Bearer \(key)"])
         #expect(nobody.status == 404)

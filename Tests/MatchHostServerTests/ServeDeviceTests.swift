@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostAdmin
 import MatchHostProcessTesting
 import MatchHostWire
 import NIOPosix
@@ -45,6 +46,10 @@ import Glibc
                 headers: ["Authorization: Bearer \(key)"], body: body)
             #expect(refused.status == 400, "body \(body)")
         }
+        let tooBig = try await httpRequest(
+            "POST", "/api/players/\(alice.playerID)/devices/unlink", port: admin, group: group, headers: ["Authorization: Bearer \(key)"],
+            body: String(repeating: " ", count: AdminAction.maximumBodyBytes + 1))
+        #expect(tooBig.status == 413)
         #expect(try await phone.drain() == [], "still signed in")
 
         // The phone is the only device: it cannot be removed before another is linked.
