@@ -11,18 +11,24 @@
 #     disks-small   50 matches of 16, no taps
 #     disks-sweep   100, 125, 150 and 200 matches of 16, no taps
 #     disks-taps    50 matches of 16, 2 taps/s per player (matches end at 20 points and are restarted)
+#     lobby-ticks   Disks 20 matches of 16 alone, then while 5,000 lobby subscribers get 2
+#                   changes/s on the same server: what a big publication does to the ticks
 # Environment: DURATION (seconds measured, default 20; Disks matches stop at 60 s of play, so
 #   keep DURATION + 3 s of warmup under about 55 for a window without restarts), PORT (default
 #   17356), LOBBY_INTERVAL (the server's --lobby-interval, default 0.05), BENCH_FLAGS (extra
-#   flags for every bench, e.g. "--json").
+#   flags for every bench, e.g. "--json"), SERVER_FLAGS (extra flags for the server), BIN (a
+#   matchhost binary to use instead of building this checkout's release binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-20}
 PORT=${PORT:-17356}
 LOBBY_INTERVAL=${LOBBY_INTERVAL:-0.05}
 BENCH_FLAGS=${BENCH_FLAGS:-}
-swift build -c release --product matchhost >/dev/null
-BIN=.build/release/matchhost
+SERVER_FLAGS=${SERVER_FLAGS:-}
+if [ -z "${BIN:-}" ]; then
+    swift build -c release --product matchhost >/dev/null
+    BIN=.build/release/matchhost
+fi
 SERVER_PID=
 DATA=$(mktemp -d)
 trap 'rm -rf "$DATA"' EXIT
@@ -31,7 +37,7 @@ trap 'rm -rf "$DATA"' EXIT
 # benches stay within them, so they are part of what is measured. The Cat Race port gets 0.
 start_server() {
     taskset -c 0 "$BIN" serve --host 127.0.0.1 --no-admin --no-web --data "$DATA" --catrace-port 0 --port "$PORT" --max-new-players-per-minute 1000000 --max-new-matches-per-minute 1000000 --max-connections-per-address 100000 \
-        --lobby-interval "$LOBBY_INTERVAL" --log-level warning >/dev/null 2>"$DATA/server.log" &
+        --lobby-interval "$LOBBY_INTERVAL" --log-level warning $SERVER_FLAGS >/dev/null 2>"$DATA/server.log" &
     SERVER_PID=$!
     for _ in $(seq 50); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
@@ -73,6 +79,27 @@ disks() {  # matches players [flags...]
     bench disks --matches "$k" --players "$p" --seconds "$DURATION" "$@" || echo "bench disks failed"
     stop_server
 }
+# The lobby load starts first and runs past the Disks window; Disks starts once every
+# subscriber is subscribed.
+disks_with_lobby() {  # subscribers changes-per-second
+    start_server
+    echo "== bench disks --matches 20 --players 16 --seconds $DURATION while bench lobby --subscribers $1 --changes-per-second $2 runs"
+    load
+    bench lobby --subscribers "$1" --changes-per-second "$2" --seconds "$((DURATION + 20))" --lobby-interval "$LOBBY_INTERVAL" \
+        >"$DATA/lobby.out" 2>&1 &
+    local load_pid=$!
+    for _ in $(seq 600); do
+        grep -q '^setup:' "$DATA/lobby.out" && break
+        kill -0 "$load_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    sleep 3
+    bench disks --matches 20 --players 16 --seconds "$DURATION" || echo "bench disks failed"
+    wait "$load_pid" || echo "bench lobby failed"
+    echo "-- the lobby load meanwhile:"
+    cat "$DATA/lobby.out"
+    stop_server
+}
 
 scenarios=("$@")
 [ ${#scenarios[@]} -eq 0 ] && scenarios=(lobby disks)
@@ -86,6 +113,7 @@ for scenario in "${scenarios[@]}"; do
         disks-small) disks 50 16 ;;
         disks-sweep) for k in 100 125 150 200; do disks "$k" 16; done ;;
         disks-taps) disks 50 16 --tap-rate 2 ;;
+        lobby-ticks) disks 20 16; disks_with_lobby 5000 2 ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
 done

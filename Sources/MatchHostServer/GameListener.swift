@@ -62,7 +62,9 @@ struct GameListener<World> {
                 logger: logger)
             return State((world: makeWorld(clock.value), connections: connections), eventLoop: loop)
         }.get()
-        let flusher = try await loop.submit { NIOLoopBound(FlushCoalescer(eventLoop: loop), eventLoop: loop) }.get()
+        let flusher = try await loop.submit {
+            NIOLoopBound(worldLoop.makeFlushCoalescer(budget: configuration.flushBudget), eventLoop: loop)
+        }.get()
         let channel = try await Self.accept(
             configuration: configuration, port: port, group: group, loop: loop, state: state, flusher: flusher, farewell: farewell,
             tls: tls, setUp: Self.handlerOnly, makeHandler: makeHandler)
@@ -199,6 +201,13 @@ final class WorldLoop: Sendable {
                 EventLoopClock(eventLoop: loop, yieldToIO: { body in doorbell.value.afterNextPoll(body) }), eventLoop: loop)
         }.get()
         return WorldLoop(eventLoop: loop, clock: clock, doorbell: doorbell)
+    }
+
+    /// A coalescer of the loop's connection flushes whose backlog waits for the loop's polls
+    /// as the clock's overdue timers do; call on the loop.
+    func makeFlushCoalescer(budget: TimeAmount) -> FlushCoalescer {
+        let doorbell = self.doorbell
+        return FlushCoalescer(eventLoop: self.eventLoop, budget: budget, yieldToIO: { body in doorbell.value.afterNextPoll(body) })
     }
 
     /// Counts one more listener on the loop; call on the loop.

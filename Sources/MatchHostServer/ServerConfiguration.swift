@@ -104,6 +104,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxValueBytesPerMinute: Int = 4 * 1024 * 1024
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
     public var lobbyInterval: TimeAmount = .milliseconds(50)
+    /// How long one pass of a port's event loop may spend writing to its connections before
+    /// the rest waits for the loop to read its sockets and run its timers (default 4 ms, no
+    /// flag: a scheduling budget, not a limit on clients). A fan-out to thousands of
+    /// connections (a lobby publication) then goes out over several passes instead of holding
+    /// every match on the loop for its whole length.
+    public var flushBudget: TimeAmount = .milliseconds(4)
     /// How often the matchmaker forms groups (`--matchmaker-interval`, default 1 s).
     public var matchmakerInterval: TimeAmount = .seconds(1)
     /// How long a ticket waits for a full group before it takes its minimum

@@ -10,6 +10,11 @@ extension MatchHostClient.Event {
         return nil
     }
 
+    var matchDataPayload: ByteBuffer? {
+        if case .matchData(_, _, let payload, _) = self { return payload }
+        return nil
+    }
+
     var party: NativePartyInfo? {
         if case .partyUpdate(let party) = self { return party }
         return nil
@@ -111,6 +116,52 @@ struct NativeLobbyTests {
         await host.close()
         await guest.close()
         await watcher.close()
+    }
+
+    @Test("with no flush budget, each pass writes to one connection: every subscriber still gets every change, and a match's data goes on")
+    func publicationOverManyPasses() async throws {
+        // Every pass flushes one connection and leaves the rest until after the loop's next
+        // poll (through its doorbell), so a publication to 12 subscribers takes 12 passes.
+        let server = try await TestServer.start { $0.flushBudget = .zero }
+        defer { Task { await server.stop() } }
+        let host = makeClient(port: server.port)
+        let guest = makeClient(port: server.port)
+        _ = try await host.connect()
+        let guestID = try await guest.connect().playerID
+        let watchers = (0..<12).map { _ in makeClient(port: server.port) }
+        var recorders: [Recorder<MatchHostClient.Event>] = []
+        for watcher in watchers {
+            _ = try await watcher.connect()
+            recorders.append(Recorder(watcher.events))
+            #expect(try await watcher.subscribeLobby(mode: "relay") == 0)
+        }
+        let guestEvents = Recorder(guest.events)
+
+        let match = try await host.createMatch(mode: "relay", maxPlayers: 2, label: "many passes")
+        _ = try await guest.joinMatch(match.matchID)
+        for round in 0..<5 {
+            try await host.send(ByteBuffer(bytes: [UInt8(round)]), to: [guestID], in: match.matchID)
+        }
+        for round in 0..<5 {
+            let data = try await guestEvents.next("data \(round)") {
+                if case .matchData = $0 { return true }
+                return false
+            }
+            #expect(data.matchDataPayload == ByteBuffer(bytes: [UInt8(round)]))
+        }
+        let entry = NativeLobbyEntry(matchID: match.matchID, label: "many passes", players: 2, capacity: 2, joinable: false)
+        for (index, events) in recorders.enumerated() {
+            // Added then changed, or both folded into one publication as added with 2 players.
+            var seen: [NativeLobbyChange] = []
+            while seen.last?.entry != entry {
+                seen += try await events.next("watcher \(index)'s changes") { $0.lobbyChanges != nil }.lobbyChanges!
+            }
+            #expect(seen.first?.kind == .added)
+            #expect(seen.allSatisfy { $0.entry.matchID == match.matchID })
+        }
+        for watcher in watchers { await watcher.close() }
+        await host.close()
+        await guest.close()
     }
 
     @Test("a private match is joined by its code, in any case, and by nothing else")
