@@ -111,12 +111,16 @@ public enum AdminEndpoints {
 
     /// The admin HTTP server on `host`:`port` (0 picks a free port), to run in the server's
     /// service group; its actions need `adminKey` as a bearer token. `onListening` gets the address it bound. If it cannot bind, its `run`
-    /// throws ``AdminBindError``.
+    /// throws `PortBindError`.
     public static func application(
         host: String, port: Int, status: ServerStatus, registry: PrometheusCollectorRegistry, adminKey: String, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void
     ) -> some Service {
         let bound = NIOLockedValueBox(false)
+        // Hummingbird says "Server started and listening" at info, which `announce` has said
+        // already; its request logs (debug) still show when asked for.
+        var applicationLogger = logger
+        if applicationLogger.logLevel == .info { applicationLogger.logLevel = .notice }
         let application = Application(
             router: Self.router(status: status, registry: registry, adminKey: adminKey),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "matchhost"),
@@ -124,28 +128,12 @@ public enum AdminEndpoints {
                 bound.withLockedValue { $0 = true }
                 if let address = channel.localAddress { onListening(address) }
             },
-            logger: logger)
+            logger: applicationLogger)
         return AdminService(application: application, host: host, port: port, bound: bound)
     }
 }
 
-/// The admin endpoints could not listen on their address (the port is taken, the host is not
-/// this machine's).
-public struct AdminBindError: Error, CustomStringConvertible {
-    /// `--admin-host`.
-    public var host: String
-    /// `--admin-port`.
-    public var port: Int
-    /// What binding said.
-    public var reason: String
-
-    /// The one line `serve` prints.
-    public var description: String {
-        "cannot serve the admin endpoints on \(self.host):\(self.port) (\(self.reason)); choose another --admin-port, or pass --no-admin"
-    }
-}
-
-/// Hummingbird's application, with a failure to bind told as ``AdminBindError``.
+/// Hummingbird's application, with a failure to bind told as a `PortBindError`.
 private struct AdminService<Wrapped: Service>: Service {
     let application: Wrapped
     let host: String
@@ -157,7 +145,8 @@ private struct AdminService<Wrapped: Service>: Service {
             try await self.application.run()
         } catch {
             guard !self.bound.withLockedValue({ $0 }) else { throw error }
-            throw AdminBindError(host: self.host, port: self.port, reason: "\(error)")
+            throw PortBindError(
+                port: "admin", host: self.host, number: self.port, remedy: "choose another --admin-port, or pass --no-admin", error: error)
         }
     }
 }

@@ -77,7 +77,7 @@ public final class CatRaceListener: Sendable {
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.catRacePort, group: group,
             // The tutorial's protocol has no error message: a refused client just sees the close.
-            portName: "catrace", logger: logger, farewell: nil,
+            portName: "catrace", portFlag: "--catrace-port", logger: logger, farewell: nil,
             makeWorld: { clock in
                 let world = CatRaceWorld(options: worldOptions, clock: clock, logger: listenerLogger)
                 world.admitsNewRace = { network in matchCreations.admit(network, now: clock.now) }

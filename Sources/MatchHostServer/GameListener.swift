@@ -35,6 +35,8 @@ struct GameListener<World> {
     ///     both worlds can reach each other's matches without a hop, and share its timers.
     ///     Default: a new one on the group's next loop.
     ///   - portName: the port's name in the log and metrics (`catrace`, `native`).
+    ///   - portFlag: the flag that sets the port, named by the ``PortBindError`` thrown when it
+    ///     cannot be bound.
     ///   - farewell: the frame a refused connection (over `--max-connections` or
     ///     `--max-connections-per-address`) gets before it is closed; nil for a protocol that has
     ///     no way to say it.
@@ -42,7 +44,7 @@ struct GameListener<World> {
     ///   - makeHandler: builds one connection's handler, on the world's loop.
     static func bind(
         configuration: ServerConfiguration, port: Int, group: any EventLoopGroup, worldLoop: WorldLoop? = nil,
-        portName: String, logger: Logger, tls: TLSPortSetup? = nil, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?,
+        portName: String, portFlag: String, logger: Logger, tls: TLSPortSetup? = nil, farewell: (@Sendable (ConnectionRefusal) -> ByteBuffer)?,
         makeWorld: @escaping @Sendable (EventLoopClock) -> World,
         makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
     ) async throws -> GameListener<World> {
@@ -65,9 +67,14 @@ struct GameListener<World> {
         let flusher = try await loop.submit {
             NIOLoopBound(worldLoop.makeFlushCoalescer(budget: configuration.flushBudget), eventLoop: loop)
         }.get()
-        let channel = try await Self.accept(
-            configuration: configuration, port: port, group: group, loop: loop, state: state, flusher: flusher, farewell: farewell,
-            tls: tls, setUp: Self.handlerOnly, makeHandler: makeHandler)
+        let channel: any Channel
+        do {
+            channel = try await Self.accept(
+                configuration: configuration, port: port, group: group, loop: loop, state: state, flusher: flusher, farewell: farewell,
+                tls: tls, setUp: Self.handlerOnly, makeHandler: makeHandler)
+        } catch {
+            throw PortBindError(port: portName, host: configuration.host, number: port, remedy: "choose another \(portFlag)", error: error)
+        }
         guard let address = channel.localAddress else {
             throw ListenerError.noLocalAddress
         }

@@ -509,7 +509,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
-        } catch let error where error is AdminBindError || error is WebPortBindError {
+        } catch let error as PortBindError {
             try? await store?.close()
             FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
             throw ExitCode(2)

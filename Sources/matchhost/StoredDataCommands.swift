@@ -62,8 +62,9 @@ enum StoredPlayerLookup {
             }
             if let only = candidates.first { return (only, nil) }
         }
+        let tooShort = given.count < Self.shortestPrefix ? " (too short for the start of an id: \(Self.shortestPrefix) characters or more)" : ""
         FileHandle.standardError.write(
-            Data("matchhost: no player with id, start of an id (\(Self.shortestPrefix) characters or more) or Cat Race playerId \(given) in \(store.path)\n".utf8))
+            Data("matchhost: no player with id, start of an id or Cat Race playerId \(given) in \(store.path)\(tooShort)\n".utf8))
         throw ExitCode(1)
     }
 }

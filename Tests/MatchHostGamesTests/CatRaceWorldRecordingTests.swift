@@ -85,7 +85,7 @@ struct CatRaceWorldRecordingTests {
         #expect(log.racesWon == [1])
         fixture.world.connectionClosed(b)
         fixture.clock.advance(by: .seconds(30))
-        #expect(log.entries.last == .ended(42, outcome: "\(MatchOutcome<Int>.abandoned(reason: "racer G:9 left (graceExpired)"))"))
+        #expect(log.entries.last == .ended(42, outcome: "\(MatchOutcome<Int>.abandoned(reason: "racer G:9 stayed away past the grace period"))"))
         #expect(log.entries.count == 3)
     }
 

@@ -244,7 +244,7 @@ enum HeadlessBrowser {
         ])
         #expect(run.status == 2)
         #expect(run.stdout.isEmpty, "nothing was bound: \(run.stdout)")
-        #expect(run.stderr.hasPrefix("matchhost: cannot serve the admin endpoints on 127.0.0.1:\(taken) ("), "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("matchhost: cannot serve the admin port on 127.0.0.1:\(taken) ("), "\(run.stderr)")
         #expect(run.stderr.hasSuffix("; choose another --admin-port, or pass --no-admin\n"))
         try await holder.close()
         try await group.shutdownGracefully()

@@ -137,7 +137,7 @@ private func fourInARowPair(
         #expect(record.kind == .realTime)
         #expect(record.players == [aAuth.playerID, bAuth.playerID])
         // No race was won, so there is no result.
-        #expect(record.state == .abandoned(reason: "racer \(bAuth.playerID) left (left)"))
+        #expect(record.state == .abandoned(reason: "racer \(bAuth.playerID) left"))
         #expect(await store.match(id: relay.matchID) == nil)
     }
 

@@ -189,20 +189,27 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         try await server.stop()
     }
 
-    /// A taken web port stops `serve` with one line naming the flags to change.
-    @Test func aTakenWebPortStopsTheServerWithOneLine() async throws {
+    /// A taken game port stops `serve` with one line naming the port, why, and the flags to
+    /// change, and exit status 2, as a taken admin port does.
+    @Test(arguments: [
+        ("--catrace-port", "catrace", "choose another --catrace-port"),
+        ("--port", "native", "choose another --port"),
+        ("--web-port", "web", "choose another --web-port, or pass --no-web"),
+    ])
+    func aTakenPortStopsTheServerWithOneLine(flag: String, port: String, remedy: String) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let holder = try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
         let taken = try #require(holder.localAddress?.port)
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-takenweb-\(UUID().uuidString)")
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-taken-\(port)-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let run = try await runMatchHostToExit([
-            "serve", "--host", "127.0.0.1", "--catrace-port", "0", "--port", "0", "--no-admin", "--web-port", "\(taken)", "--data", data.path,
-            "--log-level", "critical",
-        ])
+        var ports = ["--catrace-port": "0", "--port": "0", "--web-port": "0"]
+        ports[flag] = "\(taken)"
+        let run = try await runMatchHostToExit(
+            ["serve", "--host", "127.0.0.1", "--no-admin", "--data", data.path, "--log-level", "critical"]
+                + ports.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] })
         #expect(run.status == 2)
-        #expect(run.stderr.hasPrefix("matchhost: cannot serve the web port on 127.0.0.1:\(taken) ("), "\(run.stderr)")
-        #expect(run.stderr.hasSuffix("; choose another --web-port, or pass --no-web\n"))
+        #expect(run.stderr.hasPrefix("matchhost: cannot serve the \(port) port on 127.0.0.1:\(taken) (Address already in use, errno "), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix("); \(remedy)\n"), "one line: \(run.stderr)")
         try await holder.close()
         try await group.shutdownGracefully()
     }

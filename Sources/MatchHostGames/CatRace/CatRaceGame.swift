@@ -146,7 +146,12 @@ public final class CatRaceGame: GameHandler {
 
     /// A racer who stays away a whole grace period ends the match for everyone.
     public func playerLeft(seat: Int, reason: LeaveReason, in match: Match<CatRaceGame>) {
-        self.quit(reason: "racer \(match.seats[seat].player) left (\(reason))", in: match)
+        let racer = "racer \(match.seats[seat].player)"
+        switch reason {
+        case .left: self.quit(reason: "\(racer) left", in: match)
+        case .graceExpired: self.quit(reason: "\(racer) stayed away past the grace period", in: match)
+        case .sessionEnded: self.quit(reason: "\(racer)'s session ended", in: match)
+        }
     }
 
     /// Applies a move or a restart, or refuses it.

@@ -108,7 +108,7 @@ public final class NativeListener: Sendable {
         }
         let listener = try await GameListener.bind(
             configuration: configuration, port: configuration.port, group: group, worldLoop: catRace?.listener.worldLoop,
-            portName: "native", logger: logger,
+            portName: "native", portFlag: "--port", logger: logger,
             tls: tls.map {
                 TLSPortSetup(
                     tls: $0,
@@ -182,7 +182,8 @@ public final class NativeListener: Sendable {
                     listener: listener, storageOutages: storageOutages, webChannel: nil,
                     resultWaitAtShutdown: configuration.resultWaitAtShutdown
                 ).close()
-                throw WebPortBindError(host: configuration.host, port: webPort, reason: "\(error)")
+                throw PortBindError(
+                    port: "web", host: configuration.host, number: webPort, remedy: "choose another --web-port, or pass --no-web", error: error)
             }
         }
         return NativeListener(

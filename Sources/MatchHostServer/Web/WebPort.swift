@@ -3,21 +3,6 @@ import NIOCore
 import NIOHTTP1
 import NIOWebSocket
 
-/// The web port could not be bound.
-public struct WebPortBindError: Error, CustomStringConvertible {
-    /// `--host`.
-    public var host: String
-    /// `--web-port`.
-    public var port: Int
-    /// What binding said.
-    public var reason: String
-
-    /// The one line `serve` prints.
-    public var description: String {
-        "cannot serve the web port on \(self.host):\(self.port) (\(self.reason)); choose another --web-port, or pass --no-web"
-    }
-}
-
 /// The web port (`--web-port`, default 7357 in `matchhost serve`): the native protocol over a
 /// WebSocket at `/native`, and the browser clients (``WebSite``) at `/`.
 ///
