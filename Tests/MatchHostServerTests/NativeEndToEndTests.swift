@@ -883,6 +883,10 @@ extension NativeServerMessage {
             $0.maxBacklogBytes = 256 << 20
             $0.slowConsumerGrace = .milliseconds(50)
             $0.maxInboundBytesPerSecond = 1 << 30  // the sender floods on purpose
+            // Filling the socket buffers can take the whole suite's 15 s of idle timeout on a
+            // loaded machine (the victim, not reading, answers no PING): only the bound may close it.
+            $0.heartbeatInterval = .seconds(100)
+            $0.idleTimeout = .seconds(300)
         }
         let (victim, pv) = try await server.login("slow-victim")
         let (sender, ps) = try await server.login("slow-sender")
@@ -899,7 +903,9 @@ extension NativeServerMessage {
         #expect(closed, "the server kept writing to a client that reads nothing")
         let counts = try await server.listener.counts()
         #expect(counts.sessions == 2, "only the connection went: the session waits for a resume")
-        #expect(log.all.contains { $0.hasPrefix("warning closing connection") && $0.contains("reason=\(NativeErrorCode.slowConsumer)") })
+        #expect(
+            log.all.contains { $0.hasPrefix("warning closing connection") && $0.contains("reason=\(NativeErrorCode.slowConsumer)") },
+            "\(log.all.filter { $0.contains("closing connection") })")
         // The sender was not held up, and saw the victim go away (not leave).
         #expect(try await sender.drain() == [.presence(matchID: matchID, playerID: pv.playerID, change: .disconnected, reason: .none)])
         await victim.close()
