@@ -40,110 +40,99 @@ import Testing
         var flushes: [String] = []
     }
 
-    /// Polls recorded instead of made, so a test decides when the loop has read its sockets.
-    final class RecordedPolls {
-        var waiting: [() -> Void] = []
+    /// A coalescer on an embedded loop whose polls the test makes (``EventLoopClockTests/RecordedYields``).
+    struct Fixture {
+        let loop = EmbeddedEventLoop()
+        let polls = EventLoopClockTests.RecordedYields()
+        let log = FlushLog()
+        let coalescer: FlushCoalescer
 
-        func poll() {
-            let bodies = self.waiting
-            self.waiting = []
-            for body in bodies { body() }
+        /// - Parameter budget: zero flushes one connection a pass, and one a turn of the backlog.
+        init(budget: TimeAmount = .milliseconds(4)) {
+            let polls = self.polls
+            self.coalescer = FlushCoalescer(eventLoop: self.loop, budget: budget, yieldToIO: { polls.waiting.append($0) })
         }
+
+        func connections(_ prefix: String, _ count: Int) -> [Connection] {
+            (0..<count).map { Connection("\(prefix)\($0)", log: self.log) }
+        }
+
+        func poll() { self.polls.run() }
     }
 
     @Test func everyConnectionIsFlushedOncePerPassWithAllItsWrites() {
-        let loop = EmbeddedEventLoop()
-        let polls = RecordedPolls()
-        let coalescer = FlushCoalescer(eventLoop: loop, yieldToIO: { polls.waiting.append($0) })
-        let log = FlushLog()
-        let a = Connection("a", log: log)
-        let b = Connection("b", log: log)
-        a.write(through: coalescer)
-        b.write(through: coalescer)
-        a.write(through: coalescer)
-        #expect(log.flushes.isEmpty)
-        loop.run()
-        #expect(log.flushes == ["a:2", "b:1"])
-        #expect(polls.waiting.isEmpty)
-        b.write(through: coalescer)
-        loop.run()
-        #expect(log.flushes == ["a:2", "b:1", "b:1"])
+        let fixture = Fixture()
+        let (a, b) = (Connection("a", log: fixture.log), Connection("b", log: fixture.log))
+        a.write(through: fixture.coalescer)
+        b.write(through: fixture.coalescer)
+        a.write(through: fixture.coalescer)
+        #expect(fixture.log.flushes.isEmpty)
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["a:2", "b:1"])
+        #expect(fixture.polls.waiting.isEmpty)
+        b.write(through: fixture.coalescer)
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["a:2", "b:1", "b:1"])
     }
 
     @Test func withinTheBudgetAThousandConnectionsGoOutInOnePass() {
         // The embedded loop's time stands still, so no pass ever reaches 4 ms.
-        let loop = EmbeddedEventLoop()
-        let polls = RecordedPolls()
-        let coalescer = FlushCoalescer(eventLoop: loop, yieldToIO: { polls.waiting.append($0) })
-        let log = FlushLog()
-        let connections = (0..<1000).map { Connection("\($0)", log: log) }
-        for connection in connections { connection.write(through: coalescer) }
-        loop.run()
-        #expect(log.flushes.count == 1000)
-        #expect(coalescer.backlogCount == 0)
-        #expect(polls.waiting.isEmpty)
+        let fixture = Fixture()
+        for connection in fixture.connections("c", 1000) { connection.write(through: fixture.coalescer) }
+        fixture.loop.run()
+        #expect(fixture.log.flushes.count == 1000)
+        #expect(fixture.coalescer.backlogCount == 0)
+        #expect(fixture.polls.waiting.isEmpty)
     }
 
     @Test func aPassOverItsBudgetLeavesTheRestUntilAfterTheNextPoll() {
-        let loop = EmbeddedEventLoop()
-        let polls = RecordedPolls()
-        // A zero budget: every pass, and every turn of the backlog, flushes one connection.
-        let coalescer = FlushCoalescer(eventLoop: loop, budget: .zero, yieldToIO: { polls.waiting.append($0) })
-        let log = FlushLog()
-        let connections = (0..<4).map { Connection("c\($0)", log: log) }
-        for connection in connections { connection.write(through: coalescer) }
-        loop.run()
-        #expect(log.flushes == ["c0:1"])
-        #expect(coalescer.backlogCount == 3)
-        #expect(polls.waiting.count == 1)
+        let fixture = Fixture(budget: .zero)
+        let connections = fixture.connections("c", 4)
+        for connection in connections { connection.write(through: fixture.coalescer) }
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["c0:1"])
+        #expect(fixture.coalescer.backlogCount == 3)
+        #expect(fixture.polls.waiting.count == 1)
         // Tasks on the loop do not drain the backlog: only the poll does.
-        loop.run()
-        #expect(log.flushes == ["c0:1"])
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["c0:1"])
         // A connection waiting in the backlog takes more writes without registering again,
         // and sends them all in its one flush.
-        connections[2].write(through: coalescer)
-        loop.run()
-        #expect(log.flushes == ["c0:1"])
-        polls.poll()
-        #expect(log.flushes == ["c0:1", "c1:1"])
-        #expect(polls.waiting.count == 1)
-        polls.poll()
-        polls.poll()
-        #expect(log.flushes == ["c0:1", "c1:1", "c2:2", "c3:1"])
-        #expect(coalescer.backlogCount == 0)
-        #expect(polls.waiting.isEmpty)
+        connections[2].write(through: fixture.coalescer)
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["c0:1"])
+        fixture.poll()
+        #expect(fixture.log.flushes == ["c0:1", "c1:1"])
+        #expect(fixture.polls.waiting.count == 1)
+        fixture.poll()
+        fixture.poll()
+        #expect(fixture.log.flushes == ["c0:1", "c1:1", "c2:2", "c3:1"])
+        #expect(fixture.coalescer.backlogCount == 0)
+        #expect(fixture.polls.waiting.isEmpty)
     }
 
     @Test func laterPassesGoFirstAndWhatTheyCannotFlushJoinsTheBacklogsEnd() {
-        let loop = EmbeddedEventLoop()
-        let polls = RecordedPolls()
-        let coalescer = FlushCoalescer(eventLoop: loop, budget: .zero, yieldToIO: { polls.waiting.append($0) })
-        let log = FlushLog()
-        let fanOut = (0..<3).map { Connection("fan\($0)", log: log) }
-        for connection in fanOut { connection.write(through: coalescer) }
-        loop.run()
-        #expect(log.flushes == ["fan0:1"])
+        let fixture = Fixture(budget: .zero)
+        for connection in fixture.connections("fan", 3) { connection.write(through: fixture.coalescer) }
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["fan0:1"])
 
         // A tick after the poll: its players are flushed before the fan-out's rest.
-        let tick = (0..<2).map { Connection("tick\($0)", log: log) }
-        for connection in tick { connection.write(through: coalescer) }
-        loop.run()
-        #expect(log.flushes == ["fan0:1", "tick0:1"])
+        for connection in fixture.connections("tick", 2) { connection.write(through: fixture.coalescer) }
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["fan0:1", "tick0:1"])
         // Still one wait for a poll, however many passes joined the backlog.
-        #expect(polls.waiting.count == 1)
-        #expect(coalescer.backlogCount == 3)
-        for _ in 0..<3 { polls.poll() }
-        #expect(log.flushes == ["fan0:1", "tick0:1", "fan1:1", "fan2:1", "tick1:1"])
-        #expect(polls.waiting.isEmpty)
+        #expect(fixture.polls.waiting.count == 1)
+        #expect(fixture.coalescer.backlogCount == 3)
+        for _ in 0..<3 { fixture.poll() }
+        #expect(fixture.log.flushes == ["fan0:1", "tick0:1", "fan1:1", "fan2:1", "tick1:1"])
+        #expect(fixture.polls.waiting.isEmpty)
     }
 
     @Test func aConnectionRegisteredByAFlushIsFlushedInALaterPass() {
-        let loop = EmbeddedEventLoop()
-        let polls = RecordedPolls()
-        let coalescer = FlushCoalescer(eventLoop: loop, yieldToIO: { polls.waiting.append($0) })
-        let log = FlushLog()
-        let a = Connection("a", log: log)
-        let b = Connection("b", log: log)
+        let fixture = Fixture()
+        let (a, b) = (Connection("a", log: fixture.log), Connection("b", log: fixture.log))
+        let coalescer = fixture.coalescer
         // a's flush writes to a again and to b (a close that says goodbye, say).
         a.whenFlushed = {
             a.whenFlushed = nil
@@ -151,29 +140,27 @@ import Testing
             b.write(through: coalescer)
         }
         a.write(through: coalescer)
-        loop.run()
-        #expect(log.flushes == ["a:1", "a:1", "b:1"])
-        #expect(polls.waiting.isEmpty)
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["a:1", "a:1", "b:1"])
+        #expect(fixture.polls.waiting.isEmpty)
     }
 
     @Test func aBacklogTurnThatRegistersConnectionsLeavesThemToThePass() {
-        let loop = EmbeddedEventLoop()
-        let polls = RecordedPolls()
-        let coalescer = FlushCoalescer(eventLoop: loop, budget: .zero, yieldToIO: { polls.waiting.append($0) })
-        let log = FlushLog()
-        let first = Connection("first", log: log)
-        let waiting = Connection("waiting", log: log)
-        let woken = Connection("woken", log: log)
+        let fixture = Fixture(budget: .zero)
+        let coalescer = fixture.coalescer
+        let first = Connection("first", log: fixture.log)
+        let waiting = Connection("waiting", log: fixture.log)
+        let woken = Connection("woken", log: fixture.log)
         waiting.whenFlushed = { woken.write(through: coalescer) }
         first.write(through: coalescer)
         waiting.write(through: coalescer)
-        loop.run()
-        #expect(log.flushes == ["first:1"])
-        polls.poll()
-        #expect(log.flushes == ["first:1", "waiting:1"])
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["first:1"])
+        fixture.poll()
+        #expect(fixture.log.flushes == ["first:1", "waiting:1"])
         #expect(coalescer.backlogCount == 0)
-        loop.run()
-        #expect(log.flushes == ["first:1", "waiting:1", "woken:1"])
-        #expect(polls.waiting.isEmpty)
+        fixture.loop.run()
+        #expect(fixture.log.flushes == ["first:1", "waiting:1", "woken:1"])
+        #expect(fixture.polls.waiting.isEmpty)
     }
 }
