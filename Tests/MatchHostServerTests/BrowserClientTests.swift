@@ -82,6 +82,7 @@ final class DevToolsPage: Sendable {
     static func open(_ url: String, group: any EventLoopGroup, arguments: [String] = []) async throws -> DevToolsPage {
         let browser = try #require(HeadlessBrowser.path, "no chromium")
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devtools-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         let process = try ChildProcess(
             browser,
             [
@@ -90,7 +91,8 @@ final class DevToolsPage: Sendable {
                 "--window-size=800,1400",
                 "--remote-debugging-port=0",
             ] + arguments + ["about:blank"],
-            standardOutput: .discard, standardError: .discard)
+            // Its temporary files (a singleton socket's directory each run) go with the profile.
+            environment: ["TMPDIR": profile.path], standardOutput: .discard, standardError: .discard)
         do {
             // Chromium names the port it took in its profile.
             let portFile = profile.appendingPathComponent("DevToolsActivePort")
