@@ -286,6 +286,10 @@ final class CatRaceConnectionHandler: ChannelInboundHandler, CatRaceLink, Coales
         self.flushPending = false
         self.context?.flush()
     }
+
+    func flushDeferred() {
+        self.flushPending = false
+    }
 }
 
 /// A connection broke one of the server's limits.

@@ -2,8 +2,11 @@ import NIOCore
 
 /// Something with writes to flush once per event-loop pass.
 protocol CoalescedFlushing: AnyObject {
-    /// Flushes what was written since the last flush.
+    /// Flushes what was written since the last flush (nothing, if there is nothing).
     func flushCoalesced()
+    /// Its flush waits in the backlog: a write from now on registers it again, so that the
+    /// write (a match's tick, say) goes out in its own pass instead of waiting there too.
+    func flushDeferred()
 }
 
 /// Flushes connections once per event-loop pass instead of once per message, and never for
@@ -17,11 +20,14 @@ protocol CoalescedFlushing: AnyObject {
 ///
 /// A flush is a `write` syscall, several microseconds each: one lobby publication to 10,000
 /// subscribers is 10,000 of them, which in one go would hold every match on the loop (their
-/// ticks, their players' input) for a tenth of a second. So a pass flushes for at most
+/// ticks, their players' input) for a fifth of a second. So a pass flushes for at most
 /// ``budget``; the connections it did not reach wait in a backlog that is flushed, a budget at
 /// a time, each after the loop's next poll (`yieldToIO`), so that reads and due timers run in
 /// between. The connections of later passes go first, each pass up to its own budget: the
-/// backlog is a big fan-out finishing, and a match's next tick should not wait for it.
+/// backlog is a big fan-out finishing, and a match's next tick should not wait for it. That
+/// holds for a connection waiting in the backlog too (a lobby subscriber playing a match): it
+/// is told so (``CoalescedFlushing/flushDeferred()``) and registers again when written to; its
+/// turn in the backlog then finds its data gone, or flushes what came since.
 final class FlushCoalescer {
     /// The longest one pass's flushes, or one backlog turn's, may run before the loop polls.
     let budget: TimeAmount
@@ -77,7 +83,10 @@ final class FlushCoalescer {
             if self.eventLoop.now - start >= self.budget { break }
         }
         if flushed < self.spare.count {
-            self.backlog.append(contentsOf: self.spare[flushed...])
+            for connection in self.spare[flushed...] {
+                connection.flushDeferred()
+                self.backlog.append(connection)
+            }
         }
         self.spare.removeAll(keepingCapacity: true)
         self.yieldIfBacklogged()

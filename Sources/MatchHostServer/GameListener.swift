@@ -53,7 +53,7 @@ struct GameListener<World> {
         if let sharedLoop {
             worldLoop = sharedLoop
         } else {
-            worldLoop = try await WorldLoop.open(on: group.next())
+            worldLoop = try await WorldLoop.open(on: group.next(), flushBudget: configuration.flushBudget)
         }
         let loop = worldLoop.eventLoop
         let clock = worldLoop.clock
@@ -64,9 +64,7 @@ struct GameListener<World> {
                 logger: logger)
             return State((world: makeWorld(clock.value), connections: connections), eventLoop: loop)
         }.get()
-        let flusher = try await loop.submit {
-            NIOLoopBound(worldLoop.makeFlushCoalescer(budget: configuration.flushBudget), eventLoop: loop)
-        }.get()
+        let flusher = worldLoop.flusher
         let channel: any Channel
         do {
             channel = try await Self.accept(
@@ -190,31 +188,35 @@ final class WorldLoop: Sendable {
     let eventLoop: any EventLoop
     /// The match clock every world on the loop uses.
     let clock: NIOLoopBound<EventLoopClock>
+    /// The flushes of every connection on the loop, whichever port's: one budget a pass, and
+    /// one backlog that waits for the loop's polls as the clock's overdue timers do.
+    let flusher: NIOLoopBound<FlushCoalescer>
     private let doorbell: NIOLoopBound<IOPassDoorbell>
     private let users: NIOLoopBoundBox<Int>
 
-    private init(eventLoop: any EventLoop, clock: NIOLoopBound<EventLoopClock>, doorbell: NIOLoopBound<IOPassDoorbell>) {
+    private init(
+        eventLoop: any EventLoop, clock: NIOLoopBound<EventLoopClock>, flusher: NIOLoopBound<FlushCoalescer>,
+        doorbell: NIOLoopBound<IOPassDoorbell>
+    ) {
         self.eventLoop = eventLoop
         self.clock = clock
+        self.flusher = flusher
         self.doorbell = doorbell
         self.users = NIOLoopBoundBox.makeBoxSendingValue(0, eventLoop: eventLoop)
     }
 
-    /// Opens the loop's doorbell and clock.
-    static func open(on loop: any EventLoop) async throws -> WorldLoop {
+    /// Opens the loop's doorbell, clock and flush coalescer.
+    /// - Parameter flushBudget: ``ServerConfiguration/flushBudget``.
+    static func open(on loop: any EventLoop, flushBudget: TimeAmount = .milliseconds(4)) async throws -> WorldLoop {
         let doorbell = try await IOPassDoorbell.open(on: loop)
-        let clock = try await loop.submit {
-            NIOLoopBound(
-                EventLoopClock(eventLoop: loop, yieldToIO: { body in doorbell.value.afterNextPoll(body) }), eventLoop: loop)
+        let (clock, flusher) = try await loop.submit {
+            let afterNextPoll: (@escaping () -> Void) -> Void = { body in doorbell.value.afterNextPoll(body) }
+            return (
+                NIOLoopBound(EventLoopClock(eventLoop: loop, yieldToIO: afterNextPoll), eventLoop: loop),
+                NIOLoopBound(FlushCoalescer(eventLoop: loop, budget: flushBudget, yieldToIO: afterNextPoll), eventLoop: loop)
+            )
         }.get()
-        return WorldLoop(eventLoop: loop, clock: clock, doorbell: doorbell)
-    }
-
-    /// A coalescer of the loop's connection flushes whose backlog waits for the loop's polls
-    /// as the clock's overdue timers do; call on the loop.
-    func makeFlushCoalescer(budget: TimeAmount) -> FlushCoalescer {
-        let doorbell = self.doorbell
-        return FlushCoalescer(eventLoop: self.eventLoop, budget: budget, yieldToIO: { body in doorbell.value.afterNextPoll(body) })
+        return WorldLoop(eventLoop: loop, clock: clock, flusher: flusher, doorbell: doorbell)
     }
 
     /// Counts one more listener on the loop; call on the loop.

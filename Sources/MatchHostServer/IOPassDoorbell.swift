@@ -47,22 +47,31 @@ final class IOPassDoorbell {
     func afterNextPoll(_ body: @escaping () -> Void) {
         self.waiting.append(body)
         guard !self.isRinging else { return }
+        self.isRinging = true
         guard let channel = self.channel, channel.isActive else {
             // Closed (the server is stopping): fall back to a short wait.
-            self.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(1)) { self.answer() }
-            self.isRinging = true
-            return
+            return self.answerSoon()
         }
-        self.isRinging = true
         var byte = channel.allocator.buffer(capacity: 1)
         byte.writeInteger(UInt8(1))
-        channel.writeAndFlush(byte, promise: nil)
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        // A byte that could not be written is never read: the wait falls back as when closed.
+        written.futureResult.assumeIsolated().whenFailure { _ in self.answerSoon() }
+        channel.writeAndFlush(byte, promise: written)
     }
 
-    /// Closes the pipe.
+    /// Closes the pipe; a ring whose byte it may never read now is answered after a short wait.
     func close() {
         self.channel?.close(promise: nil)
         self.channel = nil
+        if self.isRinging { self.answerSoon() }
+    }
+
+    private func answerSoon() {
+        self.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(1)) {
+            guard self.isRinging else { return }
+            self.answer()
+        }
     }
 
     fileprivate func answer() {

@@ -405,6 +405,10 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
         self.appendOutbound { frame.encodeFrame(into: &$0) }
     }
 
+    func flushDeferred() {
+        self.flushPending = false
+    }
+
     func flushCoalesced() {
         self.flushPending = false
         guard let context = self.context, let outbound = self.outbound else { return }
