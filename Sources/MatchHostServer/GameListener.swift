@@ -26,8 +26,6 @@ struct GameListener<World> {
     let serverChannel: any Channel
     let worldLoop: WorldLoop
     let state: State
-    /// Writes everything the loop's pass gathered for each connection, once per pass.
-    let flusher: NIOLoopBound<FlushCoalescer>
 
     /// Creates the world on one loop of `group` (or on `worldLoop`) and binds `port`.
     /// - Parameters:
@@ -64,11 +62,10 @@ struct GameListener<World> {
                 logger: logger)
             return State((world: makeWorld(clock.value), connections: connections), eventLoop: loop)
         }.get()
-        let flusher = worldLoop.flusher
         let channel: any Channel
         do {
             channel = try await Self.accept(
-                configuration: configuration, port: port, group: group, loop: loop, state: state, flusher: flusher, farewell: farewell,
+                configuration: configuration, port: port, group: group, loop: loop, state: state, flusher: worldLoop.flusher, farewell: farewell,
                 tls: tls, setUp: Self.handlerOnly, makeHandler: makeHandler)
         } catch {
             throw PortBindError(port: portName, host: configuration.host, number: port, remedy: "choose another \(portFlag)", error: error)
@@ -76,7 +73,7 @@ struct GameListener<World> {
         guard let address = channel.localAddress else {
             throw ListenerError.noLocalAddress
         }
-        return GameListener(localAddress: address, serverChannel: channel, worldLoop: worldLoop, state: state, flusher: flusher)
+        return GameListener(localAddress: address, serverChannel: channel, worldLoop: worldLoop, state: state)
     }
 
     /// Accepts connections on another port into this listener's world, counted by the same
@@ -88,7 +85,7 @@ struct GameListener<World> {
         makeHandler: @escaping @Sendable (World, FlushCoalescer) -> any ChannelHandler
     ) async throws -> any Channel {
         try await Self.accept(
-            configuration: configuration, port: port, group: group, loop: self.worldLoop.eventLoop, state: self.state, flusher: self.flusher,
+            configuration: configuration, port: port, group: group, loop: self.worldLoop.eventLoop, state: self.state, flusher: self.worldLoop.flusher,
             farewell: farewell, refusalLinger: refusalLinger, tls: tls, setUp: setUp, makeHandler: makeHandler)
     }
 

@@ -104,8 +104,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxValueBytesPerMinute: Int = 4 * 1024 * 1024
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
     public var lobbyInterval: TimeAmount = .milliseconds(50)
-    /// How long one pass of a port's event loop may spend flushing the connections written to
-    /// before the rest waits for the loop to read its sockets and run its timers (default
+    /// How long one pass of a world's event loop may spend flushing the connections written to
+    /// (both ports', when they share the loop) before the rest waits for the loop to read its
+    /// sockets and run its timers (default
     /// 4 ms, no flag: a scheduling budget, not a limit on clients). A fan-out to thousands of
     /// connections (a lobby publication) then goes out over several passes instead of holding
     /// every match on the loop for its whole length.
