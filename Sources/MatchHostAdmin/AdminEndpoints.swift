@@ -146,7 +146,8 @@ private struct AdminService<Wrapped: Service>: Service {
         } catch {
             guard !self.bound.withLockedValue({ $0 }) else { throw error }
             throw PortBindError(
-                port: "admin", host: self.host, number: self.port, remedy: "choose another --admin-port, or pass --no-admin", error: error)
+                port: "admin", host: self.host, hostFlag: "--admin-host", number: self.port, portFlag: "--admin-port", offFlag: "--no-admin",
+                error: error)
         }
     }
 }

@@ -68,7 +68,7 @@ struct GameListener<World> {
                 configuration: configuration, port: port, group: group, loop: loop, state: state, flusher: worldLoop.flusher, farewell: farewell,
                 tls: tls, setUp: Self.handlerOnly, makeHandler: makeHandler)
         } catch {
-            throw PortBindError(port: portName, host: configuration.host, number: port, remedy: "choose another \(portFlag)", error: error)
+            throw PortBindError(port: portName, host: configuration.host, hostFlag: "--host", number: port, portFlag: portFlag, error: error)
         }
         guard let address = channel.localAddress else {
             throw ListenerError.noLocalAddress

@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A port of the server could not be bound: it is taken, or `--host` is not this machine's.
-/// `matchhost serve` prints its description as its one line and exits 2.
+/// A port of the server could not be bound: it is taken, the port needs privileges, or the
+/// host is not this machine's. `matchhost serve` prints its description as its one line and
+/// exits 2.
 public struct PortBindError: Error, CustomStringConvertible {
     /// The port's name, as the log and the "listening on" line say it: `catrace`, `native`,
     /// `web` or `admin`.
@@ -16,18 +17,23 @@ public struct PortBindError: Error, CustomStringConvertible {
     public var host: String
     /// The port number asked for.
     public var number: Int
-    /// What to do about it: the flag that moves the port, and the one that turns it off if any.
+    /// What to do about it, for what went wrong: the flag that moves the port (and the one that
+    /// turns it off, if any) when the port is taken, the host flag when the host is wrong.
     public var remedy: String
     /// What binding said.
     public var reason: String
 
     /// Creates the error for `error`, thrown by binding `port` on `host`:`number`.
-    public init(port: String, host: String, number: Int, remedy: String, error: any Error) {
+    /// - Parameters:
+    ///   - hostFlag: the flag that set `host` (`--host`, `--admin-host`).
+    ///   - portFlag: the flag that sets the port.
+    ///   - offFlag: the flag that turns the port off, if it can be.
+    public init(port: String, host: String, hostFlag: String, number: Int, portFlag: String, offFlag: String? = nil, error: any Error) {
         self.port = port
         self.host = host
         self.number = number
-        self.remedy = remedy
         self.reason = Self.reason(of: error)
+        self.remedy = Self.remedy(for: error, host: host, hostFlag: hostFlag, portFlag: portFlag, offFlag: offFlag)
     }
 
     /// The one line `serve` prints.
@@ -36,9 +42,33 @@ public struct PortBindError: Error, CustomStringConvertible {
     }
 
     /// The system's words for an `IOError` ("Address already in use"), which its own
-    /// description buries in the name of the call; any other error as it describes itself.
+    /// description buries in the name of the call; a name that does not resolve as the
+    /// resolver says it; any other error as it describes itself.
     static func reason(of error: any Error) -> String {
-        guard let error = error as? IOError else { return "\(error)" }
-        return "\(String(cString: strerror(error.errnoCode))), errno \(error.errnoCode)"
+        if let error = error as? IOError {
+            return "\(String(cString: strerror(error.errnoCode))), errno \(error.errnoCode)"
+        }
+        if let error = error as? SocketAddressError.UnknownHost {
+            return "no address for this name: \(error.errorDescription)"
+        }
+        return "\(error)"
+    }
+
+    /// Another port helps only when this one is taken or privileged; a host that is not this
+    /// machine's needs another host, whatever the port.
+    static func remedy(for error: any Error, host: String, hostFlag: String, portFlag: String, offFlag: String?) -> String {
+        let anotherPort = "choose another \(portFlag)" + (offFlag.map { ", or pass \($0)" } ?? "")
+        if error is SocketAddressError.UnknownHost {
+            return "give \(hostFlag) an address or name of this machine (0.0.0.0 for all of its addresses)"
+        }
+        guard let error = error as? IOError else { return anotherPort }
+        switch error.errnoCode {
+        case EADDRNOTAVAIL:
+            return "\(host) is not an address of this machine: give \(hostFlag) one of its addresses (0.0.0.0 for all of them)"
+        case EACCES:
+            return "ports below 1024 need root or CAP_NET_BIND_SERVICE; \(anotherPort)"
+        default:
+            return anotherPort
+        }
     }
 }

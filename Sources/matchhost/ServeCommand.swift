@@ -475,7 +475,7 @@ struct ServeCommand: AsyncParsableCommand {
             fflush(nil)  // stdout may be a pipe: the bound address must not wait in a buffer
         }
         let status = ServerStatus()
-        var services: [any Service] = []
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         // The game ports wait for the admin endpoints to be bound: a taken admin port stops
         // the server before it takes a player.
         let adminBound = AsyncStream<Void>.makeStream()
@@ -484,27 +484,32 @@ struct ServeCommand: AsyncParsableCommand {
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             services.append(
-                AdminEndpoints.application(
-                    host: self.adminHost, port: self.adminPort, status: status, registry: registry, adminKey: adminKey, logger: logger
-                ) { address in
-                    announce("admin", address)
-                    adminBound.continuation.finish()
-                })
+                .init(
+                    service: AdminEndpoints.application(
+                        host: self.adminHost, port: self.adminPort, status: status, registry: registry, adminKey: adminKey, logger: logger
+                    ) { address in
+                        announce("admin", address)
+                        adminBound.continuation.finish()
+                    }))
         } else {
             adminBound.continuation.finish()
         }
         if let tls = configuration.tls {
-            services.append(TLSReloadOnHangup(tls: tls, logger: logger))
+            services.append(.init(service: TLSReloadOnHangup(tls: tls, logger: logger)))
         }
+        // A game port that cannot be bound shuts the admin endpoints down gracefully: cancelled,
+        // Hummingbird logs its cancellation as errors around the one line that says why.
         services.append(
-            MatchHostService(
-                configuration: configuration, logger: logger, status: status,
-                beforeBinding: {
-                    for await _ in adminBound.stream {}
-                    // Cancelled: the admin endpoints failed, and the group is stopping.
-                    try Task.checkCancellation()
-                },
-                onListening: announce))
+            .init(
+                service: MatchHostService(
+                    configuration: configuration, logger: logger, status: status,
+                    beforeBinding: {
+                        for await _ in adminBound.stream {}
+                        // Cancelled: the admin endpoints failed, and the group is stopping.
+                        try Task.checkCancellation()
+                    },
+                    onListening: announce),
+                failureTerminationBehavior: .gracefullyShutdownGroup))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

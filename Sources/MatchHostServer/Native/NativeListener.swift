@@ -183,7 +183,8 @@ public final class NativeListener: Sendable {
                     resultWaitAtShutdown: configuration.resultWaitAtShutdown
                 ).close()
                 throw PortBindError(
-                    port: "web", host: configuration.host, number: webPort, remedy: "choose another --web-port, or pass --no-web", error: error)
+                    port: "web", host: configuration.host, hostFlag: "--host", number: webPort, portFlag: "--web-port", offFlag: "--no-web",
+                    error: error)
             }
         }
         return NativeListener(
