@@ -344,7 +344,7 @@ final class DevToolsPage: Sendable {
         // The host taps nothing; the browser clicks each disk as the host sees it spawn, and
         // each click hits the disk clicked (a click elsewhere could hit another by chance).
         var result: DisksGameOver?
-        var clicked: [UInt32] = []
+        var clicked: [DisksDisk] = []
         var hit: [UInt32] = []
         while result == nil {
             let message = try await host.nextMessage(matching: "an event of beta") { if case .matchEvent(beta.matchID, _) = $0 { true } else { false } }
@@ -354,7 +354,7 @@ final class DevToolsPage: Sendable {
                 #expect(tick.hits.allSatisfy { $0.seat == 1 }, "only the browser taps")
                 hit += tick.hits.map(\.diskID)
                 if let disk = tick.spawned.last {
-                    clicked.append(disk.id)
+                    clicked.append(disk)
                     try await click(disk.x, disk.y)
                 }
             case .gameOver(let over):
@@ -366,15 +366,21 @@ final class DevToolsPage: Sendable {
         #expect(result?.reason == .scoreLimit)
         #expect(result?.winners == [1])
         #expect(result?.scores.map(\.score) == [0, 3])
-        // Each hit is a disk clicked, in the order clicked, and no other. (On a loaded machine a
-        // click can come after its disk expired, and miss: the disks clicked next still count.)
-        var notYetHit = clicked[...]
-        let inClickOrder = hit.allSatisfy { disk in
-            guard let index = notYetHit.firstIndex(of: disk) else { return false }
-            notYetHit = notYetHit[(index + 1)...]
-            return true
+        // Each hit is a disk clicked, once, and holds a point clicked: the clicks land where the
+        // board shows them. (Not always the disk clicked, nor in order: a tap hits the newest
+        // disk under it, and on a loaded machine a disk spawned over the one clicked before the
+        // click arrives takes it; a click can also come after its disk expired, and miss.)
+        let clickedByID = Dictionary(uniqueKeysWithValues: clicked.map { ($0.id, $0) })
+        let underAClick = hit.allSatisfy { id in
+            guard let disk = clickedByID[id] else { return false }
+            return clicked.contains { point in
+                let (dx, dy) = (Int(point.x) - Int(disk.x), Int(point.y) - Int(disk.y))
+                return dx * dx + dy * dy <= Int(disk.radius) * Int(disk.radius)
+            }
         }
-        #expect(inClickOrder && hit.count == 3, "hit \(hit), clicked \(clicked): the disks clicked, in order, and no other")
+        #expect(
+            underAClick && Set(hit).count == 3 && hit.count == 3,
+            "hit \(hit), clicked \(clicked.map(\.id)): disks clicked, each under a click, once each")
 
         // What the player sees.
         let view = """
