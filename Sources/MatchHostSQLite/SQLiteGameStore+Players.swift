@@ -36,13 +36,52 @@ extension SQLiteGameStore {
         }
     }
 
-    /// See ``GameStore/setBan(playerID:ban:)``.
-    public func setBan(playerID: PlayerID, ban: PlayerBan?) async throws {
+    /// See ``GameStore/setBan(playerID:ban:at:)``.
+    public func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) async throws {
         try await self.write { db in
             try db.execute(
                 sql: "UPDATE player SET banned_at = ?, ban_reason = ?, ban_until = ? WHERE id = ?",
                 arguments: [ban?.since.milliseconds, ban?.reason, ban?.until?.milliseconds, playerID])
             guard db.changesCount > 0 else { throw GameStoreError.unknownPlayer(playerID) }
+            // The ban in force, if any, ends here (one that ran out ended by itself).
+            try db.execute(
+                sql: """
+                    UPDATE player_ban SET ended_early_at = ?, ended_how = ?
+                    WHERE player_id = ? AND ended_early_at IS NULL AND (ban_until IS NULL OR ban_until > ?)
+                    """,
+                arguments: [at.milliseconds, ban == nil ? "lifted" : "replaced", playerID, at.milliseconds])
+            if let ban {
+                try db.execute(
+                    sql: "INSERT INTO player_ban (player_id, banned_at, ban_until, reason) VALUES (?, ?, ?, ?)",
+                    arguments: [playerID, ban.since.milliseconds, ban.until?.milliseconds, ban.reason])
+            }
+        }
+    }
+
+    /// See ``GameStore/banRecords(playerID:limit:)``.
+    public func banRecords(playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord] {
+        try await self.read { db in
+            let columns = "SELECT player_id, banned_at, ban_until, reason, ended_early_at, ended_how FROM player_ban"
+            let order = "ORDER BY banned_at DESC, rowid DESC LIMIT ?"
+            let rows =
+                if let playerID {
+                    try Row.fetchAll(db, sql: "\(columns) WHERE player_id = ? \(order)", arguments: [playerID, max(0, limit)])
+                } else {
+                    try Row.fetchAll(db, sql: "\(columns) \(order)", arguments: [max(0, limit)])
+                }
+            return rows.map { row in
+                let until: Int64? = row["ban_until"]
+                let endedAt: Int64? = row["ended_early_at"]
+                let endedHow: String? = row["ended_how"]
+                return PlayerBanRecord(
+                    playerID: row["player_id"],
+                    ban: PlayerBan(
+                        reason: row["reason"], since: UnixMillis(milliseconds: row["banned_at"]),
+                        until: until.map(UnixMillis.init(milliseconds:))),
+                    endedEarly: endedAt.map { at in
+                        endedHow == "lifted" ? .lifted(at: UnixMillis(milliseconds: at)) : .replaced(at: UnixMillis(milliseconds: at))
+                    })
+            }
         }
     }
 

@@ -15,6 +15,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v7", migrate: addPlayerBans)
         migrator.registerMigration("v8", migrate: addBanEnds)
         migrator.registerMigration("v9", migrate: addDeviceLinks)
+        migrator.registerMigration("v10", migrate: createBanRecords)
         return migrator
     }()
 
@@ -182,6 +183,27 @@ enum SQLiteSchema {
                 unlinked_at INTEGER NOT NULL
             ) WITHOUT ROWID;
             CREATE INDEX unlinked_device_by_player ON unlinked_device(player_id, unlinked_at);
+            """)
+    }
+
+    /// Every ban made, kept when it is lifted or replaced (the player's columns hold only its
+    /// latest), added after device links. The bans stored before start the record, as made; a
+    /// ban lifted before left nothing to keep.
+    private static func createBanRecords(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE player_ban (
+                player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                banned_at INTEGER NOT NULL,
+                ban_until INTEGER,
+                reason TEXT NOT NULL,
+                ended_early_at INTEGER,
+                ended_how TEXT CHECK (ended_how IN ('lifted', 'replaced')),
+                CHECK ((ended_early_at IS NULL) = (ended_how IS NULL))
+            );
+            CREATE INDEX player_ban_by_player ON player_ban(player_id, banned_at);
+            CREATE INDEX player_ban_by_time ON player_ban(banned_at);
+            INSERT INTO player_ban (player_id, banned_at, ban_until, reason)
+                SELECT id, banned_at, ban_until, COALESCE(ban_reason, '') FROM player WHERE banned_at IS NOT NULL;
             """)
     }
 }

@@ -10,13 +10,16 @@ extension SQLiteSchema {
         try pool.close()
     }
 
-    /// The migrations recorded in the file at `path`, sorted.
+    /// The migrations recorded in the file at `path`, in the order they were made.
     static func appliedMigrations(atPath path: String) throws -> [String] {
         var configuration = Configuration()
         configuration.readonly = true
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? queue.close() }
-        return try queue.read { db in try Self.migrator.appliedIdentifiers(db).sorted() }
+        // By number ("v10" after "v9"); unknown ones (a newer build's) included.
+        return try queue.read { db in
+            try Self.migrator.appliedIdentifiers(db).sorted { (Int($0.dropFirst()) ?? .max, $0) < (Int($1.dropFirst()) ?? .max, $1) }
+        }
     }
 
     /// The first page (1-based) of each table and index of the file at `path` whose name is

@@ -76,10 +76,11 @@ struct BansCommand: AsyncParsableCommand {
         discussion: """
             Reads the database in --data (the server may be running): one line per ban in force, \
             newest first, with the player's id and alias, when it was banned, until when, and why. \
-            With --all, bans that have ended too (they stay in each player's record).
+            With --all, every ban ever made, also those that ran out, were lifted (`unban`) or \
+            were replaced by a later ban of the same player, each saying how and when it ended.
             """)
 
-    @Flag(help: "Also list the timed bans that have ended.")
+    @Flag(help: "Also list the bans that have ended: ran out, lifted or replaced.")
     var all = false
 
     @Option(help: "The server's data directory.")
@@ -88,22 +89,37 @@ struct BansCommand: AsyncParsableCommand {
     func run() async throws {
         try await withStoredData(self.data) { store in
             let now = UnixMillis.now()
-            let bans = try await store.bannedPlayers()
-                .filter { self.all || $0.value.isInForce(at: now) }
-                .sorted { ($0.value.since, $0.key) > ($1.value.since, $1.key) }
-            guard !bans.isEmpty else {
+            let records: [PlayerBanRecord]
+            if self.all {
+                records = try await store.banRecords(playerID: nil, limit: Int.max)
+            } else {
+                // The players' own columns, one row each, through the index of the banned.
+                records = try await store.bannedPlayers()
+                    .filter { $0.value.isInForce(at: now) }
+                    .map { PlayerBanRecord(playerID: $0.key, ban: $0.value) }
+                    .sorted { ($0.ban.since, $0.playerID) > ($1.ban.since, $1.playerID) }
+            }
+            guard !records.isEmpty else {
                 print(self.all ? "no player has been banned" : "no player is banned")
                 return
             }
-            for (playerID, ban) in bans {
-                let alias = try await store.player(id: playerID)?.alias ?? ""
+            var aliases: [PlayerID: String] = [:]
+            for record in records {
+                if aliases[record.playerID] == nil { aliases[record.playerID] = try await store.player(id: record.playerID)?.alias ?? "" }
                 let end: String
-                if let until = ban.until {
-                    end = (ban.isInForce(at: now) ? "until " : "ended ") + formatted(until)
-                } else {
-                    end = "until lifted"
+                switch record.endedEarly {
+                case .lifted(let at): end = "lifted \(formatted(at))"
+                case .replaced(let at): end = "replaced \(formatted(at))"
+                case nil:
+                    guard let until = record.ban.until else {
+                        end = "until lifted"
+                        break
+                    }
+                    end = (record.ban.isInForce(at: now) ? "until " : "ended ") + formatted(until)
                 }
-                print("\(playerID)  \(alias)  since \(formatted(ban.since)), \(end)" + (ban.reason.isEmpty ? "" : ": \(ban.reason)"))
+                print(
+                    "\(record.playerID)  \(aliases[record.playerID] ?? "")  since \(formatted(record.ban.since)), \(end)"
+                        + (record.ban.reason.isEmpty ? "" : ": \(record.ban.reason)"))
             }
         }
     }

@@ -154,6 +154,9 @@ struct PlayerCommand: AsyncParsableCommand {
     @Option(help: "How many recent matches (0-1000).")
     var matches = 10
 
+    /// The most bans shown: `matchhost bans --all` lists every one.
+    static let maximumBansShown = 100
+
     @Option(help: "The server's data directory.")
     var data = "data"
 
@@ -175,12 +178,21 @@ struct PlayerCommand: AsyncParsableCommand {
             print("alias      \(player.alias)")
             print("created    \(formatted(player.createdAt))")
             print("last seen  \(formatted(player.lastSeenAt))")
-            if let ban = player.ban {
+            // Every ban, newest first: one lifted or replaced stays in the player's record.
+            for record in try await store.banRecords(playerID: id, limit: Self.maximumBansShown) {
+                let ban = record.ban
                 let reason = ban.reason.isEmpty ? "" : ": \(ban.reason)"
-                if ban.isInForce(at: .now()) {
-                    print("banned     since \(formatted(ban.since))" + (ban.until.map { ", until \(formatted($0))" } ?? "") + reason)
-                } else if let until = ban.until {
-                    print("ban ended  \(formatted(until)) (banned since \(formatted(ban.since)))" + reason)
+                switch record.endedEarly {
+                case .lifted(let at):
+                    print("ban lifted \(formatted(at)) (banned since \(formatted(ban.since)))" + reason)
+                case .replaced(let at):
+                    print("ban ended  \(formatted(at)), replaced by a later ban (banned since \(formatted(ban.since)))" + reason)
+                case nil:
+                    if ban.isInForce(at: .now()) {
+                        print("banned     since \(formatted(ban.since))" + (ban.until.map { ", until \(formatted($0))" } ?? "") + reason)
+                    } else if let until = ban.until {
+                        print("ban ended  \(formatted(until)) (banned since \(formatted(ban.since)))" + reason)
+                    }
                 }
             }
             for device in try await store.devices(playerID: id) {

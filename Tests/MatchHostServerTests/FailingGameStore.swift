@@ -29,7 +29,8 @@ struct FailingGameStore: GameStore {
         if self.failsAtStartup { throw self.failure }
         return [:]
     }
-    func setBan(playerID: PlayerID, ban: PlayerBan?) async throws { throw self.failure }
+    func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) async throws { throw self.failure }
+    func banRecords(playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord] { throw self.failure }
     func bannedPlayers() async throws -> [PlayerID: PlayerBan] {
         if self.failsAtStartup { throw self.failure }
         return [:]

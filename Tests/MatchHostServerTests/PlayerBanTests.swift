@@ -76,9 +76,9 @@ import Testing
             self.touches.withLockedValue { $0[playerID, default: 0] += 1 }
             try await self.inner.touch(playerID: playerID, at: at)
         }
-        func setBan(playerID: PlayerID, ban: PlayerBan?) async throws {
+        func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) async throws {
             if self.failsBans.withLockedValue({ $0 }) { throw GameStoreError.storageFailed(reason: "disk on fire") }
-            try await self.inner.setBan(playerID: playerID, ban: ban)
+            try await self.inner.setBan(playerID: playerID, ban: ban, at: at)
         }
         func touchCount(_ player: PlayerID) -> Int { self.touches.withLockedValue { $0[player] ?? 0 } }
     }

@@ -111,6 +111,15 @@ import Glibc
         #expect(shownTimed.stdout.contains(", until "))
         #expect(try await runMatchHostToExit(["unban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"]).status == 0)
         #expect(try await runMatchHostToExit(["bans", "--data", data.path]).stdout == "no player is banned\n")
+        // Both lifted bans stay in the record, newest first.
+        let record = try await runMatchHostToExit(["bans", "--all", "--data", data.path])
+        let recorded = record.stdout.split(separator: "\n")
+        #expect(recorded.count == 2, "\(record.stdout)")
+        #expect(recorded.first?.contains(", lifted ") == true && recorded.first?.hasSuffix(" UTC: spam") == true, "\(record.stdout)")
+        #expect(recorded.last?.contains(", lifted ") == true && recorded.last?.hasSuffix(" UTC: wall hacks") == true, "\(record.stdout)")
+        let shownLifted = try await runMatchHostToExit(["player", issued.playerID, "--data", data.path]).stdout
+        #expect(shownLifted.components(separatedBy: "\nban lifted ").count == 3, "\(shownLifted)")
+        #expect(!shownLifted.contains("banned     since"), "\(shownLifted)")
 
         let unknown = try await runMatchHostToExit(["ban", "nobody-at-all", "--data", data.path, "--admin-port", "\(admin)"])
         #expect(unknown.status == 1)

@@ -58,27 +58,59 @@ struct PlayerStorageTests {
             try await store.createPlayer(id: "p2", alias: "Bob", createdAt: 1_000)
             #expect(try await store.bannedPlayers().isEmpty)
 
-            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "cheating", since: 5_000))
+            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "cheating", since: 5_000), at: 5_000)
             #expect(try await store.player(id: "p1")?.ban == PlayerBan(reason: "cheating", since: 5_000))
             #expect(try await store.player(id: "p2")?.ban == nil)
-            try await store.setBan(playerID: "p2", ban: PlayerBan(reason: "", since: 6_000))
+            try await store.setBan(playerID: "p2", ban: PlayerBan(reason: "", since: 6_000), at: 6_000)
             // A timed ban replaces the lasting one, and keeps its end.
-            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "abuse in chat", since: 7_000, until: 90_000))
+            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "abuse in chat", since: 7_000, until: 90_000), at: 7_000)
             #expect(
                 try await store.bannedPlayers() == [
                     "p1": PlayerBan(reason: "abuse in chat", since: 7_000, until: 90_000), "p2": PlayerBan(reason: "", since: 6_000),
                 ])
             #expect(try await store.player(id: "p1")?.ban?.until == 90_000)
 
-            try await store.setBan(playerID: "p1", ban: nil)
+            try await store.setBan(playerID: "p1", ban: nil, at: 8_000)
             #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Ann", createdAt: 1_000, lastSeenAt: 1_000))
             #expect(try await store.bannedPlayers() == ["p2": PlayerBan(reason: "", since: 6_000)])
             // Lifting a ban the player does not have changes nothing.
-            try await store.setBan(playerID: "p1", ban: nil)
+            try await store.setBan(playerID: "p1", ban: nil, at: 9_000)
             await #expect(throws: GameStoreError.unknownPlayer("nobody")) {
-                try await store.setBan(playerID: "nobody", ban: PlayerBan(reason: "x", since: 1))
+                try await store.setBan(playerID: "nobody", ban: PlayerBan(reason: "x", since: 1), at: 1)
             }
             #expect(try await store.bannedPlayers().count == 1)
+
+            // The record keeps both of p1's bans, and how each ended.
+            let p1Bans = [
+                PlayerBanRecord(playerID: "p1", ban: PlayerBan(reason: "abuse in chat", since: 7_000, until: 90_000), endedEarly: .lifted(at: 8_000)),
+                PlayerBanRecord(playerID: "p1", ban: PlayerBan(reason: "cheating", since: 5_000), endedEarly: .replaced(at: 7_000)),
+            ]
+            #expect(try await store.banRecords(playerID: "p1", limit: 10) == p1Bans)
+            let p2Ban = PlayerBanRecord(playerID: "p2", ban: PlayerBan(reason: "", since: 6_000))
+            #expect(try await store.banRecords(playerID: nil, limit: 10) == [p1Bans[0], p2Ban, p1Bans[1]])
+            #expect(try await store.banRecords(playerID: nil, limit: 2) == [p1Bans[0], p2Ban])
+            #expect(try await store.banRecords(playerID: "nobody", limit: 10).isEmpty)
+        }
+    }
+
+    /// A ban that ran out ended by itself: a later ban or lift does not mark it, as it
+    /// refused nothing by then; one still in force is marked.
+    @Test(arguments: StoreKind.allCases)
+    func aBanThatRanOutIsNotMarkedByALaterOne(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1_000)
+            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "spam", since: 2_000, until: 3_000), at: 2_000)
+            try await store.setBan(playerID: "p1", ban: PlayerBan(reason: "spam again", since: 4_000, until: 9_000), at: 4_000)
+            // At the instant a ban ends it no longer refuses: the lift does not mark it.
+            try await store.setBan(playerID: "p1", ban: nil, at: 9_000)
+            let records = try await store.banRecords(playerID: "p1", limit: 10)
+            #expect(
+                records == [
+                    PlayerBanRecord(playerID: "p1", ban: PlayerBan(reason: "spam again", since: 4_000, until: 9_000)),
+                    PlayerBanRecord(playerID: "p1", ban: PlayerBan(reason: "spam", since: 2_000, until: 3_000)),
+                ])
+            #expect(records.allSatisfy { !$0.isInForce(at: 9_000) })
+            #expect(records[0].isInForce(at: 8_999))
         }
     }
 

@@ -6,7 +6,7 @@ import Testing
 @Suite("SQLite store: opening, migrations and bad files")
 struct SQLiteOpeningTests {
     /// Every migration of the schema, in order: what a fully migrated file has applied.
-    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
+    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"]
 
     private func openError(_ path: String, options: SQLiteStoreOptions = SQLiteStoreOptions()) async -> SQLiteStoreError? {
         do {
@@ -178,7 +178,7 @@ struct SQLiteOpeningTests {
         var store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.player(id: "p") == PlayerRecord(id: "p", alias: "Ann", createdAt: 10, lastSeenAt: 20))
         #expect(try await store.bannedPlayers().isEmpty)
-        try await store.setBan(playerID: "q", ban: PlayerBan(reason: "cheating", since: 40))
+        try await store.setBan(playerID: "q", ban: PlayerBan(reason: "cheating", since: 40), at: 40)
         try await store.close()
         #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
 
@@ -202,7 +202,7 @@ struct SQLiteOpeningTests {
 
         var store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.bannedPlayers() == ["p": PlayerBan(reason: "cheating", since: 30)])
-        try await store.setBan(playerID: "q", ban: PlayerBan(reason: "spam", since: 40, until: 1_000))
+        try await store.setBan(playerID: "q", ban: PlayerBan(reason: "spam", since: 40, until: 1_000), at: 40)
         try await store.close()
         #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
 
@@ -236,6 +236,37 @@ struct SQLiteOpeningTests {
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.devices(playerID: "p").map(\.deviceID) == ["tablet"])
         #expect(try await store.tokenGenerations() == ["p": 1])
+        try await store.close()
+    }
+
+    @Test func bansFromBeforeBanRecordsStartTheRecord() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v9")
+        try SQLiteSchema.execute(
+            """
+            INSERT INTO player (id, alias, created_at, last_seen_at, banned_at, ban_reason, ban_until)
+                VALUES ('p', 'Ann', 10, 20, 30, 'cheating', NULL), ('q', 'Bob', 10, 30, 35, NULL, 50), ('r', 'Cy', 10, 30, NULL, NULL, NULL)
+            """,
+            atPath: path)
+
+        var store = try await SQLiteGameStore.open(path: path)
+        #expect(
+            try await store.banRecords(playerID: nil, limit: 10) == [
+                PlayerBanRecord(playerID: "q", ban: PlayerBan(reason: "", since: 35, until: 50)),
+                PlayerBanRecord(playerID: "p", ban: PlayerBan(reason: "cheating", since: 30)),
+            ])
+        try await store.setBan(playerID: "p", ban: nil, at: 60)
+        try await store.close()
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
+
+        store = try await SQLiteGameStore.open(path: path)
+        #expect(
+            try await store.banRecords(playerID: "p", limit: 10) == [
+                PlayerBanRecord(playerID: "p", ban: PlayerBan(reason: "cheating", since: 30), endedEarly: .lifted(at: 60))
+            ])
+        #expect(try await store.bannedPlayers() == ["q": PlayerBan(reason: "", since: 35, until: 50)])
         try await store.close()
     }
 

@@ -39,7 +39,12 @@ extension ForwardingGameStore {
         try await self.inner.removeAllDeviceIdentities(playerID: playerID, at: at)
     }
     public func tokenGenerations() async throws -> [PlayerID: UInt64] { try await self.inner.tokenGenerations() }
-    public func setBan(playerID: PlayerID, ban: PlayerBan?) async throws { try await self.inner.setBan(playerID: playerID, ban: ban) }
+    public func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) async throws {
+        try await self.inner.setBan(playerID: playerID, ban: ban, at: at)
+    }
+    public func banRecords(playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord] {
+        try await self.inner.banRecords(playerID: playerID, limit: limit)
+    }
     public func bannedPlayers() async throws -> [PlayerID: PlayerBan] { try await self.inner.bannedPlayers() }
     public func recordMatchStarted(
         id: MatchID, game: String, mode: String, players: [PlayerID], startedAt: UnixMillis, isPrivate: Bool

@@ -79,9 +79,15 @@ public protocol GameStore: Sendable {
     /// longer accepted. What a server holds to check tokens without a read.
     func tokenGenerations() async throws -> [PlayerID: UInt64]
 
-    /// Bans a player (`ban`, replacing a ban it has) or lifts its ban (nil).
-    /// Throws ``GameStoreError/unknownPlayer(_:)``.
-    func setBan(playerID: PlayerID, ban: PlayerBan?) async throws
+    /// Bans a player (`ban`, replacing a ban it has) or lifts its ban (nil), at `at`. The ban
+    /// it had, if still in force at `at`, stays in ``banRecords(playerID:limit:)`` as lifted or
+    /// replaced then. Throws ``GameStoreError/unknownPlayer(_:)``.
+    func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) async throws
+
+    /// Every ban ever made, of `playerID` (nil: of every player), newest first (by when each
+    /// was made), at most `limit`: the operator's record, with the bans lifted, replaced or
+    /// ended too.
+    func banRecords(playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord]
 
     /// Every stored ban, ended ones too (``PlayerBan/isInForce(at:)`` tells them apart): what a
     /// server holds to refuse banned players' sign-ins without a read.

@@ -18,6 +18,8 @@ public actor InMemoryGameStore: GameStore {
     /// Unlinked device ids: their player and when.
     private var unlinkedDevices: [String: (player: PlayerID, at: UnixMillis)] = [:]
     private var externalIdentities: [ExternalIdentity: PlayerID] = [:]
+    /// Every ban made, oldest first.
+    private var banHistory: [PlayerBanRecord] = []
     private var matches: [MatchID: MatchRecord] = [:]
     /// Running real-time matches' interim results, in seat order as of when each was kept.
     private var interimResults: [MatchID: [PlayerResultRecord]] = [:]
@@ -139,10 +141,23 @@ public actor InMemoryGameStore: GameStore {
         self.tokenGenerationByPlayer
     }
 
-    /// See ``GameStore/setBan(playerID:ban:)``.
-    public func setBan(playerID: PlayerID, ban: PlayerBan?) throws {
+    /// See ``GameStore/setBan(playerID:ban:at:)``.
+    public func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) throws {
         guard self.players[playerID] != nil else { throw GameStoreError.unknownPlayer(playerID) }
         self.players[playerID]?.ban = ban
+        for index in self.banHistory.indices where self.banHistory[index].playerID == playerID && self.banHistory[index].isInForce(at: at) {
+            self.banHistory[index].endedEarly = ban == nil ? .lifted(at: at) : .replaced(at: at)
+        }
+        if let ban { self.banHistory.append(PlayerBanRecord(playerID: playerID, ban: ban)) }
+    }
+
+    /// See ``GameStore/banRecords(playerID:limit:)``.
+    public func banRecords(playerID: PlayerID?, limit: Int) -> [PlayerBanRecord] {
+        // Newest made first; of two made at once, the later stored (as SQLite's rowid orders them).
+        let records = self.banHistory.enumerated()
+            .filter { playerID == nil || $0.element.playerID == playerID }
+            .sorted { ($0.element.ban.since, $0.offset) > ($1.element.ban.since, $1.offset) }
+        return records.prefix(max(0, limit)).map(\.element)
     }
 
     /// See ``GameStore/bannedPlayers()``.

@@ -8,7 +8,7 @@ public struct PlayerRecord: Sendable, Hashable {
     public var createdAt: UnixMillis
     /// The last time the server marked the player as seen (``GameStore/touch(playerID:at:)``).
     public var lastSeenAt: UnixMillis
-    /// The operator's ban, while the player is banned (``GameStore/setBan(playerID:ban:)``).
+    /// The operator's ban, while the player is banned (``GameStore/setBan(playerID:ban:at:)``).
     public var ban: PlayerBan?
 
     /// Creates a record.
@@ -42,6 +42,37 @@ public struct PlayerBan: Sendable, Hashable {
     /// Whether the ban still refuses its player at `now`.
     public func isInForce(at now: UnixMillis) -> Bool {
         self.until.map { now < $0 } ?? true
+    }
+}
+
+/// A ban as the operator made it, kept once it is over: a player's record of its bans
+/// (``GameStore/banRecords(playerID:limit:)``), which a lift or a later ban does not erase.
+public struct PlayerBanRecord: Sendable, Hashable {
+    /// How a ban stopped before its own end (or, for a ban until lifted, at all).
+    public enum EndedEarly: Sendable, Hashable {
+        /// The operator lifted it, at this time.
+        case lifted(at: UnixMillis)
+        /// The operator banned the player again, at this time: the new ban replaced it.
+        case replaced(at: UnixMillis)
+    }
+
+    /// The banned player.
+    public var playerID: PlayerID
+    /// The ban as it was made.
+    public var ban: PlayerBan
+    /// How it stopped before `ban.until`; nil: it did not (it is in force, or ran out).
+    public var endedEarly: EndedEarly?
+
+    /// Creates a record.
+    public init(playerID: PlayerID, ban: PlayerBan, endedEarly: EndedEarly? = nil) {
+        self.playerID = playerID
+        self.ban = ban
+        self.endedEarly = endedEarly
+    }
+
+    /// Whether the ban still refuses its player at `now`.
+    public func isInForce(at now: UnixMillis) -> Bool {
+        self.endedEarly == nil && self.ban.isInForce(at: now)
     }
 }
 

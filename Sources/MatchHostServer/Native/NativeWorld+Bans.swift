@@ -31,7 +31,8 @@ extension NativeWorld {
     /// with the store's error if it refused (an unknown player) or failed.
     func setBan(_ ban: PlayerBan?, of playerID: PlayerID, completion: @escaping (Result<Void, any Error>) -> Void) {
         // The player's queue: two changes to one player's ban are applied in the order made.
-        self.storage.write(in: .player(playerID), { store in try await store.setBan(playerID: playerID, ban: ban) }) { result in
+        let now = self.storage.now()
+        self.storage.write(in: .player(playerID), { store in try await store.setBan(playerID: playerID, ban: ban, at: now) }) { result in
             if case .success = result {
                 if let ban, ban.isInForce(at: self.storage.now()) {
                     self.bans[playerID] = ban
