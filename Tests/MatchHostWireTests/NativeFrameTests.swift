@@ -1117,7 +1117,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
 
     @Test func unknownFrameKinds() {
         for kind: UInt8 in [0x00, 0x0E, 0x20, 0x40, 0xFF] {
-            #expect(throws: WireError.unknownMessageType(kind)) { try self.frame([kind]) }
+            #expect(throws: NativeWireError.unknownFrameKind(kind)) { try self.frame([kind]) }
         }
         #expect(throws: WireError.truncated(field: "frame kind", needed: 1, available: 0)) { try self.frame([]) }
     }

@@ -139,7 +139,7 @@ public enum NativeFrame: Hashable, Sendable {
     public init(frameBody: ByteBuffer) throws {
         var body = frameBody
         let raw = try body.readWireByte(field: "frame kind")
-        guard let kind = NativeFrameKind(rawValue: raw) else { throw WireError.unknownMessageType(raw) }
+        guard let kind = NativeFrameKind(rawValue: raw) else { throw NativeWireError.unknownFrameKind(raw) }
         switch kind {
         case .hello:
             self = .hello(
@@ -318,6 +318,8 @@ extension ByteBuffer {
 
 /// Decoding errors particular to the native protocol.
 public enum NativeWireError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A frame's first byte named a frame kind this protocol does not define.
+    case unknownFrameKind(UInt8)
     /// `AUTHENTICATE` named a method this protocol does not define.
     case unknownAuthenticationMethod(UInt8)
     /// A `REQUEST` named a request kind this protocol does not define.
@@ -330,6 +332,7 @@ public enum NativeWireError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A one-line explanation for logs and error replies.
     public var description: String {
         switch self {
+        case .unknownFrameKind(let kind): return "unknown frame kind \(kind)"
         case .unknownAuthenticationMethod(let method): return "unknown authentication method \(method)"
         case .unknownRequestKind(let kind): return "unknown request kind \(kind)"
         case .unknownResponseKind(let kind): return "unknown response kind \(kind)"
