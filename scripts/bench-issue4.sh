@@ -20,6 +20,7 @@
 #   matchhost binary to use instead of building this checkout's release binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-common.sh
 DURATION=${DURATION:-20}
 PORT=${PORT:-17356}
 LOBBY_INTERVAL=${LOBBY_INTERVAL:-0.05}
@@ -88,11 +89,7 @@ disks_with_lobby() {  # subscribers changes-per-second
     bench lobby --subscribers "$1" --changes-per-second "$2" --seconds "$((DURATION + 20))" --lobby-interval "$LOBBY_INTERVAL" \
         >"$DATA/lobby.out" 2>&1 &
     local load_pid=$!
-    for _ in $(seq 600); do
-        grep -q '^setup:' "$DATA/lobby.out" && break
-        kill -0 "$load_pid" 2>/dev/null || break
-        sleep 0.1
-    done
+    wait_for_setup "$DATA/lobby.out" "$load_pid" 60
     sleep 3
     bench disks --matches 20 --players 16 --seconds "$DURATION" || echo "bench disks failed"
     wait "$load_pid" || echo "bench lobby failed"

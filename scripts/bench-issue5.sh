@@ -19,6 +19,7 @@
 #   instead of building this checkout's release binary: for comparing builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-common.sh
 DURATION=${DURATION:-20}
 PORT=${PORT:-17357}
 DATA_PARENT=${DATA_PARENT:-/tmp}
@@ -133,11 +134,7 @@ disks_with_fourinarow() {  # store
     load
     bench fourinarow --games 1000 --think 1 --seconds "$((DURATION + 20))" >"$WORK/fourinarow.out" 2>&1 &
     local load_pid=$!
-    for _ in $(seq 300); do
-        grep -q '^setup:' "$WORK/fourinarow.out" && break
-        kill -0 "$load_pid" 2>/dev/null || break
-        sleep 0.1
-    done
+    wait_for_setup "$WORK/fourinarow.out" "$load_pid" 30
     sleep 3
     bench disks --matches 50 --players 16 --seconds "$DURATION" || echo "bench disks failed"
     wait "$load_pid" || echo "bench fourinarow failed"
