@@ -3,6 +3,7 @@ import Foundation
 import MatchHostAdmin
 import MatchHostCore
 import MatchHostServer
+import MatchHostSQLite
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -25,7 +26,8 @@ struct AdminActionOptions: ParsableArguments {
 
     /// Finds the player `given` names in the database (as `matchhost player` does), then sends
     /// `method` to its endpoint `/api/players/<id>/<action>` with the admin key, and returns what
-    /// the server answered.
+    /// the server answered. With no database in `--data` (a server on `--store memory`), `given`
+    /// goes as it is, a whole player id, and the server looks for it in its own store.
     /// - Parameter tutorialRefusal: why the action cannot apply to a Cat Race port player, which
     ///   has no account.
     /// - Throws: `ExitCode(1)` (after one line on standard error) for a player not found or an
@@ -42,13 +44,25 @@ struct AdminActionOptions: ParsableArguments {
         }
         var playerID = given
         var refusal: String?
-        try await withStoredData(self.data) { store in
-            let (id, tutorialID) = try await StoredPlayerLookup.find(given, in: store)
-            playerID = id
-            if tutorialID != nil {
-                refusal = "\(given) is a Cat Race tutorial playerId: that port has no authentication, so \(tutorialRefusal)"
-            } else if try await store.player(id: id) == nil {
-                refusal = "\(id) has no account (a Cat Race port player), so \(tutorialRefusal)"
+        let databasePath = URL(fileURLWithPath: self.data).appendingPathComponent(SQLiteGameStore.fileName).path
+        if !FileManager.default.fileExists(atPath: databasePath) {
+            // Nothing to look the player up in: only a whole id can name it.
+            guard given.utf8.count == 32, given.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                FileHandle.standardError.write(
+                    Data(
+                        "matchhost: no database in \(self.data) to find \(given) in (a server on --store memory?): name the player by its whole id, 32 hex digits\n"
+                            .utf8))
+                throw ExitCode(1)
+            }
+        } else {
+            try await withStoredData(self.data) { store in
+                let (id, tutorialID) = try await StoredPlayerLookup.find(given, in: store)
+                playerID = id
+                if tutorialID != nil {
+                    refusal = "\(given) is a Cat Race tutorial playerId: that port has no authentication, so \(tutorialRefusal)"
+                } else if try await store.player(id: id) == nil {
+                    refusal = "\(id) has no account (a Cat Race port player), so \(tutorialRefusal)"
+                }
             }
         }
         if let refusal {

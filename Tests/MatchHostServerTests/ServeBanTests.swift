@@ -134,6 +134,34 @@ import Glibc
         try await group.shutdownGracefully()
     }
 
+    /// A server on `--store memory` writes no database for the commands to find the player in:
+    /// they take its whole id, and the server finds it in its own store.
+    @Test func aServerOnTheMemoryStoreBansAPlayerNamedByItsWholeId() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-ban-memory-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data, arguments: ["--store", "memory"])
+        defer { server.stopBlocking(with: SIGKILL) }
+        let admin = try #require(server.adminPort)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (griefer, issued) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "griefer")
+
+        let byPrefix = try await runMatchHostToExit(["ban", String(issued.playerID.prefix(8)), "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(byPrefix.status == 1)
+        #expect(byPrefix.stderr.hasSuffix("name the player by its whole id, 32 hex digits\n"), "\(byPrefix.stderr)")
+        let unknown = try await runMatchHostToExit(["ban", String(repeating: "0", count: 32), "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.hasPrefix("matchhost: the server refused: no player "), "\(unknown.stderr)")
+
+        let banned = try await runMatchHostToExit(["ban", issued.playerID, "--reason", "griefing", "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(banned.status == 0, "\(banned.stderr)")
+        #expect(banned.stdout == "banned \(issued.playerID): griefing\n")
+        #expect(try await griefer.closingError() == NativeError(.playerBanned, "this player is banned: griefing"))
+        let unbanned = try await runMatchHostToExit(["unban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(unbanned.status == 0, "\(unbanned.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("matchhost.sqlite").path))
+        try await group.shutdownGracefully()
+    }
+
     @Test func withoutARunningServerTheCommandSaysSo() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-ban-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
