@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import MatchHostServer
 import NIOConcurrencyHelpers
@@ -109,12 +110,19 @@ public enum AdminEndpoints {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 
+    /// How long an admin connection may send nothing before it is closed, by default: a
+    /// request is a few hundred bytes, and a scraper that keeps its connection asks every few
+    /// seconds.
+    public static let defaultIdleTimeout: TimeAmount = .seconds(30)
+
     /// The admin HTTP server on `host`:`port` (0 picks a free port), to run in the server's
     /// service group; its actions need `adminKey` as a bearer token. `onListening` gets the address it bound. If it cannot bind, its `run`
-    /// throws `PortBindError`.
+    /// throws `PortBindError`. A connection silent for `idleTimeout` (within a request too) is
+    /// closed: a client that stalls holds no connection for good, nor the server's graceful
+    /// shutdown, which waits for the requests under way.
     public static func application(
         host: String, port: Int, status: ServerStatus, registry: PrometheusCollectorRegistry, adminKey: String, logger: Logger,
-        onListening: @escaping @Sendable (SocketAddress) -> Void
+        idleTimeout: TimeAmount = Self.defaultIdleTimeout, onListening: @escaping @Sendable (SocketAddress) -> Void
     ) -> some Service {
         let bound = NIOLockedValueBox(false)
         // Hummingbird says "Server started and listening" at info, which `announce` has said
@@ -123,6 +131,7 @@ public enum AdminEndpoints {
         if applicationLogger.logLevel == .info { applicationLogger.logLevel = .notice }
         let application = Application(
             router: Self.router(status: status, registry: registry, adminKey: adminKey),
+            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: idleTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "matchhost"),
             onServerRunning: { channel in
                 bound.withLockedValue { $0 = true }

@@ -62,7 +62,9 @@ extension SQLiteGameStore {
     public func banRecords(playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord] {
         try await self.read { db in
             let columns = "SELECT player_id, banned_at, ban_until, reason, ended_early_at, ended_how FROM player_ban"
-            let order = "ORDER BY banned_at DESC, rowid DESC LIMIT ?"
+            // The order they were made in, not their `since`: a clock set back does not put a
+            // replaced ban above the one that replaced it.
+            let order = "ORDER BY rowid DESC LIMIT ?"
             let rows =
                 if let playerID {
                     try Row.fetchAll(db, sql: "\(columns) WHERE player_id = ? \(order)", arguments: [playerID, max(0, limit)])

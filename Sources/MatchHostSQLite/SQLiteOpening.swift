@@ -177,7 +177,7 @@ struct SQLiteOpening {
         guard unknown.isEmpty else {
             throw SQLiteStoreError(
                 .newerSchema, path: self.path,
-                reason: "a newer MatchHost migrated it (\(unknown.sorted().joined(separator: ", "))); this one knows \(migrator.migrations.joined(separator: ", "))")
+                reason: "a newer MatchHost migrated it (\(SQLiteSchema.inOrder(unknown).joined(separator: ", "))); this one knows \(migrator.migrations.joined(separator: ", "))")
         }
         let missing = migrator.migrations.filter { !applied.contains($0) }
         guard missing.isEmpty || !self.options.readOnly else {

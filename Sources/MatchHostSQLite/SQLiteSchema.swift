@@ -19,6 +19,12 @@ enum SQLiteSchema {
         return migrator
     }()
 
+    /// Migration names in the order they were made: by number ("v10" after "v9"), names that
+    /// are not `v` and a number last.
+    static func inOrder(_ identifiers: some Sequence<String>) -> [String] {
+        identifiers.sorted { (Int($0.dropFirst()) ?? .max, $0) < (Int($1.dropFirst()) ?? .max, $1) }
+    }
+
     /// Players and devices, matches and their players, stats, turn-based state and moves.
     private static func createPlayersMatchesTurns(_ db: Database) throws {
         try db.execute(sql: """
@@ -200,8 +206,8 @@ enum SQLiteSchema {
                 ended_how TEXT CHECK (ended_how IN ('lifted', 'replaced')),
                 CHECK ((ended_early_at IS NULL) = (ended_how IS NULL))
             );
-            CREATE INDEX player_ban_by_player ON player_ban(player_id, banned_at);
-            CREATE INDEX player_ban_by_time ON player_ban(banned_at);
+            -- Read latest made first: by rowid, which a player's entries in this index follow.
+            CREATE INDEX player_ban_by_player ON player_ban(player_id);
             INSERT INTO player_ban (player_id, banned_at, ban_until, reason)
                 SELECT id, banned_at, ban_until, COALESCE(ban_reason, '') FROM player WHERE banned_at IS NOT NULL;
             """)

@@ -16,10 +16,8 @@ extension SQLiteSchema {
         configuration.readonly = true
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? queue.close() }
-        // By number ("v10" after "v9"); unknown ones (a newer build's) included.
-        return try queue.read { db in
-            try Self.migrator.appliedIdentifiers(db).sorted { (Int($0.dropFirst()) ?? .max, $0) < (Int($1.dropFirst()) ?? .max, $1) }
-        }
+        // Unknown ones (a newer build's) included.
+        return try queue.read { db in Self.inOrder(try Self.migrator.appliedIdentifiers(db)) }
     }
 
     /// The first page (1-based) of each table and index of the file at `path` whose name is

@@ -33,7 +33,7 @@ public struct PortBindError: Error, CustomStringConvertible {
         self.host = host
         self.number = number
         self.reason = Self.reason(of: error)
-        self.remedy = Self.remedy(for: error, host: host, hostFlag: hostFlag, portFlag: portFlag, offFlag: offFlag)
+        self.remedy = Self.remedy(for: error, host: host, hostFlag: hostFlag, number: number, portFlag: portFlag, offFlag: offFlag)
     }
 
     /// The one line `serve` prints.
@@ -56,7 +56,7 @@ public struct PortBindError: Error, CustomStringConvertible {
 
     /// Another port helps only when this one is taken or privileged; a host that is not this
     /// machine's needs another host, whatever the port.
-    static func remedy(for error: any Error, host: String, hostFlag: String, portFlag: String, offFlag: String?) -> String {
+    static func remedy(for error: any Error, host: String, hostFlag: String, number: Int, portFlag: String, offFlag: String?) -> String {
         let anotherPort = "choose another \(portFlag)" + (offFlag.map { ", or pass \($0)" } ?? "")
         if error is SocketAddressError.UnknownHost {
             return "give \(hostFlag) an address or name of this machine (0.0.0.0 for all of its addresses)"
@@ -65,8 +65,12 @@ public struct PortBindError: Error, CustomStringConvertible {
         switch error.errnoCode {
         case EADDRNOTAVAIL:
             return "\(host) is not an address of this machine: give \(hostFlag) one of its addresses (0.0.0.0 for all of them)"
-        case EACCES:
+        case EACCES where (1..<1024).contains(number):
+            #if os(Linux)
             return "ports below 1024 need root or CAP_NET_BIND_SERVICE; \(anotherPort)"
+            #else
+            return "ports below 1024 need root; \(anotherPort)"
+            #endif
         default:
             return anotherPort
         }

@@ -179,7 +179,8 @@ struct PlayerCommand: AsyncParsableCommand {
             print("created    \(formatted(player.createdAt))")
             print("last seen  \(formatted(player.lastSeenAt))")
             // Every ban, newest first: one lifted or replaced stays in the player's record.
-            for record in try await store.banRecords(playerID: id, limit: Self.maximumBansShown) {
+            let records = try await store.banRecords(playerID: id, limit: Self.maximumBansShown + 1)
+            for record in records.prefix(Self.maximumBansShown) {
                 let ban = record.ban
                 let reason = ban.reason.isEmpty ? "" : ": \(ban.reason)"
                 switch record.endedEarly {
@@ -194,6 +195,9 @@ struct PlayerCommand: AsyncParsableCommand {
                         print("ban ended  \(formatted(until)) (banned since \(formatted(ban.since)))" + reason)
                     }
                 }
+            }
+            if records.count > Self.maximumBansShown {
+                print("(older bans not shown: matchhost bans --all)")
             }
             for device in try await store.devices(playerID: id) {
                 print("device     \(device.deviceID)  linked \(formatted(device.linkedAt))")

@@ -250,6 +250,37 @@ enum HeadlessBrowser {
         try await group.shutdownGracefully()
     }
 
+    /// A client that stops in the middle of a request (its head sent, its body never) is closed
+    /// after the idle timeout: it holds no connection, nor the server's graceful shutdown.
+    @Test func aStalledRequestIsClosedAfterTheIdleTimeout() async throws {
+        let bound = AsyncStream<Int>.makeStream()
+        let app = AdminEndpoints.application(
+            host: "127.0.0.1", port: 0, status: ServerStatus(), registry: PrometheusCollectorRegistry(),
+            adminKey: String(repeating: "a", count: 64), logger: Logger(label: "admin-test"), idleTimeout: .milliseconds(300)
+        ) { address in
+            bound.continuation.yield(address.port ?? 0)
+        }
+        let running = Task {
+            defer { bound.continuation.finish() }
+            try await app.run()
+        }
+        defer { running.cancel() }
+        var ports = bound.stream.makeAsyncIterator()
+        let port = try #require(await ports.next())
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+        let channel = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
+        try await channel.writeAndFlush(
+            ByteBuffer(string: "POST /api/players/p/ban HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{\"re")).get()
+        let closed = channel.closeFuture
+        let deadline = group.next().scheduleTask(in: .seconds(30)) { channel.close(promise: nil) }
+        let started = ContinuousClock.now
+        try await closed.get()
+        deadline.cancel()
+        #expect(ContinuousClock.now - started < .seconds(20), "closed by the server's idle timeout, not the test's deadline")
+        try await group.shutdownGracefully()
+    }
+
     /// Before the listeners are up, and once the server is shutting down, `/health` says so
     /// with 503, for a load balancer to stop sending players.
     @Test func aServerNotServingAnswersServiceUnavailable() async throws {

@@ -345,6 +345,7 @@ final class DevToolsPage: Sendable {
         // each click hits the disk clicked (a click elsewhere could hit another by chance).
         var result: DisksGameOver?
         var clicked: [DisksDisk] = []
+        var spawned: [UInt32: DisksDisk] = [:]
         var hit: [UInt32] = []
         while result == nil {
             let message = try await host.nextMessage(matching: "an event of beta") { if case .matchEvent(beta.matchID, _) = $0 { true } else { false } }
@@ -353,6 +354,7 @@ final class DevToolsPage: Sendable {
             case .tick(let tick):
                 #expect(tick.hits.allSatisfy { $0.seat == 1 }, "only the browser taps")
                 hit += tick.hits.map(\.diskID)
+                for disk in tick.spawned { spawned[disk.id] = disk }
                 if let disk = tick.spawned.last {
                     clicked.append(disk)
                     try await click(disk.x, disk.y)
@@ -366,21 +368,27 @@ final class DevToolsPage: Sendable {
         #expect(result?.reason == .scoreLimit)
         #expect(result?.winners == [1])
         #expect(result?.scores.map(\.score) == [0, 3])
-        // Each hit is a disk clicked, once, and holds a point clicked: the clicks land where the
-        // board shows them. (Not always the disk clicked, nor in order: a tap hits the newest
-        // disk under it, and on a loaded machine a disk spawned over the one clicked before the
-        // click arrives takes it; a click can also come after its disk expired, and miss.)
-        let clickedByID = Dictionary(uniqueKeysWithValues: clicked.map { ($0.id, $0) })
-        let underAClick = hit.allSatisfy { id in
-            guard let disk = clickedByID[id] else { return false }
-            return clicked.contains { point in
-                let (dx, dy) = (Int(point.x) - Int(disk.x), Int(point.y) - Int(disk.y))
-                return dx * dx + dy * dy <= Int(disk.radius) * Int(disk.radius)
+        // The clicks land where the board shows the disks: each hit is the next disk clicked
+        // (one clicked after its disk expired misses, and is skipped), or, out of that order, a
+        // disk lying under the point of a click aimed at another. A tap hits the newest disk under
+        // it, so on a loaded machine a disk spawned over the one clicked, before the click
+        // arrives, takes that click, and the click aimed at it may then take the one below.
+        let clickOrder = Dictionary(uniqueKeysWithValues: clicked.enumerated().map { ($1.id, $0) })
+        var lastInOrder = -1
+        let whereClicked = hit.allSatisfy { id in
+            if let order = clickOrder[id], order > lastInOrder {
+                lastInOrder = order
+                return true
+            }
+            guard let disk = spawned[id] else { return false }
+            return clicked.contains { aim in
+                let (dx, dy) = (Int(aim.x) - Int(disk.x), Int(aim.y) - Int(disk.y))
+                return aim.id != id && dx * dx + dy * dy <= Int(disk.radius) * Int(disk.radius)
             }
         }
         #expect(
-            underAClick && Set(hit).count == 3 && hit.count == 3,
-            "hit \(hit), clicked \(clicked.map(\.id)): disks clicked, each under a click, once each")
+            whereClicked && Set(hit).count == 3 && hit.count == 3,
+            "hit \(hit), clicked \(clicked.map(\.id)): the disks clicked, in order but where one lay under another's click")
 
         // What the player sees.
         let view = """

@@ -4,6 +4,8 @@ import NIOCore
 import NIOPosix
 import Testing
 
+@testable import MatchHostServer
+
 /// `matchhost serve` stopped by a port it cannot bind: one line that says why and what to
 /// change, whatever else was running by then.
 @Suite struct ServeBindFailureTests {
@@ -60,6 +62,22 @@ import Testing
         #expect(run.status == 2)
         #expect(run.stderr.hasPrefix("matchhost: cannot serve the catrace port on no-such-host.invalid:0 (no address for this name: "), "\(run.stderr)")
         #expect(run.stderr.hasSuffix("); give --host an address or name of this machine (0.0.0.0 for all of its addresses)\n"), "\(run.stderr)")
+    }
+
+    /// Privileges are named only for a privileged port: a refused unprivileged one (a security
+    /// module's rule) gets the usual remedy.
+    @Test func theRemedyFollowsTheCause() {
+        func remedy(_ errno: Int32, port: Int) -> String {
+            PortBindError(
+                port: "web", host: "10.0.0.1", hostFlag: "--host", number: port, portFlag: "--web-port", offFlag: "--no-web",
+                error: IOError(errnoCode: errno, reason: "bind(descriptor:ptr:bytes:)")
+            ).remedy
+        }
+        #expect(remedy(EADDRINUSE, port: 7357) == "choose another --web-port, or pass --no-web")
+        #expect(remedy(EACCES, port: 8080) == "choose another --web-port, or pass --no-web")
+        #expect(remedy(EACCES, port: 80).hasPrefix("ports below 1024 need root"))
+        #expect(remedy(EACCES, port: 80).hasSuffix("; choose another --web-port, or pass --no-web"))
+        #expect(remedy(EADDRNOTAVAIL, port: 80) == "10.0.0.1 is not an address of this machine: give --host one of its addresses (0.0.0.0 for all of them)")
     }
 
     private static func temporaryData(_ name: String) -> URL {

@@ -84,9 +84,10 @@ public protocol GameStore: Sendable {
     /// replaced then. Throws ``GameStoreError/unknownPlayer(_:)``.
     func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) async throws
 
-    /// Every ban ever made, of `playerID` (nil: of every player), newest first (by when each
-    /// was made), at most `limit`: the operator's record, with the bans lifted, replaced or
-    /// ended too.
+    /// Every ban ever made, of `playerID` (nil: of every player), the latest made first (the
+    /// order they were made in, whatever their ``PlayerBan/since`` says: a clock set back does
+    /// not reorder them), at most `limit`: the operator's record, with the bans lifted,
+    /// replaced or ended too.
     func banRecords(playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord]
 
     /// Every stored ban, ended ones too (``PlayerBan/isInForce(at:)`` tells them apart): what a

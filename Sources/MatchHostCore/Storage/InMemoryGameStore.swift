@@ -153,11 +153,7 @@ public actor InMemoryGameStore: GameStore {
 
     /// See ``GameStore/banRecords(playerID:limit:)``.
     public func banRecords(playerID: PlayerID?, limit: Int) -> [PlayerBanRecord] {
-        // Newest made first; of two made at once, the later stored (as SQLite's rowid orders them).
-        let records = self.banHistory.enumerated()
-            .filter { playerID == nil || $0.element.playerID == playerID }
-            .sorted { ($0.element.ban.since, $0.offset) > ($1.element.ban.since, $1.offset) }
-        return records.prefix(max(0, limit)).map(\.element)
+        self.banHistory.reversed().filter { playerID == nil || $0.playerID == playerID }.prefix(max(0, limit)).map { $0 }
     }
 
     /// See ``GameStore/bannedPlayers()``.
