@@ -110,9 +110,9 @@ public enum AdminEndpoints {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 
-    /// How long an admin connection may send nothing before it is closed, by default: a
-    /// request is a few hundred bytes, and a scraper that keeps its connection asks every few
-    /// seconds.
+    /// How long an admin connection may send nothing before it is closed, by default
+    /// (`--admin-idle-timeout`): a request is a few hundred bytes, and a scraper that keeps its
+    /// connection asks every few seconds.
     public static let defaultIdleTimeout: TimeAmount = .seconds(30)
 
     /// The admin HTTP server on `host`:`port` (0 picks a free port), to run in the server's

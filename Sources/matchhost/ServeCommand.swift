@@ -221,6 +221,11 @@ struct ServeCommand: AsyncParsableCommand {
     var noAdmin = false
 
     @Option(
+        name: .customLong("admin-idle-timeout"),
+        help: "Seconds (0.1-3600) an admin connection may send nothing, in the middle of a request too, before it is closed.")
+    var adminIdleTimeout: Double = 30
+
+    @Option(
         name: .customLong("web-port"),
         help: "Port of the browser clients (/) and of the native protocol over a WebSocket (/native); 0 picks a free port. Its connections count with --port's against --max-connections.")
     var webPort = 7357
@@ -273,6 +278,7 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.check(self.slowConsumerGrace, "--slow-consumer-grace", 0...3600)
         try Self.check(self.heartbeat, "--heartbeat", 0.05...3600)
         try Self.check(self.idleTimeout, "--idle-timeout", 0.1...86_400)
+        try Self.check(self.adminIdleTimeout, "--admin-idle-timeout", 0.1...3600)
         // Silence is checked at each heartbeat: a longer one would stretch the idle and
         // handshake timeouts to itself.
         guard self.heartbeat <= self.idleTimeout else {
@@ -486,7 +492,8 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(
                 .init(
                     service: AdminEndpoints.application(
-                        host: self.adminHost, port: self.adminPort, status: status, registry: registry, adminKey: adminKey, logger: logger
+                        host: self.adminHost, port: self.adminPort, status: status, registry: registry, adminKey: adminKey, logger: logger,
+                        idleTimeout: .nanoseconds(Int64(self.adminIdleTimeout * 1e9))
                     ) { address in
                         announce("admin", address)
                         adminBound.continuation.finish()

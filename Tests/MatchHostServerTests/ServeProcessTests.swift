@@ -194,6 +194,7 @@ import Testing
         (["--link-code-lifetime", "5"], "--link-code-lifetime must be 10.0 to 86400.0 seconds"),
         (["--admin-port", "65536"], "--admin-port must be 0-65535"),
         (["--admin-host", ""], "--admin-host must name an address"),
+        (["--admin-idle-timeout", "0"], "--admin-idle-timeout must be 0.1 to 3600.0 seconds"),
         // 128 + 16,384: the longest key and the largest value by default.
         (["--max-value-bytes-per-minute", "16511"], "--max-value-bytes-per-minute must be at least 16512"),
     ])
