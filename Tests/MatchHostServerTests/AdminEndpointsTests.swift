@@ -253,20 +253,8 @@ enum HeadlessBrowser {
     /// A client that stops in the middle of a request (its head sent, its body never) is closed
     /// after the idle timeout: it holds no connection, nor the server's graceful shutdown.
     @Test func aStalledRequestIsClosedAfterTheIdleTimeout() async throws {
-        let bound = AsyncStream<Int>.makeStream()
-        let app = AdminEndpoints.application(
-            host: "127.0.0.1", port: 0, status: ServerStatus(), registry: PrometheusCollectorRegistry(),
-            adminKey: String(repeating: "a", count: 64), logger: Logger(label: "admin-test"), idleTimeout: .milliseconds(300)
-        ) { address in
-            bound.continuation.yield(address.port ?? 0)
-        }
-        let running = Task {
-            defer { bound.continuation.finish() }
-            try await app.run()
-        }
+        let (port, running) = try await Self.runEndpoints(status: ServerStatus(), idleTimeout: .milliseconds(300))
         defer { running.cancel() }
-        var ports = bound.stream.makeAsyncIterator()
-        let port = try #require(await ports.next())
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
         let channel = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
@@ -284,22 +272,8 @@ enum HeadlessBrowser {
     /// Before the listeners are up, and once the server is shutting down, `/health` says so
     /// with 503, for a load balancer to stop sending players.
     @Test func aServerNotServingAnswersServiceUnavailable() async throws {
-        let status = ServerStatus()
-        let bound = AsyncStream<Int>.makeStream()
-        let app = AdminEndpoints.application(
-            host: "127.0.0.1", port: 0, status: status, registry: PrometheusCollectorRegistry(), adminKey: String(repeating: "a", count: 64),
-            logger: Logger(label: "admin-test")
-        ) { address in
-            bound.continuation.yield(address.port ?? 0)
-        }
-        let running = Task {
-            // A failed bind ends the stream, so that the wait below fails instead of hanging.
-            defer { bound.continuation.finish() }
-            try await app.run()
-        }
+        let (port, running) = try await Self.runEndpoints(status: ServerStatus())
         defer { running.cancel() }
-        var ports = bound.stream.makeAsyncIterator()
-        let port = try #require(await ports.next())
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
         let answer = try await httpGet("/health", port: port, group: group)
@@ -309,4 +283,31 @@ enum HeadlessBrowser {
         #expect(metrics.body.split(separator: "\n").contains("matchhost_serving 0.0"))
         try await group.shutdownGracefully()
     }
+
+    /// The admin endpoints alone, on a free port of 127.0.0.1, for `status`; returns the port
+    /// and the task running them (cancel it to stop them).
+    private static func runEndpoints(
+        status: ServerStatus, idleTimeout: TimeAmount = AdminEndpoints.defaultIdleTimeout
+    ) async throws -> (port: Int, running: Task<Void, any Error>) {
+        let bound = AsyncStream<Int>.makeStream()
+        let app = AdminEndpoints.application(
+            host: "127.0.0.1", port: 0, status: status, registry: PrometheusCollectorRegistry(), adminKey: String(repeating: "a", count: 64),
+            logger: Logger(label: "admin-test"), idleTimeout: idleTimeout
+        ) { address in
+            bound.continuation.yield(address.port ?? 0)
+        }
+        let running = Task {
+            // A failed bind ends the stream, so that the wait below fails instead of hanging.
+            defer { bound.continuation.finish() }
+            try await app.run()
+        }
+        var ports = bound.stream.makeAsyncIterator()
+        guard let port = await ports.next() else {
+            running.cancel()
+            throw AdminEndpointsNotBound()
+        }
+        return (port, running)
+    }
+
+    private struct AdminEndpointsNotBound: Error {}
 }
