@@ -58,11 +58,6 @@ stop_server() {
         tail -n 2 "$DATA/server.log" | cut -c1-300
     fi
 }
-bench() {
-    # shellcheck disable=SC2086
-    taskset -c 1 "$BIN" bench "$@" --port "$PORT" --server-pid "$SERVER_PID" $BENCH_FLAGS
-}
-load() { echo "-- $(uptime)"; }
 lobby() {  # subscribers changes-per-second
     start_server
     echo "== bench lobby --subscribers $1 --changes-per-second $2 --seconds $DURATION (server --lobby-interval $LOBBY_INTERVAL)"
@@ -88,13 +83,7 @@ disks_with_lobby() {  # subscribers changes-per-second
     load
     bench lobby --subscribers "$1" --changes-per-second "$2" --seconds "$((DURATION + 20))" --lobby-interval "$LOBBY_INTERVAL" \
         >"$DATA/lobby.out" 2>&1 &
-    local load_pid=$!
-    wait_for_setup "$DATA/lobby.out" "$load_pid" 60
-    sleep 3
-    bench disks --matches 20 --players 16 --seconds "$DURATION" || echo "bench disks failed"
-    wait "$load_pid" || echo "bench lobby failed"
-    echo "-- the lobby load meanwhile:"
-    cat "$DATA/lobby.out"
+    disks_beside_load "$DATA/lobby.out" $! 60 20 lobby
     stop_server
 }
 

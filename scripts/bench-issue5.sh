@@ -71,11 +71,6 @@ stop_server() {  # [moves acknowledged]
     rm -rf "$DATA"
     DATA=
 }
-bench() {
-    # shellcheck disable=SC2086
-    taskset -c 1 "$BIN" bench "$@" --port "$PORT" --server-pid "$SERVER_PID" $BENCH_FLAGS
-}
-load() { echo "-- $(uptime)"; }
 acknowledged_in_run() { sed -n 's/.*moves acknowledged over the whole run: \([0-9]*\).*/\1/p' "$1" | tail -n 1; }
 
 fsync_probe() {
@@ -133,13 +128,7 @@ disks_with_fourinarow() {  # store
     echo "== bench disks --matches 50 --players 16 --seconds $DURATION while bench fourinarow --games 1000 --think 1 runs (server --store $1)"
     load
     bench fourinarow --games 1000 --think 1 --seconds "$((DURATION + 20))" >"$WORK/fourinarow.out" 2>&1 &
-    local load_pid=$!
-    wait_for_setup "$WORK/fourinarow.out" "$load_pid" 30
-    sleep 3
-    bench disks --matches 50 --players 16 --seconds "$DURATION" || echo "bench disks failed"
-    wait "$load_pid" || echo "bench fourinarow failed"
-    echo "-- the Four in a Row load meanwhile:"
-    cat "$WORK/fourinarow.out"
+    disks_beside_load "$WORK/fourinarow.out" $! 30 50 fourinarow
     stop_server "$(acknowledged_in_run "$WORK/fourinarow.out")"
 }
 

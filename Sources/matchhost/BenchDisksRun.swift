@@ -27,5 +27,6 @@ extension DisksBenchSettings: GroupedBenchSettings {
     var groupCount: Int { self.matches }
     var seatsPerGroup: Int { self.players }
     var groupNoun: String { "match" }
+    var groupNounPlural: String { "matches" }
     func deviceID(group: Int, seat: Int) -> String { self.deviceID(match: group, seat: seat) }
 }

@@ -27,5 +27,6 @@ extension FourInARowBenchSettings: GroupedBenchSettings {
     var groupCount: Int { self.games }
     var seatsPerGroup: Int { 2 }
     var groupNoun: String { "game" }
+    var groupNounPlural: String { "games" }
     func deviceID(group: Int, seat: Int) -> String { self.deviceID(game: group, seat: seat) }
 }

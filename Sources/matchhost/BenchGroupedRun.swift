@@ -15,8 +15,9 @@ protocol GroupedBenchSettings: Sendable {
     /// How many groups, and players in each.
     var groupCount: Int { get }
     var seatsPerGroup: Int { get }
-    /// What a group is called in messages ("match", "game").
+    /// What a group is called in messages ("match", "game"), and more than one ("matches").
     var groupNoun: String { get }
+    var groupNounPlural: String { get }
     /// The device id of `seat` in group `group`.
     func deviceID(group: Int, seat: Int) -> String
 }
@@ -79,6 +80,6 @@ func runGroupedBench<Settings: GroupedBenchSettings, Loop: GroupedBenchLoop>(
         begin: { $0.createGroups(spread: spread) },
         setupLine: { connections, connectSeconds, startSeconds in
             "setup: \(connections) players connected and authenticated in \(benchFormat(connectSeconds, 2))s, "
-                + "\(settings.groupCount) \(settings.groupNoun)s created and joined in \(benchFormat(startSeconds, 2))s"
+                + "\(settings.groupCount) \(settings.groupNounPlural) created and joined in \(benchFormat(startSeconds, 2))s"
         })
 }

@@ -258,7 +258,9 @@ enum HeadlessBrowser {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
         let channel = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
-        try await channel.writeAndFlush(
+        // On a loaded machine the idle timeout can come first: the write then finds the
+        // connection closed, by the server, which is what this waits for anyway.
+        try? await channel.writeAndFlush(
             ByteBuffer(string: "POST /api/players/p/ban HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{\"re")).get()
         let closed = channel.closeFuture
         let deadline = group.next().scheduleTask(in: .seconds(30)) { channel.close(promise: nil) }
