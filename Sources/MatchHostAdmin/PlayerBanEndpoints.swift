@@ -12,8 +12,11 @@ import NIOCore
 ///   "reason":…,"since":…,"until":…}` (Unix milliseconds; no `until`: until lifted) once the
 ///   ban is committed, the player's session has ended and its sign-ins are refused.
 /// - `DELETE /api/players/{id}/ban`: lifts the ban; answers `{"player":…,"banned":false}`.
+/// - `GET /api/bans`: the bans in force, the latest made first; `?all=1`: every ban made, also
+///   those that ran out, were lifted or were replaced (``BanList``); `?player=ID`: one player's;
+///   `?limit=N`: at most N (1 to ``maximumListedBans``, default 100).
 ///
-/// Both need `Authorization: Bearer <admin key>` (`<data>/admin.key`), or they answer 401:
+/// All three need `Authorization: Bearer <admin key>` (`<data>/admin.key`), or they answer 401:
 /// whoever can reach the admin port may read it, but may only act with the key. (A web page
 /// in the operator's browser cannot send that header to another origin, so it cannot act
 /// either.) Other answers: 400 for a body or reason that is not valid, 413 for a body over
@@ -54,8 +57,71 @@ public enum PlayerBanEndpoints {
         public var until: Int64?
     }
 
-    /// Adds both routes to `router`; `adminKey` is the bearer token they need.
+    /// The most bans one `GET /api/bans` lists.
+    public static let maximumListedBans = 1000
+
+    /// One ban as `GET /api/bans` lists it (times in Unix milliseconds).
+    public struct ListedBan: Codable, Sendable, Hashable {
+        /// The banned player's id.
+        public var player: String
+        /// Why, as the operator put it.
+        public var reason: String
+        /// When it was made.
+        public var since: Int64
+        /// When it ends (or ended) by itself; none: only when lifted.
+        public var until: Int64?
+        /// Whether it refuses its player now.
+        public var inForce: Bool
+        /// When the operator lifted it, if that is how it ended.
+        public var lifted: Int64?
+        /// When a later ban of the player replaced it, if that is how it ended.
+        public var replaced: Int64?
+
+        /// The record as listed, `now` deciding whether it is in force.
+        public init(_ record: PlayerBanRecord, now: UnixMillis) {
+            self.player = record.playerID
+            self.reason = record.ban.reason
+            self.since = record.ban.since.milliseconds
+            self.until = record.ban.until?.milliseconds
+            self.inForce = record.isInForce(at: now)
+            switch record.endedEarly {
+            case .lifted(let at): self.lifted = at.milliseconds
+            case .replaced(let at): self.replaced = at.milliseconds
+            case nil: break
+            }
+        }
+    }
+
+    /// What `GET /api/bans` answers.
+    public struct BanList: Codable, Sendable, Hashable {
+        /// The bans, the latest made first.
+        public var bans: [ListedBan]
+    }
+
+    /// Adds the routes to `router`; `adminKey` is the bearer token they need.
     static func add(to router: Router<BasicRequestContext>, status: ServerStatus, adminKey: String) {
+        router.get("api/bans") { request, _ -> Response in
+            if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
+            let query = request.uri.queryParameters
+            let all = query["all"].map { $0 == "1" || $0 == "true" } ?? false
+            let playerID = query["player"].map(String.init)
+            var limit = 100
+            if let given = query["limit"] {
+                guard let value = Int(given), (1...Self.maximumListedBans).contains(value) else {
+                    return try AdminAction.failure(.badRequest, "limit must be 1 to \(Self.maximumListedBans)")
+                }
+                limit = value
+            }
+            do {
+                let records = try await status.bans(all: all, of: playerID, limit: limit)
+                let now = UnixMillis.now()
+                return try AdminEndpoints.json(BanList(bans: records.map { ListedBan($0, now: now) }), status: .ok)
+            } catch let error as ServerNotServing {
+                return try AdminAction.failure(.serviceUnavailable, error.description)
+            } catch {
+                return try AdminAction.failure(.serviceUnavailable, "the database failed (\(error))")
+            }
+        }
         router.post("api/players/:id/ban") { request, context -> Response in
             if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
             let playerID = try context.parameters.require("id")

@@ -88,6 +88,18 @@ extension ServerStatus {
         try await self.serving().setBan(reason: reason, lasting: lasting, of: playerID)
     }
 
+    /// The bans in force (``NativeListener/bansInForce()``), or with `all` every ban made
+    /// (``NativeListener/banRecords(of:limit:)``), of `playerID` (nil: of every player), the
+    /// latest made first, at most `limit`.
+    /// - Throws: ``ServerNotServing`` while the server starts or stops, or the store's failure.
+    public func bans(all: Bool, of playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord] {
+        let serving = try self.serving()
+        guard all else {
+            return Array(try await serving.bansInForce().filter { playerID == nil || $0.playerID == playerID }.prefix(limit))
+        }
+        return try await serving.banRecords(of: playerID, limit: limit)
+    }
+
     /// The operator's unlink of a player's device (``NativeListener/unlinkDevice(_:of:)``).
     /// - Throws: ``ServerNotServing`` while the server starts or stops, or what
     ///   ``NativeListener/unlinkDevice(_:of:)`` throws.

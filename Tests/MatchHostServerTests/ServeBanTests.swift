@@ -2,6 +2,7 @@ import Foundation
 import MatchHostAdmin
 import MatchHostProcessTesting
 import MatchHostWire
+import NIOCore
 import NIOPosix
 import Testing
 
@@ -109,8 +110,20 @@ import Glibc
         if dates.count == 2 { #expect([7200, 7201].contains(dates[1].timeIntervalSince(dates[0]))) }
         let shownTimed = try await runMatchHostToExit(["player", issued.playerID, "--data", data.path])
         #expect(shownTimed.stdout.contains(", until "))
+        // Over HTTP, with the key only: the ban in force, then every ban made.
+        #expect(try await httpRequest("GET", "/api/bans", port: admin, group: group).status == 401)
+        let inForce = try await Self.bans("/api/bans", port: admin, key: key, group: group)
+        #expect(inForce.map(\.player) == [issued.playerID])
+        #expect(inForce.first?.inForce == true && inForce.first?.reason == "spam" && inForce.first?.until != nil)
+        let everyBan = try await Self.bans("/api/bans?all=1&player=\(issued.playerID)", port: admin, key: key, group: group)
+        #expect(everyBan.map(\.reason) == ["spam", "wall hacks"])
+        #expect(everyBan.last?.lifted != nil && everyBan.last?.inForce == false)
+        #expect(try await Self.bans("/api/bans?all=1&limit=1", port: admin, key: key, group: group).count == 1)
+        let badLimit = try await httpRequest("GET", "/api/bans?limit=0", port: admin, group: group, headers: ["Authorization: Bearer \(key)"])
+        #expect(badLimit.status == 400)
         #expect(try await runMatchHostToExit(["unban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"]).status == 0)
         #expect(try await runMatchHostToExit(["bans", "--data", data.path]).stdout == "no player is banned\n")
+        #expect(try await Self.bans("/api/bans", port: admin, key: key, group: group).isEmpty)
         // Both lifted bans stay in the record, newest first.
         let record = try await runMatchHostToExit(["bans", "--all", "--data", data.path])
         let recorded = record.stdout.split(separator: "\n")
@@ -159,7 +172,19 @@ import Glibc
         let unbanned = try await runMatchHostToExit(["unban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"])
         #expect(unbanned.status == 0, "\(unbanned.stderr)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("matchhost.sqlite").path))
+        // The record is the memory store's, read over HTTP.
+        let key = try String(contentsOfFile: data.appendingPathComponent("admin.key").path, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let record = try await Self.bans("/api/bans?all=1", port: admin, key: key, group: group)
+        #expect(record.count == 1 && record.first?.reason == "griefing" && record.first?.lifted != nil, "\(record)")
         try await group.shutdownGracefully()
+    }
+
+    /// `GET path` of the admin endpoints with the key: the bans listed.
+    private static func bans(_ path: String, port: Int, key: String, group: any EventLoopGroup) async throws -> [PlayerBanEndpoints.ListedBan] {
+        let answer = try await httpRequest("GET", path, port: port, group: group, headers: ["Authorization: Bearer \(key)"])
+        #expect(answer.status == 200, "\(path): \(answer.body)")
+        return try JSONDecoder().decode(PlayerBanEndpoints.BanList.self, from: Data(answer.body.utf8)).bans
     }
 
     @Test func withoutARunningServerTheCommandSaysSo() async throws {

@@ -234,6 +234,28 @@ public final class NativeListener: Sendable {
         }
     }
 
+    /// The bans in force now, the latest made first: what the world holds in memory to refuse
+    /// sign-ins, so no read of the store.
+    public func bansInForce() async throws -> [PlayerBanRecord] {
+        try await self.listener.inspect { world, _ in
+            let now = world.storage.now()
+            return world.bans.filter { $0.value.isInForce(at: now) }
+                .map { PlayerBanRecord(playerID: $0.key, ban: $0.value) }
+                .sorted { ($0.ban.since, $0.playerID) > ($1.ban.since, $1.playerID) }
+        }
+    }
+
+    /// Every ban made, of `playerID` (nil: of every player), the latest made first, at most
+    /// `limit` (``GameStore/banRecords(playerID:limit:)``), read off the loop once every ban
+    /// change made so far is stored.
+    public func banRecords(of playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord] {
+        try await self.onWorld { world, done in
+            world.storage.readAfterQueuedWrites({ store in try await store.banRecords(playerID: playerID, limit: limit) }) {
+                done.completeWith($0)
+            }
+        }
+    }
+
     /// The operator's unlink: removes `deviceID` from `playerID`'s devices, as UNLINK_DEVICE
     /// does (committed first; every token of the player is revoked, and the device's secret no
     /// longer signs in), then ends the player's session with ERROR `SESSION_REVOKED`, so that
