@@ -94,10 +94,7 @@ struct BansCommand: AsyncParsableCommand {
                 records = try await store.banRecords(playerID: nil, limit: Int.max)
             } else {
                 // The players' own columns, one row each, through the index of the banned.
-                records = try await store.bannedPlayers()
-                    .filter { $0.value.isInForce(at: now) }
-                    .map { PlayerBanRecord(playerID: $0.key, ban: $0.value) }
-                    .sorted { ($0.ban.since, $0.playerID) > ($1.ban.since, $1.playerID) }
+                records = PlayerBanRecord.inForce(try await store.bannedPlayers(), at: now)
             }
             guard !records.isEmpty else {
                 print(self.all ? "no player has been banned" : "no player is banned")

@@ -74,6 +74,14 @@ public struct PlayerBanRecord: Sendable, Hashable {
     public func isInForce(at now: UnixMillis) -> Bool {
         self.endedEarly == nil && self.ban.isInForce(at: now)
     }
+
+    /// Of each player's current ban in `bans` (``GameStore/bannedPlayers()``, or what a server
+    /// holds from it), those in force at `now`, the latest made first (by `since`, then id).
+    public static func inForce(_ bans: [PlayerID: PlayerBan], at now: UnixMillis) -> [PlayerBanRecord] {
+        bans.filter { $0.value.isInForce(at: now) }
+            .map { PlayerBanRecord(playerID: $0.key, ban: $0.value) }
+            .sorted { ($0.ban.since, $0.playerID) > ($1.ban.since, $1.playerID) }
+    }
 }
 
 /// A device that signs in as a player: its id and a hash of its secret.

@@ -237,12 +237,7 @@ public final class NativeListener: Sendable {
     /// The bans in force now, the latest made first: what the world holds in memory to refuse
     /// sign-ins, so no read of the store.
     public func bansInForce() async throws -> [PlayerBanRecord] {
-        try await self.listener.inspect { world, _ in
-            let now = world.storage.now()
-            return world.bans.filter { $0.value.isInForce(at: now) }
-                .map { PlayerBanRecord(playerID: $0.key, ban: $0.value) }
-                .sorted { ($0.ban.since, $0.playerID) > ($1.ban.since, $1.playerID) }
-        }
+        try await self.listener.inspect { world, _ in PlayerBanRecord.inForce(world.bans, at: world.storage.now()) }
     }
 
     /// Every ban made, of `playerID` (nil: of every player), the latest made first, at most
