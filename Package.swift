@@ -79,6 +79,7 @@ let package = Package(
             name: "MatchHostAdmin",
             dependencies: [
                 "MatchHostServer",
+                "MatchHostWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

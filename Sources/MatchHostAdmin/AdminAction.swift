@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MatchHostCore
 import MatchHostServer
+import MatchHostWire
 
 /// What every admin action (a change to a player: its ban, its devices) shares: the admin key
 /// it needs, and how its failures are answered.
@@ -36,7 +37,8 @@ public enum AdminAction {
     }
 
     /// The answer to an action on `playerID` that threw `error`: 404 for a player or device the
-    /// database does not know, 409 for a change its rules refuse, 503 while the server starts or
+    /// database does not know, 409 for a change its rules refuse (or a link code asked for while
+    /// an unlink of the player was written), 503 while the server starts or
     /// stops or its database fails.
     static func failure(for error: any Error, playerID: PlayerID) throws -> Response {
         switch error {
@@ -46,6 +48,9 @@ public enum AdminAction {
             return try Self.failure(.notFound, "player \(playerID) has no device \(deviceID)")
         case GameStoreError.lastDevice, GameStoreError.tooManyDevices:
             return try Self.failure(.conflict, "\(error)")
+        case let error as NativeError where error.code == .linkRefused:
+            // A link code asked for as an unlink of the player was being written.
+            return try Self.failure(.conflict, error.message)
         case let error as ServerNotServing:
             return try Self.failure(.serviceUnavailable, error.description)
         default:

@@ -228,6 +228,47 @@ extension SQLiteGameStore {
         }
     }
 
+    /// See ``GameStore/putLinkCode(_:at:)``.
+    public func putLinkCode(_ code: LinkCodeRecord, at now: UnixMillis) async throws {
+        try await self.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM player WHERE id = ?", arguments: [code.playerID]) != nil else {
+                throw GameStoreError.unknownPlayer(code.playerID)
+            }
+            try db.execute(sql: "DELETE FROM link_code WHERE expires_at <= ?", arguments: [now.milliseconds])
+            // Replaces the player's code, and any other row with the same digest.
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO link_code (player_id, digest, expires_at, claimed_by) VALUES (?, ?, ?, ?)",
+                arguments: [code.playerID, Data(code.digest), code.expiresAt.milliseconds, code.claimedBy])
+        }
+    }
+
+    /// See ``GameStore/forgetLinkCode(playerID:)``.
+    public func forgetLinkCode(playerID: PlayerID) async throws {
+        try await self.write { db in try db.execute(sql: "DELETE FROM link_code WHERE player_id = ?", arguments: [playerID]) }
+    }
+
+    /// See ``GameStore/claimLinkCode(digest:by:)``.
+    public func claimLinkCode(digest: [UInt8], by deviceID: String) async throws {
+        try await self.write { db in
+            try db.execute(
+                sql: "UPDATE link_code SET claimed_by = ? WHERE digest = ? AND claimed_by IS NULL", arguments: [deviceID, Data(digest)])
+        }
+    }
+
+    /// See ``GameStore/linkCodes(validAt:)``.
+    public func linkCodes(validAt now: UnixMillis) async throws -> [LinkCodeRecord] {
+        try await self.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT player_id, digest, expires_at, claimed_by FROM link_code WHERE expires_at > ? ORDER BY player_id",
+                arguments: [now.milliseconds]
+            ).map { row in
+                LinkCodeRecord(
+                    playerID: row["player_id"], digest: [UInt8](row["digest"] as Data), expiresAt: UnixMillis(milliseconds: row["expires_at"]),
+                    claimedBy: row["claimed_by"])
+            }
+        }
+    }
+
     private static func device(in row: Row) -> DeviceIdentityRecord {
         DeviceIdentityRecord(
             deviceID: row["device_id"], playerID: row["player_id"], secretHash: [UInt8](row["secret_hash"] as Data),

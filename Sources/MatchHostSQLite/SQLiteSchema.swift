@@ -16,6 +16,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v8", migrate: addBanEnds)
         migrator.registerMigration("v9", migrate: addDeviceLinks)
         migrator.registerMigration("v10", migrate: createBanRecords)
+        migrator.registerMigration("v11", migrate: createLinkCodes)
         return migrator
     }()
 
@@ -210,6 +211,18 @@ enum SQLiteSchema {
             CREATE INDEX player_ban_by_player ON player_ban(player_id);
             INSERT INTO player_ban (player_id, banned_at, ban_until, reason)
                 SELECT id, banned_at, ban_until, COALESCE(ban_reason, '') FROM player WHERE banned_at IS NOT NULL;
+            """)
+    }
+
+    /// The link codes handed out, one a player at most, by their keyed digest (never the code).
+    private static func createLinkCodes(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE link_code (
+                player_id TEXT PRIMARY KEY NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                digest BLOB NOT NULL UNIQUE,
+                expires_at INTEGER NOT NULL,
+                claimed_by TEXT
+            );
             """)
     }
 }

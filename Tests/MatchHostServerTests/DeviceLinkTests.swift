@@ -121,6 +121,42 @@ import Testing
         try await store.close()
     }
 
+    @Test func linkCodesOutliveARestartAsTheyWereClaimedAndRevoked() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = [UInt8](repeating: 9, count: 32)
+        var (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, key: key)
+        let (alicePhone, alice) = try await server.login("alice-phone")
+        let (alicesCode, _) = try await Self.linkCode(alicePhone)
+        let (bobPhone, bob) = try await server.login("bob-phone")
+        let (bobsCode, _) = try await Self.linkCode(bobPhone)
+        let (_, bobTablet) = try await Self.authenticate(.link(code: bobsCode, deviceID: "bob-tablet", secret: ""), on: server).get()
+        let (carolPhone, _) = try await server.login("carol-phone")
+        let (carolsCode, _) = try await Self.linkCode(carolPhone)
+        let (_, carolTablet) = try await Self.authenticate(.link(code: carolsCode, deviceID: "carol-tablet", secret: ""), on: server).get()
+        let (carolTabletSession, _) = try await Self.authenticate(.device(id: "carol-tablet", secret: carolTablet.deviceSecret), on: server).get()
+        let (carolsSecondCode, _) = try await Self.linkCode(carolTabletSession)
+        let unlink = try await carolTabletSession.request(.unlinkDevice(deviceID: "carol-phone"))
+        #expect(try await carolTabletSession.response(to: unlink) == .success(.done))
+        // Only the digests are stored, never a code.
+        let stored = try await store.linkCodes(validAt: 0)
+        #expect(stored.map(\.playerID).sorted() == [alice.playerID, bob.playerID].sorted(), "carol's went with the unlink")
+        #expect(!stored.contains { $0.digest == Array(alicesCode.utf8) || $0.digest == Array(bobsCode.utf8) })
+        try await server.stop()
+        try await store.close()
+
+        (store, server) = try await RunningNativeServer.start(onSQLiteIn: directory, key: key)
+        // Alice's code links her tablet; Bob's links no device but the one that claimed it;
+        // the code the unlink revoked stays revoked.
+        #expect(try await Self.authenticate(.link(code: alicesCode, deviceID: "alice-tablet", secret: ""), on: server).get().1.playerID == alice.playerID)
+        #expect(try await Self.authenticate(.link(code: bobsCode, deviceID: "thief", secret: ""), on: server).failure?.code == .linkRefused)
+        let retried = NativeCredentials.link(code: bobsCode, deviceID: "bob-tablet", secret: bobTablet.deviceSecret)
+        #expect(try await Self.authenticate(retried, on: server).get().1.playerID == bob.playerID)
+        #expect(try await Self.authenticate(.link(code: carolsSecondCode, deviceID: "carol-laptop", secret: ""), on: server).failure?.code == .linkRefused)
+        try await server.stop()
+        try await store.close()
+    }
+
     @Test func unlinkingADeviceShutsItOutAndRevokesEveryTokenOfThePlayerAcrossARestart() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

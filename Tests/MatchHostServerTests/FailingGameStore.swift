@@ -29,6 +29,13 @@ struct FailingGameStore: GameStore {
         if self.failsAtStartup { throw self.failure }
         return [:]
     }
+    func putLinkCode(_ code: LinkCodeRecord, at now: UnixMillis) async throws { throw self.failure }
+    func forgetLinkCode(playerID: PlayerID) async throws { throw self.failure }
+    func claimLinkCode(digest: [UInt8], by deviceID: String) async throws { throw self.failure }
+    func linkCodes(validAt now: UnixMillis) async throws -> [LinkCodeRecord] {
+        if self.failsAtStartup { throw self.failure }
+        return []
+    }
     func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) async throws { throw self.failure }
     func banRecords(playerID: PlayerID?, limit: Int) async throws -> [PlayerBanRecord] { throw self.failure }
     func bannedPlayers() async throws -> [PlayerID: PlayerBan] {

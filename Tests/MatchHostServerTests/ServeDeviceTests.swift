@@ -109,4 +109,30 @@ import Glibc
         #expect(unknown.stderr.contains("no player with id"))
         try await group.shutdownGracefully()
     }
+
+    /// The operator's recovery code, mailed to the owner, still links once the server was
+    /// killed and started again on the same data: it was stored before it was printed.
+    @Test func aRecoveryCodeLinksAfterTheServerIsKilledAndStartedAgain() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devices-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (phone, alice) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "stolen-phone")
+        let admin = try #require(server.adminPort)
+        let recovered = try await runMatchHostToExit(["recover", alice.playerID, "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        let code = try #require(recovered.stdout.firstMatch(of: /link code for the owner's device: ([A-Z0-9]{8}), until .* UTC\n$/))
+        #expect(try await phone.closingError().code == .sessionRevoked)
+        server.stopBlocking(with: SIGKILL)
+
+        let again = try await ServeProcess.start(data: data)
+        defer { again.stopBlocking(with: SIGKILL) }
+        let (_, linked) = try await Self.signIn(
+            .link(code: String(code.output.1).lowercased(), deviceID: "owner-phone", secret: ""), port: again.nativePort, group: group)
+        #expect(linked.playerID == alice.playerID)
+        let thief = try await TestNativeConnection.handshake(port: again.nativePort, group: group)
+        try await thief.send(.authenticate(.link(code: String(code.output.1), deviceID: "thief", secret: "")))
+        #expect(try await thief.closingError().code == .linkRefused, "a code links one device")
+        try await group.shutdownGracefully()
+    }
 }

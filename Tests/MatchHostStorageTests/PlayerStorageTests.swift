@@ -34,6 +34,42 @@ struct PlayerStorageTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func linkCodesAreReplacedClaimedOnceAndForgotten(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayerWithDevice(id: "p1", alias: "Ann", deviceID: "phone", secretHash: [1], createdAt: 1_000)
+            try await store.createPlayerWithDevice(id: "p2", alias: "Bob", deviceID: "bob-phone", secretHash: [2], createdAt: 1_000)
+            await #expect(throws: GameStoreError.unknownPlayer("nobody")) {
+                try await store.putLinkCode(LinkCodeRecord(playerID: "nobody", digest: [9], expiresAt: 5_000), at: 1_000)
+            }
+
+            // A new code replaces the player's last; each player holds one.
+            try await store.putLinkCode(LinkCodeRecord(playerID: "p1", digest: [1, 1], expiresAt: 5_000), at: 1_000)
+            try await store.putLinkCode(LinkCodeRecord(playerID: "p1", digest: [1, 2], expiresAt: 6_000), at: 2_000)
+            try await store.putLinkCode(LinkCodeRecord(playerID: "p2", digest: [2, 1], expiresAt: 3_000), at: 2_000)
+            #expect(
+                try await store.linkCodes(validAt: 2_000) == [
+                    LinkCodeRecord(playerID: "p1", digest: [1, 2], expiresAt: 6_000),
+                    LinkCodeRecord(playerID: "p2", digest: [2, 1], expiresAt: 3_000),
+                ])
+            #expect(try await store.linkCodes(validAt: 3_000).map(\.playerID) == ["p1"], "expired at 3,000")
+
+            // The first claim stays; a claim of a code no longer stored changes nothing.
+            try await store.claimLinkCode(digest: [1, 2], by: "tablet")
+            try await store.claimLinkCode(digest: [1, 2], by: "thief")
+            try await store.claimLinkCode(digest: [1, 1], by: "thief")
+            #expect(try await store.linkCodes(validAt: 2_000).first == LinkCodeRecord(playerID: "p1", digest: [1, 2], expiresAt: 6_000, claimedBy: "tablet"))
+
+            // Storing a code forgets the expired ones.
+            try await store.putLinkCode(LinkCodeRecord(playerID: "p1", digest: [1, 3], expiresAt: 9_000), at: 4_000)
+            #expect(try await store.linkCodes(validAt: 0) == [LinkCodeRecord(playerID: "p1", digest: [1, 3], expiresAt: 9_000)])
+            try await store.putLinkCode(LinkCodeRecord(playerID: "p2", digest: [2, 2], expiresAt: 9_000), at: 4_500)
+            try await store.forgetLinkCode(playerID: "p1")
+            try await store.forgetLinkCode(playerID: "nobody")
+            #expect(try await store.linkCodes(validAt: 5_000).map(\.playerID) == ["p2"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func aliasesAndLastSeen(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1_000)

@@ -6,7 +6,7 @@ import Testing
 @Suite("SQLite store: opening, migrations and bad files")
 struct SQLiteOpeningTests {
     /// Every migration of the schema, in order: what a fully migrated file has applied.
-    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"]
+    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"]
 
     private func openError(_ path: String, options: SQLiteStoreOptions = SQLiteStoreOptions()) async -> SQLiteStoreError? {
         do {
@@ -267,6 +267,30 @@ struct SQLiteOpeningTests {
                 PlayerBanRecord(playerID: "p", ban: PlayerBan(reason: "cheating", since: 30), endedEarly: .lifted(at: 60))
             ])
         #expect(try await store.bannedPlayers() == ["q": PlayerBan(reason: "", since: 35, until: 50)])
+        try await store.close()
+    }
+
+    @Test func aFileFromBeforeLinkCodesKeepsItsDevicesAndStoresCodes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v10")
+        try SQLiteSchema.execute(
+            """
+            INSERT INTO player (id, alias, created_at, last_seen_at) VALUES ('p', 'Ann', 10, 20);
+            INSERT INTO device_identity (device_id, player_id, secret_hash, linked_at) VALUES ('phone', 'p', x'01', 10)
+            """,
+            atPath: path)
+
+        var store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.linkCodes(validAt: 0).isEmpty)
+        try await store.putLinkCode(LinkCodeRecord(playerID: "p", digest: [7, 7], expiresAt: 1_000), at: 30)
+        try await store.close()
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
+
+        store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.devices(playerID: "p").map(\.deviceID) == ["phone"])
+        #expect(try await store.linkCodes(validAt: 30) == [LinkCodeRecord(playerID: "p", digest: [7, 7], expiresAt: 1_000)])
         try await store.close()
     }
 

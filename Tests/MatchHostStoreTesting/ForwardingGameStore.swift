@@ -39,6 +39,12 @@ extension ForwardingGameStore {
         try await self.inner.removeAllDeviceIdentities(playerID: playerID, at: at)
     }
     public func tokenGenerations() async throws -> [PlayerID: UInt64] { try await self.inner.tokenGenerations() }
+    public func putLinkCode(_ code: LinkCodeRecord, at now: UnixMillis) async throws { try await self.inner.putLinkCode(code, at: now) }
+    public func forgetLinkCode(playerID: PlayerID) async throws { try await self.inner.forgetLinkCode(playerID: playerID) }
+    public func claimLinkCode(digest: [UInt8], by deviceID: String) async throws {
+        try await self.inner.claimLinkCode(digest: digest, by: deviceID)
+    }
+    public func linkCodes(validAt now: UnixMillis) async throws -> [LinkCodeRecord] { try await self.inner.linkCodes(validAt: now) }
     public func setBan(playerID: PlayerID, ban: PlayerBan?, at: UnixMillis) async throws {
         try await self.inner.setBan(playerID: playerID, ban: ban, at: at)
     }

@@ -79,6 +79,22 @@ public protocol GameStore: Sendable {
     /// longer accepted. What a server holds to check tokens without a read.
     func tokenGenerations() async throws -> [PlayerID: UInt64]
 
+    /// Stores the link code just issued to its player, replacing the one the player held, and
+    /// forgets every code that has expired at `now`: committed before the code is handed out,
+    /// so that it links after a restart as before. Throws ``GameStoreError/unknownPlayer(_:)``.
+    func putLinkCode(_ code: LinkCodeRecord, at now: UnixMillis) async throws
+
+    /// Forgets the player's link code, if it holds one: every unlink of its devices revokes it.
+    func forgetLinkCode(playerID: PlayerID) async throws
+
+    /// Records that `deviceID` claimed the code whose digest is `digest`, unless another device
+    /// did first; a code no longer stored (replaced, or forgotten by an unlink) is left alone.
+    func claimLinkCode(digest: [UInt8], by deviceID: String) async throws
+
+    /// Every stored link code that has not expired at `now`: what a server holds to link
+    /// devices after a restart.
+    func linkCodes(validAt now: UnixMillis) async throws -> [LinkCodeRecord]
+
     /// Bans a player (`ban`, replacing a ban it has) or lifts its ban (nil), at `at`. The ban
     /// it had, if still in force at `at`, stays in ``banRecords(playerID:limit:)`` as lifted or
     /// replaced then. Throws ``GameStoreError/unknownPlayer(_:)``.

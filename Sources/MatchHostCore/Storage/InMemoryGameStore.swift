@@ -15,6 +15,8 @@ public actor InMemoryGameStore: GameStore {
     private var players: [PlayerID: PlayerRecord] = [:]
     private var devices: [String: DeviceIdentityRecord] = [:]
     private var tokenGenerationByPlayer: [PlayerID: UInt64] = [:]
+    /// Each player's link code, if it holds one.
+    private var linkCodeOfPlayer: [PlayerID: LinkCodeRecord] = [:]
     /// Unlinked device ids: their player and when.
     private var unlinkedDevices: [String: (player: PlayerID, at: UnixMillis)] = [:]
     private var externalIdentities: [ExternalIdentity: PlayerID] = [:]
@@ -139,6 +141,29 @@ public actor InMemoryGameStore: GameStore {
     /// See ``GameStore/tokenGenerations()``.
     public func tokenGenerations() -> [PlayerID: UInt64] {
         self.tokenGenerationByPlayer
+    }
+
+    /// See ``GameStore/putLinkCode(_:at:)``.
+    public func putLinkCode(_ code: LinkCodeRecord, at now: UnixMillis) throws {
+        guard self.players[code.playerID] != nil else { throw GameStoreError.unknownPlayer(code.playerID) }
+        self.linkCodeOfPlayer = self.linkCodeOfPlayer.filter { $0.value.expiresAt > now && $0.value.digest != code.digest }
+        self.linkCodeOfPlayer[code.playerID] = code
+    }
+
+    /// See ``GameStore/forgetLinkCode(playerID:)``.
+    public func forgetLinkCode(playerID: PlayerID) {
+        self.linkCodeOfPlayer[playerID] = nil
+    }
+
+    /// See ``GameStore/claimLinkCode(digest:by:)``.
+    public func claimLinkCode(digest: [UInt8], by deviceID: String) {
+        guard let code = self.linkCodeOfPlayer.values.first(where: { $0.digest == digest }), code.claimedBy == nil else { return }
+        self.linkCodeOfPlayer[code.playerID]?.claimedBy = deviceID
+    }
+
+    /// See ``GameStore/linkCodes(validAt:)``.
+    public func linkCodes(validAt now: UnixMillis) -> [LinkCodeRecord] {
+        self.linkCodeOfPlayer.values.filter { $0.expiresAt > now }.sorted { $0.playerID < $1.playerID }
     }
 
     /// See ``GameStore/setBan(playerID:ban:at:)``.

@@ -109,3 +109,25 @@ public struct DeviceIdentityRecord: Sendable, Hashable {
         self.linkedAt = linkedAt
     }
 }
+
+/// A link code as stored (``GameStore/putLinkCode(_:at:)``): the code handed to the player
+/// lets one new device join it until it expires, and outlives a restart of the server.
+public struct LinkCodeRecord: Sendable, Hashable {
+    /// The player a device that presents the code joins.
+    public var playerID: PlayerID
+    /// What identifies the code: a keyed digest of it (the server's), never the code itself, so
+    /// that a copy of the database links no device.
+    public var digest: [UInt8]
+    /// When the code stops linking.
+    public var expiresAt: UnixMillis
+    /// The device that claimed the code, once one has: only it may present the code again.
+    public var claimedBy: String?
+
+    /// Creates a record.
+    public init(playerID: PlayerID, digest: [UInt8], expiresAt: UnixMillis, claimedBy: String? = nil) {
+        self.playerID = playerID
+        self.digest = digest
+        self.expiresAt = expiresAt
+        self.claimedBy = claimedBy
+    }
+}

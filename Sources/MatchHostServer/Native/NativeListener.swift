@@ -77,7 +77,8 @@ public final class NativeListener: Sendable {
                 maxTicketsPerPlayer: configuration.maxTicketsPerPlayer, capacity: configuration.maxTickets,
                 sliceDuration: configuration.matchmakerSlice),
             maxDevicesPerPlayer: configuration.maxDevicesPerPlayer,
-            linkCodeLifetime: configuration.linkCodeLifetime)
+            linkCodeLifetime: configuration.linkCodeLifetime,
+            linkCodeKey: configuration.tokenSigningKey)
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
         let maximumFrameBody = configuration.maxFrameBytes

@@ -29,8 +29,13 @@ extension NativeWorld {
                 ))
         }
         switch self.linkCodes.claim(code, by: deviceID, now: self.storage.now()) {
-        case .success(let playerID):
-            return .success(playerID)
+        case .success(let claim):
+            // Queued ahead of the link's own write in the player's queue, so committed before
+            // it: after a restart, the code still links no other device.
+            self.storage.write(
+                in: .player(claim.playerID), { store in try await store.claimLinkCode(digest: claim.digest, by: deviceID) },
+                then: self.storage.logFailure("storing a link code's claim"))
+            return .success(claim.playerID)
         case .failure(let refusal):
             if refusal == .unknown { self.failedJoins.charge(network, now: now) }
             return .failure(NativeError(.linkRefused, refusal.description))
@@ -45,14 +50,9 @@ extension NativeWorld {
         case .createLinkCode:
             let generation = self.authenticator.tokenGenerations[playerID, default: 0]
             self.askStore(id: id, for: session, in: (.player(playerID), writes: false), { store in try await store.devices(playerID: playerID).count }) {
-                count in
-                // An unlink of the player begun or committed meanwhile revokes link codes: this
-                // one must not replace the code an operator's recovery made for the owner.
-                guard !self.authenticator.isUnlinking(playerID), self.authenticator.tokenGenerations[playerID, default: 0] == generation else {
-                    return .failure(NativeError(.linkRefused, "a device of the player was unlinked meanwhile, which revokes link codes; ask again"))
-                }
-                return self.linkCode(for: playerID, holding: count).map { code, expiresAt in
-                    .linkCode(code: code, expiresAt: UInt64(clamping: expiresAt.milliseconds))
+                count, respond in
+                self.issueLinkCode(for: playerID, holding: count, generation: generation) { result in
+                    respond(result.map { code, expiresAt in .linkCode(code: code, expiresAt: UInt64(clamping: expiresAt.milliseconds)) })
                 }
             }
         case .listDevices:
@@ -76,13 +76,37 @@ extension NativeWorld {
         }
     }
 
-    /// A new link code for `playerID`, which has `count` devices: replacing its last one, or
-    /// `tooManyDevices` at its most (checked again when the device is stored: this spares the
-    /// player a code that cannot work).
-    private func linkCode(for playerID: PlayerID, holding count: Int) -> Result<(code: String, expiresAt: UnixMillis), any Error> {
+    /// A new link code for `playerID`, which has `count` devices, replacing its last one:
+    /// `completion` gets it (on the loop) once it is stored, so that it links after a restart
+    /// as before. Or `tooManyDevices` at the player's most (checked again when the device is
+    /// stored: this spares the player a code that cannot work), or LINK_REFUSED if an unlink
+    /// of the player has begun or been committed since its token generation was `generation`:
+    /// an unlink revokes link codes, and a code asked for before it must not replace the one an
+    /// operator's recovery made for the owner. (A code issued here is stored ahead of any
+    /// unlink begun later, in the player's queue, and the `forgetLinkCode` that unlink queues
+    /// forgets it.)
+    private func issueLinkCode(
+        for playerID: PlayerID, holding count: Int, generation: UInt64,
+        completion: @escaping (Result<(code: String, expiresAt: UnixMillis), any Error>) -> Void
+    ) {
         let maximum = self.options.maxDevicesPerPlayer
-        guard count < maximum else { return .failure(GameStoreError.tooManyDevices(playerID, limit: maximum)) }
-        return .success(self.linkCodes.issue(for: playerID, now: self.storage.now()) { InviteCode.random(using: &self.codeGenerator) })
+        guard count < maximum else { return completion(.failure(GameStoreError.tooManyDevices(playerID, limit: maximum))) }
+        let unlinkedMeanwhile = { [unowned self] in
+            self.authenticator.isUnlinking(playerID) || self.authenticator.tokenGenerations[playerID, default: 0] != generation
+        }
+        let refusal = NativeError(.linkRefused, "a device of the player was unlinked meanwhile, which revokes link codes; ask again")
+        guard !unlinkedMeanwhile() else { return completion(.failure(refusal)) }
+        let now = self.storage.now()
+        let (code, stored) = self.linkCodes.issue(for: playerID, now: now) { InviteCode.random(using: &self.codeGenerator) }
+        self.storage.write(in: .player(playerID), { store in try await store.putLinkCode(stored, at: now) }) { result in
+            switch result {
+            case .failure(let error):
+                self.linkCodes.revoke(stored.digest, of: playerID)
+                completion(.failure(error))
+            case .success:
+                completion(unlinkedMeanwhile() ? .failure(refusal) : .success((code, stored.expiresAt)))
+            }
+        }
     }
 
     /// What every unlink does as it starts, and the store call that makes it (of `deviceID`).
@@ -99,6 +123,11 @@ extension NativeWorld {
     private func refuseWhileUnlinking(_ deviceID: String?, of playerID: PlayerID) -> UnixMillis {
         self.authenticator.unlinkStarted(deviceID, of: playerID)
         self.linkCodes.revoke(for: playerID)
+        // Ahead of the unlink's own write in the player's queue: a refused unlink revokes the
+        // code too, after a restart as well.
+        self.storage.write(
+            in: .player(playerID), { store in try await store.forgetLinkCode(playerID: playerID) },
+            then: self.storage.logFailure("forgetting a revoked link code"))
         return self.storage.now()
     }
 
@@ -132,12 +161,17 @@ extension NativeWorld {
         let at = self.refuseWhileUnlinking(nil, of: playerID)
         self.storage.write(in: .player(playerID), { store in try await store.removeAllDeviceIdentities(playerID: playerID, at: at) }) { result in
             self.authenticator.unlinkEnded(nil, of: playerID, storedGeneration: try? result.get().generation)
-            completion(result.flatMap { reset in
+            switch result {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let reset):
                 self.logger.notice(
                     "account recovered by the operator: every device unlinked, a link code made", metadata: ["player": "\(playerID)"])
                 self.revokeSession(of: playerID, "the operator unlinked every device of this player")
-                return self.linkCode(for: playerID, holding: 0).map { (reset.removed, $0.code, $0.expiresAt) }
-            })
+                self.issueLinkCode(for: playerID, holding: 0, generation: reset.generation) { issued in
+                    completion(issued.map { (reset.removed, $0.code, $0.expiresAt) })
+                }
+            }
         }
     }
 
@@ -154,15 +188,22 @@ extension NativeWorld {
     /// the loop with the code and when it expires, or `unknownPlayer`, `tooManyDevices`, or the
     /// store's failure.
     func linkCodeByOperator(for playerID: PlayerID, completion: @escaping (Result<(code: String, expiresAt: UnixMillis), any Error>) -> Void) {
+        let generation = self.authenticator.tokenGenerations[playerID, default: 0]
         self.storage.read(in: .player(playerID), { store -> Int? in
             guard try await store.player(id: playerID) != nil else { return nil }
             return try await store.devices(playerID: playerID).count
         }) { result in
-            completion(result.flatMap { count in
-                guard let count else { return .failure(GameStoreError.unknownPlayer(playerID)) }
-                self.logger.notice("link code made by the operator", metadata: ["player": "\(playerID)"])
-                return self.linkCode(for: playerID, holding: count)
-            })
+            switch result {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(nil):
+                completion(.failure(GameStoreError.unknownPlayer(playerID)))
+            case .success(let count?):
+                self.issueLinkCode(for: playerID, holding: count, generation: generation) { issued in
+                    if case .success = issued { self.logger.notice("link code made by the operator", metadata: ["player": "\(playerID)"]) }
+                    completion(issued)
+                }
+            }
         }
     }
 }

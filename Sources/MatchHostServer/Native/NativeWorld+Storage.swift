@@ -64,6 +64,8 @@ struct WorldStartup: Sendable {
     var bans: [PlayerID: PlayerBan] = [:]
     /// The players whose tokens were ever revoked, and their token generations.
     var tokenGenerations: [PlayerID: UInt64] = [:]
+    /// The link codes handed out that have not expired.
+    var linkCodes: [LinkCodeRecord] = []
 
     /// Ends interrupted real-time matches (their players left a notice each), drops notices
     /// older than ``MatchEndNotice/retentionMilliseconds``, and reads what the world continues from.
@@ -78,7 +80,7 @@ struct WorldStartup: Sendable {
             interrupted: interrupted, largestMatchID: largest, matchIDsReservedThrough: reserved,
             turnGames: try await store.activeTurnGames(), endNotices: try await store.endNotices(),
             bans: try await store.bannedPlayers().filter { $0.value.isInForce(at: now) },
-            tokenGenerations: try await store.tokenGenerations())
+            tokenGenerations: try await store.tokenGenerations(), linkCodes: try await store.linkCodes(validAt: now))
     }
 }
 
@@ -100,6 +102,7 @@ extension NativeWorld {
         self.storedMatches.matchIDsReservedThrough = startup.matchIDsReservedThrough
         self.bans = startup.bans
         self.authenticator.startTokenGenerations(startup.tokenGenerations)
+        self.linkCodes.restore(startup.linkCodes, now: self.storage.now())
         for notice in startup.endNotices {
             self.storedMatches.endedWhileAway[notice.playerID, default: []].append((notice.matchID, notice.reason))
         }

@@ -95,6 +95,19 @@ extension NativeWorld {
         settled: @escaping (Result<Value, any Error>) -> Void = { _ in },
         answer: @escaping (Value) -> Result<NativeResponse, any Error>
     ) -> Bool {
+        self.askStore(id: id, for: session, in: queue, call, settled: settled) { value, respond in respond(answer(value)) }
+    }
+
+    /// ``askStore(id:for:in:_:settled:answer:)`` for an answer that takes more than the result
+    /// (another write): `answer` calls its second argument, on the loop, once with the answer.
+    /// The request counts against `--max-pending-requests` until then.
+    @discardableResult
+    func askStore<Value: Sendable>(
+        id: UInt32, for session: Session, in queue: (queue: WorldStore.Queue, writes: Bool)?,
+        _ call: @escaping @Sendable (any GameStore) async throws -> Value,
+        settled: @escaping (Result<Value, any Error>) -> Void = { _ in },
+        answer: @escaping (Value, _ respond: @escaping (Result<NativeResponse, any Error>) -> Void) -> Void
+    ) -> Bool {
         let key = session.playerID
         let pending = self.storedRequestsPending[key, default: 0]
         guard pending < self.options.maxPendingStoredRequests else {
@@ -105,20 +118,26 @@ extension NativeWorld {
             return false
         }
         self.storedRequestsPending[key] = pending + 1
-        let reply = { (result: Result<Value, any Error>) in
-            settled(result)
+        let respond = { (result: Result<NativeResponse, any Error>) in
             if let waiting = self.storedRequestsPending[key], waiting > 1 {
                 self.storedRequestsPending[key] = waiting - 1
             } else {
                 self.storedRequestsPending[key] = nil
             }
             let message: NativeServerMessage
-            switch result.flatMap(answer) {
+            switch result {
             case .success(let response): message = .response(id: id, response)
             case .failure(let error): message = .requestError(id: id, Self.error(for: error))
             }
             // A session that ended meanwhile takes nothing.
             session.sendReliable(message.encoded(allocator: self.allocator))
+        }
+        let reply = { (result: Result<Value, any Error>) in
+            settled(result)
+            switch result {
+            case .success(let value): answer(value, respond)
+            case .failure(let error): respond(.failure(error))
+            }
         }
         if let (queue, writes) = queue {
             if writes {

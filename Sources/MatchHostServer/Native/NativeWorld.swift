@@ -30,6 +30,9 @@ struct NativeWorldOptions {
     var maxDevicesPerPlayer = 10
     /// How long a link code links (``ServerConfiguration/linkCodeLifetime``).
     var linkCodeLifetime: Duration = .seconds(600)
+    /// The key link codes are held and stored by (``DeviceLinkCodes/keyedDigest(key:)``): the
+    /// server's secret key (``ServerConfiguration/tokenSigningKey``).
+    var linkCodeKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 }
 
 /// Everything behind the native port: sessions, authentication and the matches they play,
@@ -115,7 +118,7 @@ final class NativeWorld {
         self.failedJoins = failedJoins
         self.valueWrites = valueWrites
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
-        self.linkCodes = DeviceLinkCodes(lifetime: options.linkCodeLifetime)
+        self.linkCodes = DeviceLinkCodes(lifetime: options.linkCodeLifetime, digest: DeviceLinkCodes.keyedDigest(key: options.linkCodeKey))
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
         self.sessions.onSessionAway = { [unowned self] session in
