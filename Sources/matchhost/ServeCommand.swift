@@ -323,6 +323,18 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// The refusal of a data directory whose database is gone but whose token key is there.
+    static func missingDatabase(_ databasePath: String, keyPath: String) -> String {
+        """
+        matchhost: \(databasePath) is missing, but \(keyPath) shows that a server stored its data here: \
+        started on a new empty database, it would forget every player, and each returning device would quietly \
+        become a new player. Put the database back (or matchhost restore a backup), check --data \
+        (\(FileManager.default.currentDirectoryPath) is the working directory), or, to start over with no players, \
+        delete the key too (every session token then ends)
+
+        """
+    }
+
     /// Says which certificate the TLS ports serve, and warns while it is about to expire
     /// (clients refuse an expired one: renew, then SIGHUP).
     private static func logTLS(_ certificate: TLSCertificateSummary, ports: String, logger: Logger) {
@@ -450,9 +462,23 @@ struct ServeCommand: AsyncParsableCommand {
         defer { lock.release() }
         // The admin key only with the admin endpoints, whose actions it authorizes.
         let adminKey: String?
+        let tokenKeyFile = SecretKeyFile.tokenSigning(directory: self.data)
+        // A server on this directory before made its key with its database: a key without the
+        // database means the database was moved or deleted, and a new empty one would quietly
+        // make every returning device a new player. (A memory store keeps no key: its tokens
+        // name players that end with it.)
+        let databasePath = (self.data as NSString).appendingPathComponent(SQLiteGameStore.fileName)
+        let hadTokenKey = FileManager.default.fileExists(atPath: tokenKeyFile.path)
         do {
-            configuration.tokenSigningKey = try SecretKeyFile.tokenSigning(directory: self.data).loadOrCreate()
+            configuration.tokenSigningKey =
+                self.store == .sqlite ? try tokenKeyFile.loadOrCreate() : (0..<32).map { _ in UInt8.random(in: 0...255) }
+            if self.store == .sqlite, hadTokenKey, !FileManager.default.fileExists(atPath: databasePath) {
+                FileHandle.standardError.write(Data(Self.missingDatabase(databasePath, keyPath: tokenKeyFile.path).utf8))
+                throw ExitCode(2)
+            }
             adminKey = self.noAdmin ? nil : hexEncoded(try SecretKeyFile.admin(directory: self.data).loadOrCreate())
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             FileHandle.standardError.write(Data("matchhost: cannot use the data directory \(self.data): \(error)\n".utf8))
             throw ExitCode(2)

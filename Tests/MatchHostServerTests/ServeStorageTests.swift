@@ -3,6 +3,10 @@ import MatchHostProcessTesting
 @testable import MatchHostSQLite
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `matchhost serve` with a database it cannot use: one clear line, a non-zero exit, nothing bound.
 @Suite(.serialized) struct ServeStorageTests {
     /// Runs `matchhost serve` on `data` until it exits.
@@ -42,6 +46,34 @@ import Testing
         #expect(process.terminationStatus == 0)
         #expect(try Data(contentsOf: database) == garbage)
         #expect(!FileManager.default.fileExists(atPath: database.path + "-wal"))
+    }
+
+    /// A data directory whose database is gone (deleted, moved, or `--data` pointing at another
+    /// copy) but whose token key is still there is refused: an empty new database would make
+    /// every returning device a new player. A first start, and `--store memory`, go ahead.
+    @Test func aDatabaseGoneFromADataDirectoryAServerUsedStopsTheServer() async throws {
+        let data = try self.makeDataDirectory("missing")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let database = data.appendingPathComponent(SQLiteGameStore.fileName)
+        let key = data.appendingPathComponent("token-signing.key")
+
+        // --store memory keeps no token key: a later SQLite start is a first start.
+        let memory = try await ServeProcess.start(data: data, arguments: ["--store", "memory"])
+        await memory.stop(with: SIGTERM)
+        #expect(!FileManager.default.fileExists(atPath: key.path))
+        let first = try await ServeProcess.start(data: data)
+        await first.stop(with: SIGTERM)
+        #expect(FileManager.default.fileExists(atPath: database.path))
+        let keyBytes = try Data(contentsOf: key)
+
+        try FileManager.default.removeItem(at: database)
+        let run = try await self.serveUntilExit(data: data)
+        #expect(run.status == 2)
+        #expect(!run.stdout.contains("listening"))
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("matchhost: \(database.path) is missing, but \(key.path) shows that a server stored its data here"))
+        #expect(!FileManager.default.fileExists(atPath: database.path), "nothing created")
+        #expect(try Data(contentsOf: key) == keyBytes)
     }
 
     @Test func aFileThatIsNotADatabaseStopsTheServerBeforeItBinds() async throws {
