@@ -335,12 +335,52 @@ import Testing
         fixture.seatBoth()
         fixture.move(3)
         fixture.match.leave(seat: 1)
-        #expect(fixture.result?.reason == .opponentLeft)
-        #expect(fixture.result?.moveCount == 0)
+        fixture.match.leave(seat: 0)
+        #expect(fixture.abandonedReason == "both players are gone")
         fixture.takeAll()
         journal.completeNext()
         #expect(fixture.links[0].received.isEmpty)
         #expect(fixture.game.state.moves.isEmpty)
+    }
+
+    /// The move's write is queued ahead of the ending's, so it is stored whatever happens: the
+    /// game plays it first (MOVED), then ends with it on the board, so that the stored log and
+    /// the final state agree.
+    @Test func anEndOffTheBoardWhileAMoveIsSavedComesAfterTheMove() throws {
+        let journal = RecordingJournal()
+        let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
+        fixture.seatBoth()
+        fixture.move(3)
+        fixture.takeAll()
+        fixture.match.leave(seat: 1)
+        #expect(fixture.result == nil && fixture.abandonedReason == nil, "waits for the move")
+        #expect(journal.endings.isEmpty)
+        #expect(fixture.links[0].received.isEmpty)
+
+        journal.completeNext()
+        let told = fixture.links[0].take()
+        #expect(told.first?.moved?.moveNumber == 1)
+        #expect(told.last?.gameOver == FourInARowGameOver(winnerSeat: 0, reason: .opponentLeft, winningCells: []))
+        #expect(fixture.result?.reason == .opponentLeft)
+        #expect(fixture.result?.moveCount == 1)
+        let saved = try FourInARowState(bytes: try #require(journal.endings.first).state)
+        #expect(saved.moves.count == 1)
+        #expect(saved.ending == FourInARowEnding(winnerSeat: 0, reason: .opponentLeft))
+    }
+
+    @Test func anEndOffTheBoardWhileAMoveFailsToBeSavedEndsWithoutIt() throws {
+        let journal = RecordingJournal()
+        let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
+        fixture.seatBoth()
+        fixture.move(3)
+        fixture.takeAll()
+        fixture.match.leave(seat: 1)
+        journal.completeNext(RecordingJournal.StoreFailed())
+        let told = fixture.links[0].take()
+        #expect(told.first?.refused?.reason == .couldNotBeSaved)
+        #expect(told.last?.gameOver?.reason == .opponentLeft)
+        #expect(fixture.result?.moveCount == 0)
+        #expect(try FourInARowState(bytes: try #require(journal.endings.first).state).moves.isEmpty)
     }
 
     @Test func anEndOffTheBoardIsCommittedBeforeAnyoneIsToldOfIt() throws {

@@ -61,6 +61,10 @@ public final class FourInARowGame: GameHandler {
     private var pending: PendingMove?
     /// Whether the game's end off the board is being committed.
     private var isCommittingEnding = false
+    /// An end off the board that came while a move was being saved: it waits for the move's
+    /// outcome, so that the stored log and the final state agree (the move's write is queued
+    /// ahead of the ending's, so it is stored either way).
+    private var endingAfterPending: (winnerSeat: Int, reason: FourInARowEndReason)?
     private var commitCount = 0
     private var turnTimer: MatchTimer?
     /// Bumped whenever the turn timer is started or stopped, so a timer that fires after being
@@ -122,6 +126,7 @@ public final class FourInARowGame: GameHandler {
             case .reserved, .left:
                 // Nobody who played is here to win: a win would go to a player who never showed up.
                 self.pending = nil
+                self.endingAfterPending = nil
                 self.stopTurnTimer()
                 match.end(.abandoned(reason: "both players are gone"))
             }
@@ -242,6 +247,14 @@ public final class FourInARowGame: GameHandler {
         // A completion for a move given up (the game ended meanwhile) or reported twice changes nothing.
         guard !match.isEnded, let pending = self.pending, pending.commit == commit else { return }
         self.pending = nil
+        let ending = self.endingAfterPending
+        self.endingAfterPending = nil
+        defer {
+            // The move decided first (it may have ended the game on the board), then this.
+            if let ending, !match.isEnded, self.state.phase == .playing {
+                self.finish(winnerSeat: ending.winnerSeat, reason: ending.reason, in: match)
+            }
+        }
         if let error {
             // A failing database fails every game's moves at once, and the journal's owner
             // reports that once (the server: "storage failing"); anything else is a bug to see.
@@ -274,10 +287,13 @@ public final class FourInARowGame: GameHandler {
         match.send(.moveRefused(FourInARowMoveRefused(moveNumber: moveNumber, reason: reason, text: text)), to: .only(seat: seat))
     }
 
-    /// Ends a game in play for a reason off the board: committed before it is told.
+    /// Ends a game in play for a reason off the board: committed before it is told. With a move
+    /// being saved, once that move is played or refused (``committed(_:error:in:)``).
     private func finish(winnerSeat: Int, reason: FourInARowEndReason, in match: Match<FourInARowGame>) {
-        // A move still being saved is given up: it was never acknowledged.
-        self.pending = nil
+        guard self.pending == nil else {
+            if self.endingAfterPending == nil { self.endingAfterPending = (winnerSeat, reason) }
+            return
+        }
         self.stopTurnTimer()
         var ended = self.state
         ended.finish(winnerSeat: winnerSeat, reason: reason)
