@@ -7,7 +7,9 @@
 # Usage: scripts/bench-issue5.sh [scenario...]   (default: fsync fourinarow ticks)
 #   scenarios:
 #     fsync            the disk's floor: fdatasync of 4 KiB, and one SQLite WAL transaction (FULL)
-#     fourinarow       1,000 games, think 1 s (about 1,000 moves/s), --store sqlite (the target)
+#     fourinarow       1,000 games, think 1 s (about 1,000 moves/s), --store sqlite (the target);
+#                      at the window's end the bench kills the server (SIGKILL) with the games
+#                      moving, and every move a player got MOVED for is checked in the log
 #     fourinarow-memory  the same with --store memory (what the store adds)
 #     fourinarow-rates 1,000 games at think 5 s, 0.5 s and 0.25 s (about 200, 2,000 and 4,000
 #                      moves/s), sqlite
@@ -47,10 +49,11 @@ start_server() {  # store
 }
 # Its warnings are counted, not printed one by one. With SQLite, the stored move log is then
 # checked against what the bench saw acknowledged: every acknowledged move must be in it.
+# (A server the bench killed is already gone.)
 stop_server() {  # [moves acknowledged]
     # The bench's last GOODBYEs end 1,000 games, each a stored result: let them land first.
-    sleep 2
-    kill "$SERVER_PID"
+    if kill -0 "$SERVER_PID" 2>/dev/null; then sleep 2; fi
+    kill "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" || true
     local lines
     lines=$(wc -l <"$WORK/server.log")
@@ -72,6 +75,30 @@ stop_server() {  # [moves acknowledged]
     DATA=
 }
 acknowledged_in_run() { sed -n 's/.*moves acknowledged over the whole run: \([0-9]*\).*/\1/p' "$1" | tail -n 1; }
+
+# check_moved_after_kill: the bench killed the server (SIGKILL, the games still moving) and
+# wrote, per match, the highest move any player got MOVED for: moves 1 to it must all be in
+# the stored log (opened as the restarted server would, after SQLite's recovery of its WAL),
+# and at most one more per match (a move committed as the server died, never acknowledged).
+check_moved_after_kill() {
+    python3 - "$DATA/matchhost.sqlite" "$WORK/moved.txt" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+seen = dict(tuple(map(int, line.split())) for line in open(sys.argv[2]))
+missing = beyond = 0
+for match, highest in seen.items():
+    stored = [row[0] for row in db.execute("SELECT move_number FROM turn_move WHERE match_id = ? ORDER BY move_number", (match,))]
+    if stored[:highest] != list(range(1, highest + 1)): missing += 1
+    beyond = max(beyond, len(stored) - highest)
+moves = sum(seen.values())
+if missing == 0 and beyond <= 1:
+    print(f"-- durability after SIGKILL: {len(seen)} matches, {moves} moves a player got MOVED for: every one stored "
+          f"(at most {beyond} more per match, committed as the server died)")
+else:
+    print(f"-- durability after SIGKILL: FAILED: {missing} of {len(seen)} matches lack a move a player got MOVED for, "
+          f"or one has {beyond} stored beyond it")
+EOF
+}
 
 fsync_probe() {
     echo "== fsync floor in $DATA_PARENT (4 KiB pwrite + fdatasync; SQLite WAL, synchronous FULL, one INSERT per transaction)"
@@ -107,12 +134,22 @@ os.rmdir(directory)
 EOF
 }
 
+# With SQLite the bench kills the server at the window's end, the games still moving, and
+# every move acknowledged must be in the log the next server would read.
 fourinarow() {  # store think [label]
     start_server "$1"
-    echo "== bench fourinarow --games 1000 --think $2 --seconds $DURATION (server --store $1)"
+    local crash=()
+    if [ "$1" = sqlite ]; then crash=(--kill-server --moved-file "$WORK/moved.txt"); fi
+    echo "== bench fourinarow --games 1000 --think $2 --seconds $DURATION ${crash[*]:0:1} (server --store $1)"
     load
-    bench fourinarow --games 1000 --think "$2" --seconds "$DURATION" | tee "$WORK/fourinarow.out" || echo "bench fourinarow failed"
-    stop_server "$(acknowledged_in_run "$WORK/fourinarow.out")"
+    bench fourinarow --games 1000 --think "$2" --seconds "$DURATION" "${crash[@]}" | tee "$WORK/fourinarow.out" || echo "bench fourinarow failed"
+    if [ "$1" = sqlite ]; then
+        wait "$SERVER_PID" || true
+        check_moved_after_kill
+        stop_server
+    else
+        stop_server "$(acknowledged_in_run "$WORK/fourinarow.out")"
+    fi
 }
 disks_alone() {
     start_server sqlite

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import NIOCore
 import NIOPosix
@@ -31,12 +32,23 @@ struct BenchFourInARowCommand: AsyncParsableCommand {
     @Option(name: .customLong("create-spread"), help: "Seconds over which the games are created, so their turns do not fall together.")
     var createSpread: Double = 1
 
+    @Flag(
+        name: .customLong("kill-server"),
+        help: "At the window's end, kill the server (SIGKILL to --server-pid) with the games still moving, instead of saying GOODBYE: then check that every move in --moved-file is stored.")
+    var killServer = false
+
+    @Option(
+        name: .customLong("moved-file"),
+        help: "Write, for each match, a line `<match id> <move number>`: the highest move any of its players got MOVED for (so moves 1 to it are committed).")
+    var movedFile: String?
+
     func validate() throws {
         guard self.games >= 1 else { throw ValidationError("--games must be at least 1") }
         guard self.think >= 0.001, self.think <= 20 else { throw ValidationError("--think must be 0.001-20 seconds") }
         guard self.seconds > 0, self.seconds.isFinite else { throw ValidationError("--seconds must be positive") }
         guard self.warmup >= 0, self.warmup.isFinite else { throw ValidationError("--warmup must not be negative") }
         guard self.createSpread >= 0, self.createSpread <= 30 else { throw ValidationError("--create-spread must be 0-30") }
+        guard !self.killServer || self.target.serverPID != nil else { throw ValidationError("--kill-server needs --server-pid") }
     }
 
     func run() async throws {
@@ -44,7 +56,7 @@ struct BenchFourInARowCommand: AsyncParsableCommand {
             host: self.target.host, port: self.target.port, address: try benchResolve(host: self.target.host, port: self.target.port), games: self.games,
             think: self.think, seconds: self.seconds, warmup: self.warmup, createSpread: self.createSpread, gameID: self.target.gameID,
             serverPID: self.target.serverPID.map { String($0) }, threads: self.target.threads, connectBatch: self.target.connectBatch,
-            runID: benchRunID())
+            runID: benchRunID(), killServer: self.killServer)
         let fileLimit = raiseOpenFileLimit()
         let connectionCount = settings.games * 2
         if fileLimit > 0, UInt64(connectionCount) + 64 > fileLimit {
@@ -62,6 +74,15 @@ struct BenchFourInARowCommand: AsyncParsableCommand {
 
         let report = try await runBenchReport(threads: settings.threads, json: self.target.json) { group in
             try await FourInARowBenchRun(settings: settings, group: group).run()
+        }
+        if let movedFile = self.movedFile {
+            let lines = report.highestMoved.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+            do {
+                try lines.write(toFile: movedFile, atomically: true, encoding: .utf8)
+            } catch {
+                benchPrintError("error: cannot write --moved-file \(movedFile): \(error)")
+                throw ExitCode.failure
+            }
         }
         if !report.isClean { throw ExitCode.failure }
     }
@@ -82,6 +103,8 @@ struct FourInARowBenchSettings: Sendable {
     var threads: Int
     var connectBatch: Int
     var runID: String
+    /// `--kill-server`.
+    var killServer = false
 
     /// The bound on the acknowledgement at p99: 2 ms.
     static let targetP99: UInt64 = 2_000_000

@@ -44,8 +44,11 @@ final class FourInARowBenchGame {
     var createRequest: UInt32 = 0
     /// Succeeded when both players have joined the first time.
     let started: EventLoopPromise<Void>
-    /// The last MOVE sent in the game: its match, its number, and when the mover sent it.
-    var lastMove: (matchID: UInt64, moveNumber: UInt16, sentAt: UInt64)?
+    /// The last two MOVEs sent in the game: their match, number, and when the mover sent them.
+    /// Two, because one player's MOVED for move n may be read after the other player, which
+    /// got its own MOVED n first, has sent move n + 1 (never later: move n + 2 waits for MOVED
+    /// n + 1, which comes after MOVED n on the same connection).
+    var recentMoves: [(matchID: UInt64, moveNumber: UInt16, sentAt: UInt64)] = []
 
     init(number: Int, started: EventLoopPromise<Void>) {
         self.number = number
@@ -101,6 +104,9 @@ struct FourInARowBenchLoopResult: Sendable {
     /// MOVE to the mover's MOVED (the acknowledgement), and to the opponent's MOVED.
     var acknowledgement: BenchLatencyHistogram
     var opponent: BenchLatencyHistogram
+    /// The highest move number of each match that any of its players got MOVED for: the
+    /// server sends MOVED only once the move is committed, so moves 1 to it must be stored.
+    var highestMoved: [UInt64: UInt16]
 }
 
 /// The games and players of one event loop, their moves, and the measurements. Loop-confined.
@@ -112,6 +118,7 @@ final class FourInARowBenchLoop: NativeBenchOwner, GroupedBenchLoop {
     private var counters = FourInARowBenchCounters()
     private var acknowledgement = BenchLatencyHistogram()
     private var opponent = BenchLatencyHistogram()
+    private var highestMoved: [UInt64: UInt16] = [:]
     private var window = BenchWindow()
     private var finished = false
     private let allocator = ByteBufferAllocator()
@@ -146,7 +153,7 @@ final class FourInARowBenchLoop: NativeBenchOwner, GroupedBenchLoop {
     private func create(_ game: FourInARowBenchGame) {
         game.joinedCount = 0
         game.matchID = 0
-        game.lastMove = nil
+        game.recentMoves.removeAll()
         for player in game.players { player.reset() }
         game.createRequest = game.players[0].peer.request(
             .createMatch(mode: "fourinarow", maxPlayers: 2, label: "bench-fourinarow-\(game.number)"))
@@ -193,7 +200,14 @@ final class FourInARowBenchLoop: NativeBenchOwner, GroupedBenchLoop {
                 }
             }
         }
-        return FourInARowBenchLoopResult(counters: self.counters, acknowledgement: self.acknowledgement, opponent: self.opponent)
+        return FourInARowBenchLoopResult(
+            counters: self.counters, acknowledgement: self.acknowledgement, opponent: self.opponent, highestMoved: self.highestMoved)
+    }
+
+    func serverWillBeKilled() {
+        for game in self.games {
+            for player in game.players { player.peer.expectClosure() }
+        }
     }
 
     func failUnstartedGroups(_ error: BenchError) {
@@ -225,7 +239,8 @@ final class FourInARowBenchLoop: NativeBenchOwner, GroupedBenchLoop {
         let now = benchNow()
         let body = FourInARowClientMessage.move(FourInARowMove(moveNumber: player.nextMoveNumber, column: UInt8(column)))
             .encoded(allocator: self.allocator)
-        game.lastMove = (matchID, player.nextMoveNumber, now)
+        if game.recentMoves.count == 2 { game.recentMoves.removeFirst() }
+        game.recentMoves.append((matchID, player.nextMoveNumber, now))
         if self.window.contains(now) { self.counters.movesSent += 1 }
         player.peer.send(.matchInput(matchID: matchID, input: body))
     }
@@ -262,7 +277,8 @@ final class FourInARowBenchLoop: NativeBenchOwner, GroupedBenchLoop {
         if landing != Int(moved.row) { self.counters.boardMismatches += 1 }
         _ = player.cells.drop(FourInARowCells.disc(ofSeat: moved.seat), column: Int(moved.column))
         player.nextMoveNumber = moved.moveNumber &+ 1
-        if let last = game.lastMove, last.matchID == matchID, last.moveNumber == moved.moveNumber, now >= last.sentAt {
+        if moved.moveNumber > self.highestMoved[matchID, default: 0] { self.highestMoved[matchID] = moved.moveNumber }
+        if let last = game.recentMoves.last(where: { $0.matchID == matchID && $0.moveNumber == moved.moveNumber }), now >= last.sentAt {
             let latency = now - last.sentAt
             if moved.seat == player.matchSeat {
                 self.counters.acknowledgedInRun += 1

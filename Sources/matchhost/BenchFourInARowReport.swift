@@ -7,6 +7,8 @@ struct FourInARowBenchReport: PrintableBenchReport {
     var counters = FourInARowBenchCounters()
     var acknowledgement = BenchLatencyHistogram()
     var opponent = BenchLatencyHistogram()
+    /// See ``FourInARowBenchLoopResult/highestMoved``.
+    var highestMoved: [UInt64: UInt16] = [:]
     var usage: BenchUsage
 
     init(settings: FourInARowBenchSettings, connections: Int, results: [FourInARowBenchLoopResult], usage: BenchUsage) {
@@ -16,6 +18,7 @@ struct FourInARowBenchReport: PrintableBenchReport {
             self.counters.add(result.counters)
             self.acknowledgement.merge(result.acknowledgement)
             self.opponent.merge(result.opponent)
+            self.highestMoved.merge(result.highestMoved, uniquingKeysWith: max)
         }
         self.usage = usage
     }
@@ -49,6 +52,12 @@ struct FourInARowBenchReport: PrintableBenchReport {
         benchPrint(
             "games: \(gamesOver) GAME_OVER\(reasons.isEmpty ? "" : " (\(reasons))"), \(c.restarts) games started again; "
                 + "moves acknowledged over the whole run: \(c.acknowledgedInRun); pings answered: \(c.client.pingsAnswered)")
+        if s.killServer {
+            let moves = self.highestMoved.values.reduce(0) { $0 + Int($1) }
+            benchPrint(
+                "server killed (SIGKILL) at the window's end with the games moving: \(self.highestMoved.count) matches, "
+                    + "\(moves) moves that a player got MOVED for, each of which must be stored")
+        }
         self.usage.print(threads: s.threads)
         if let micros = self.usage.serverMicrosecondsPerMessage(deliveredPerSecond: movesPerSecond) {
             benchPrint("server cpu per acknowledged move (everything the server did, divided by the moves): \(benchFormat(micros, 1)) µs")

@@ -20,6 +20,13 @@ protocol GroupedBenchSettings: Sendable {
     var groupNounPlural: String { get }
     /// The device id of `seat` in group `group`.
     func deviceID(group: Int, seat: Int) -> String
+    /// Kill the server at the window's end (``BenchPhases/killServer``).
+    var killServer: Bool { get }
+}
+
+extension GroupedBenchSettings {
+    /// Only the benches that check what a crash keeps kill the server.
+    var killServer: Bool { false }
 }
 
 /// One event loop's groups of a grouped bench. Loop-confined.
@@ -59,7 +66,7 @@ func runGroupedBench<Settings: GroupedBenchSettings, Loop: GroupedBenchLoop>(
     let spread = UInt64((settings.createSpread * 1e9).rounded())
     let phases = BenchPhases(
         warmup: settings.warmup, seconds: settings.seconds, drain: .milliseconds(500), goodbye: .milliseconds(300),
-        serverPID: settings.serverPID, startTimeout: .seconds(30) + .nanoseconds(Int64(spread)),
+        serverPID: settings.serverPID, killServer: settings.killServer, startTimeout: .seconds(30) + .nanoseconds(Int64(spread)),
         notStarted: "\(settings.groupNoun) not joined by all its players within 30 s")
     return try await runLoadBench(
         loops: loops, states: states, started: startedFutures, phases: phases,

@@ -1,6 +1,12 @@
 import NIOCore
 import NIOPosix
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What a load bench keeps on each of its event loops: its groups of players (races,
 /// matches, games), their measurements, and their sending schedule. Loop-confined.
 protocol BenchLoop: AnyObject, SendableMetatype {
@@ -11,6 +17,14 @@ protocol BenchLoop: AnyObject, SendableMetatype {
     func start(epoch: UInt64, window: BenchWindow)
     /// Stops, says goodbye on every connection, and hands back the loop's measurements.
     func finish() -> LoopResult
+    /// The server is about to be killed (``BenchPhases/killServer``): its connections' closes
+    /// are expected from now on.
+    func serverWillBeKilled()
+}
+
+extension BenchLoop {
+    /// Benches that never kill the server have nothing to prepare.
+    func serverWillBeKilled() {}
 }
 
 /// How long a load bench's phases last.
@@ -26,6 +40,9 @@ struct BenchPhases: Sendable {
     var goodbye: Duration
     /// The server whose CPU and memory are measured over the window.
     var serverPID: String?
+    /// Kill the server (SIGKILL) at the window's end, with the load still running, instead of
+    /// draining and saying goodbye: what was acknowledged must be stored.
+    var killServer = false
     /// How long after the connections (and `begin`) every group must have started, and the
     /// error of one that has not.
     var startTimeout: TimeAmount = .seconds(30)
@@ -78,6 +95,16 @@ func runLoadBench<Loop: BenchLoop>(
         let (epoch, window) = BenchWindow.afterWarmup(phases.warmup, duration: phases.seconds)
         _ = try await onEveryLoop { $0.start(epoch: epoch, window: window) }
         let usage = try await BenchUsage.measure(serverPID: phases.serverPID, over: window)
+        if phases.killServer, let serverPID = phases.serverPID.flatMap({ pid_t($0) }) {
+            _ = try await onEveryLoop { $0.serverWillBeKilled() }
+            kill(serverPID, SIGKILL)
+            // What the server wrote before it died still arrives.
+            try await Task.sleep(for: phases.drain)
+            let results = try await onEveryLoop { $0.finish() }
+            await benchClose(channels)
+            await failPending()
+            return (results, channels.count, usage)
+        }
         try await Task.sleep(for: phases.drain)
         let results = try await onEveryLoop { $0.finish() }
         try await Task.sleep(for: phases.goodbye)

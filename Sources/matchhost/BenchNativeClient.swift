@@ -127,6 +127,9 @@ final class NativeBenchPeer: BenchPeriodicSender {
     let payloadSize: Int
     unowned let owner: any NativeBenchOwner
     private(set) var phase = Phase.connecting
+    /// The bench is about to kill the server (`--kill-server`): the close that follows, and
+    /// errors on the way, are expected, while what arrives before it still counts.
+    private(set) var closureExpected = false
     private(set) var playerID = ""
     private var sessionID = ""
     private var resumeToken = ""
@@ -199,11 +202,16 @@ final class NativeBenchPeer: BenchPeriodicSender {
         self.flush()
     }
 
+    /// See ``closureExpected``.
+    func expectClosure() {
+        self.closureExpected = true
+    }
+
     func connectionClosed(_ connection: NativeBenchConnection) {
         guard connection === self.connection else { return }
         self.connection = nil
         self.needsFlush = false
-        if self.phase == .finished { return }
+        if self.phase == .finished || self.closureExpected { return }
         self.phase = .disconnected
         self.counters.connectionsLost += 1
         self.authenticated?.fail(BenchError("connection closed before AUTHENTICATED"))
@@ -583,7 +591,7 @@ final class NativeBenchConnection: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if !self.abandoned, self.peer.phase != .finished { self.peer.count(error: benchErrorKind(error)) }
+        if !self.abandoned, self.peer.phase != .finished, !self.peer.closureExpected { self.peer.count(error: benchErrorKind(error)) }
         context.close(promise: nil)
     }
 

@@ -97,4 +97,43 @@ import Glibc
         #expect(try await store.match(id: disks)?.state == .abandoned(reason: "server restarted"))
         try await store.close()
     }
+
+    /// Forty games moving fast when the server is killed (`matchhost bench fourinarow
+    /// --kill-server`): every move any player got MOVED for is in the log a restarted server
+    /// reads, and at most one more per game (committed as the server died, never
+    /// acknowledged); the games still running are there to continue.
+    @Test func everyMoveAPlayerGotMovedForOutlivesASIGKILLInFullPlay() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-crash-load-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let movedFile = data.path + ".moved"
+        defer { try? FileManager.default.removeItem(atPath: movedFile) }
+        let limits = [
+            "--max-new-players-per-minute", "1000000", "--max-new-matches-per-minute", "1000000", "--max-connections-per-address", "1000",
+        ]
+        let server = try await ServeProcess.start(data: data, arguments: limits)
+        let bench = try await runMatchHostToExit([
+            "bench", "fourinarow", "--port", "\(server.nativePort)", "--games", "40", "--think", "0.01", "--seconds", "1.5", "--warmup", "0.5",
+            "--create-spread", "0.2", "--server-pid", "\(server.process.processIdentifier)", "--kill-server", "--moved-file", movedFile,
+        ])
+        #expect(bench.status == 0, "\(bench.stdout)\(bench.stderr)")
+        await server.stop(with: SIGKILL)
+        #expect(server.process.terminationReason == .uncaughtSignal, "the bench killed it")
+
+        let seen = try String(contentsOfFile: movedFile, encoding: .utf8).split(separator: "\n").map { line in
+            let fields = line.split(separator: " ").compactMap { Int($0) }
+            return (match: MatchID(fields[0]), highest: fields[1])
+        }
+        #expect(seen.count >= 40, "every game made moves")
+        let store = try await SQLiteGameStore.open(directory: data.path)
+        for (match, highest) in seen {
+            let log = try await store.moveLog(matchID: match).map(\.moveNumber)
+            #expect(Array(log.prefix(highest)) == Array(1...highest), "match \(match): MOVED for move \(highest)")
+            #expect(log.count <= highest + 1, "match \(match)")
+        }
+        #expect(try await !store.activeTurnGames().isEmpty)
+        try await store.close()
+        let again = try await ServeProcess.start(data: data, arguments: limits)
+        await again.stop(with: SIGTERM)
+        #expect(again.process.terminationStatus == 0)
+    }
 }
