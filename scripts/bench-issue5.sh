@@ -32,6 +32,7 @@ if [ -z "${BIN:-}" ]; then
 fi
 SERVER_PID=
 DATA=
+DURABILITY_FAILED=0
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK" ${DATA:+"$DATA"}' EXIT
 
@@ -97,6 +98,7 @@ if missing == 0 and beyond <= 1:
 else:
     print(f"-- durability after SIGKILL: FAILED: {missing} of {len(seen)} matches lack a move a player got MOVED for, "
           f"or one has {beyond} stored beyond it")
+    sys.exit(1)
 EOF
 }
 
@@ -145,7 +147,7 @@ fourinarow() {  # store think [label]
     bench fourinarow --games 1000 --think "$2" --seconds "$DURATION" "${crash[@]}" | tee "$WORK/fourinarow.out" || echo "bench fourinarow failed"
     if [ "$1" = sqlite ]; then
         wait "$SERVER_PID" || true
-        check_moved_after_kill
+        check_moved_after_kill || DURABILITY_FAILED=1
         stop_server
     else
         stop_server "$(acknowledged_in_run "$WORK/fourinarow.out")"
@@ -181,3 +183,5 @@ for scenario in "${scenarios[@]}"; do
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
 done
+# A durability check that failed fails the script, after every scenario has run.
+exit "$DURABILITY_FAILED"

@@ -212,6 +212,7 @@ extension SQLiteGameStore {
                 """,
             arguments: [playerID, playerID, DeviceIdentityRecord.unlinkedKeptPerPlayer])
         try db.execute(sql: "UPDATE player SET token_generation = token_generation + 1 WHERE id = ?", arguments: [playerID])
+        try db.execute(sql: "DELETE FROM link_code WHERE player_id = ?", arguments: [playerID])
         let generation = try Int64.fetchOne(db, sql: "SELECT token_generation FROM player WHERE id = ?", arguments: [playerID]) ?? 0
         return UInt64(clamping: generation)
     }

@@ -8,9 +8,10 @@ import Darwin
 #endif
 
 /// A secret key of 32 random bytes kept in the data directory (64 hex digits, mode 0600),
-/// created on first start: the key that signs session tokens (``tokenSigning(directory:)``),
-/// so that tokens stay valid across restarts, and the key of the admin endpoints' actions
-/// (``admin(directory:)``).
+/// created on first start: the key that signs session tokens and keys the stored link codes'
+/// digests (``tokenSigning(directory:)``; `serve --store sqlite` only, once its database
+/// exists), so that both stay valid across restarts, and the key of the admin endpoints'
+/// actions (``admin(directory:)``).
 public struct SecretKeyFile: Sendable {
     /// The key file's path.
     public let path: String

@@ -21,7 +21,8 @@ struct BackupCommand: ParsableCommand {
             copy is mode 0600: it holds hashed device secrets. Put it back with \
             `matchhost restore FILE`. Session tokens are signed with token-signing.key in \
             --data, which the backup does not hold: keep that file too (it is a secret) if \
-            tokens should stay valid; without it players sign in again with their devices.
+            tokens and link codes should stay valid; without it players sign in again with \
+            their devices.
             """)
 
     @Argument(help: "The backup file to write (must not exist).")

@@ -468,13 +468,14 @@ struct ServeCommand: AsyncParsableCommand {
         // make every returning device a new player. (A memory store keeps no key: its tokens
         // name players that end with it.)
         let databasePath = (self.data as NSString).appendingPathComponent(SQLiteGameStore.fileName)
-        let hadTokenKey = FileManager.default.fileExists(atPath: tokenKeyFile.path)
+        var tokenKey: [UInt8]?
         do {
-            configuration.tokenSigningKey =
-                self.store == .sqlite ? try tokenKeyFile.loadOrCreate() : (0..<32).map { _ in UInt8.random(in: 0...255) }
-            if self.store == .sqlite, hadTokenKey, !FileManager.default.fileExists(atPath: databasePath) {
-                FileHandle.standardError.write(Data(Self.missingDatabase(databasePath, keyPath: tokenKeyFile.path).utf8))
-                throw ExitCode(2)
+            if self.store == .sqlite, FileManager.default.fileExists(atPath: tokenKeyFile.path) {
+                tokenKey = try tokenKeyFile.loadOrCreate()  // a damaged key says so first
+                if !FileManager.default.fileExists(atPath: databasePath) {
+                    FileHandle.standardError.write(Data(Self.missingDatabase(databasePath, keyPath: tokenKeyFile.path).utf8))
+                    throw ExitCode(2)
+                }
             }
             adminKey = self.noAdmin ? nil : hexEncoded(try SecretKeyFile.admin(directory: self.data).loadOrCreate())
         } catch let exit as ExitCode {
@@ -496,8 +497,17 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             configuration.store = store
+            // The key only once the database exists: a first start that fails before (a full
+            // disk) leaves no key behind for the next start to take for a lost database.
+            do {
+                configuration.tokenSigningKey = try tokenKey ?? tokenKeyFile.loadOrCreate()
+            } catch {
+                FileHandle.standardError.write(Data("matchhost: cannot use the data directory \(self.data): \(error)\n".utf8))
+                throw ExitCode(2)
+            }
         case .memory:
             store = nil
+            configuration.tokenSigningKey = (0..<32).map { _ in UInt8.random(in: 0...255) }
             configuration.store = InMemoryGameStore(limits: self.storageLimits, outlivesServer: false)
             logger.warning("--store memory: players, matches and moves are kept in memory only and are lost when the server stops")
         }

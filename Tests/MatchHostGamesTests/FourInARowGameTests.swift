@@ -334,9 +334,8 @@ import Testing
         let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
         fixture.seatBoth()
         fixture.move(3)
-        fixture.match.leave(seat: 1)
-        fixture.match.leave(seat: 0)
-        #expect(fixture.abandonedReason == "both players are gone")
+        fixture.match.end(.abandoned(reason: "server stopping"))
+        #expect(fixture.abandonedReason == "server stopping")
         fixture.takeAll()
         journal.completeNext()
         #expect(fixture.links[0].received.isEmpty)
@@ -366,6 +365,21 @@ import Testing
         let saved = try FourInARowState(bytes: try #require(journal.endings.first).state)
         #expect(saved.moves.count == 1)
         #expect(saved.ending == FourInARowEnding(winnerSeat: 0, reason: .opponentLeft))
+    }
+
+    /// As with no move being saved, the first to leave loses, whoever leaves next.
+    @Test func theFirstLeaveWhileAMoveIsSavedDecidesEvenIfTheOtherLeavesToo() throws {
+        let journal = RecordingJournal()
+        let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
+        fixture.seatBoth()
+        fixture.move(3)
+        fixture.match.leave(seat: 1)
+        fixture.match.leave(seat: 0)
+        #expect(fixture.result == nil && fixture.abandonedReason == nil, "waits for the move")
+        journal.completeNext()
+        #expect(fixture.result?.reason == .opponentLeft)
+        #expect(fixture.result?.winner == "alice")
+        #expect(fixture.result?.moveCount == 1)
     }
 
     @Test func anEndOffTheBoardWhileAMoveFailsToBeSavedEndsWithoutIt() throws {

@@ -138,10 +138,12 @@ import Testing
         let (carolsSecondCode, _) = try await Self.linkCode(carolTabletSession)
         let unlink = try await carolTabletSession.request(.unlinkDevice(deviceID: "carol-phone"))
         #expect(try await carolTabletSession.response(to: unlink) == .success(.done))
-        // Only the digests are stored, never a code.
+        // Only the codes' HMACs under the server's key are stored, never a code.
         let stored = try await store.linkCodes(validAt: 0)
         #expect(stored.map(\.playerID).sorted() == [alice.playerID, bob.playerID].sorted(), "carol's went with the unlink")
-        #expect(!stored.contains { $0.digest == Array(alicesCode.utf8) || $0.digest == Array(bobsCode.utf8) })
+        let digest = DeviceLinkCodes.keyedDigest(key: key)
+        #expect(Set(stored.map(\.digest)) == [digest(alicesCode), digest(bobsCode)])
+        #expect(stored.first { $0.playerID == bob.playerID }?.claimedBy == "bob-tablet")
         try await server.stop()
         try await store.close()
 
@@ -337,6 +339,41 @@ import Testing
         // The thief's request made no code to replace the owner's: the owner's links.
         let (_, owner) = try await Self.authenticate(.link(code: ownerCode, deviceID: "phone", secret: Self.tabletSecret), on: server).get()
         #expect(owner.playerID == alice.playerID)
+        try await server.stop()
+    }
+
+    /// A store whose link codes cannot be stored (a full disk).
+    private struct LinkCodeFailingStore: ForwardingGameStore {
+        let inner: any GameStore
+        func putLinkCode(_ code: LinkCodeRecord, at now: UnixMillis) async throws { throw GameStoreError.storageFailed(reason: "disk full") }
+    }
+
+    /// A code the database could not store is not handed out; and the code it replaced, gone
+    /// from the running server, is gone from the store too, so a restart cannot bring it back.
+    @Test func aLinkCodeTheDatabaseCannotStoreIsNotHandedOutAndTheOneItReplacedIsGone() async throws {
+        let inner = InMemoryGameStore()
+        let key = [UInt8](repeating: 3, count: 32)
+        let healthy = try await RunningNativeServer.start {
+            $0.store = inner
+            $0.tokenSigningKey = key
+        }
+        let (phone, alice) = try await healthy.login("phone")
+        let (first, _) = try await Self.linkCode(phone)
+        await phone.close()
+        try await healthy.stop()
+
+        let server = try await RunningNativeServer.start {
+            $0.store = LinkCodeFailingStore(inner: inner)
+            $0.tokenSigningKey = key
+        }
+        // The first code came back with the restart: the phone, a device of the player
+        // already, may present it (and signs in by its secret).
+        let (phoneAgain, _) = try await Self.authenticate(.link(code: first, deviceID: "phone", secret: alice.deviceSecret), on: server).get()
+        let id = try await phoneAgain.request(.createLinkCode)
+        #expect(try await phoneAgain.response(to: id).failure?.code == .storageUnavailable)
+        let late = try await Self.authenticate(.link(code: first, deviceID: "tablet", secret: ""), on: server)
+        #expect(late.failure == NativeError(.linkRefused, DeviceLinkCodes.Refusal.unknown.description), "replaced by the code not stored")
+        #expect(await inner.linkCodes(validAt: 0).isEmpty, "and forgotten in the store too")
         try await server.stop()
     }
 

@@ -66,6 +66,14 @@ struct PlayerStorageTests {
             try await store.forgetLinkCode(playerID: "p1")
             try await store.forgetLinkCode(playerID: "nobody")
             #expect(try await store.linkCodes(validAt: 5_000).map(\.playerID) == ["p2"])
+
+            // A committed unlink forgets the player's code in its own transaction.
+            try await store.putLinkCode(LinkCodeRecord(playerID: "p1", digest: [1, 4], expiresAt: 9_000), at: 5_000)
+            try await store.addDeviceIdentity(deviceID: "tablet", secretHash: [3], playerID: "p1", linkedAt: 5_000, maximumDevices: 10)
+            _ = try await store.removeDeviceIdentity(deviceID: "tablet", playerID: "p1", at: 5_500)
+            #expect(try await store.linkCodes(validAt: 5_500).map(\.playerID) == ["p2"])
+            _ = try await store.removeAllDeviceIdentities(playerID: "p2", at: 5_500)
+            #expect(try await store.linkCodes(validAt: 5_500).isEmpty)
         }
     }
 

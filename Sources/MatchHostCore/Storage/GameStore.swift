@@ -59,7 +59,7 @@ public protocol GameStore: Sendable {
     func devices(playerID: PlayerID) async throws -> [DeviceIdentityRecord]
 
     /// Removes one of the player's devices, and in the same transaction revokes every session
-    /// token the player holds: returns the player's new token generation (one more than
+    /// token the player holds and forgets its link code: returns the player's new token generation (one more than
     /// before; see ``tokenGenerations()``). The device id is remembered as unlinked (the last
     /// ``DeviceIdentityRecord/unlinkedKeptPerPlayer`` of the player), so that it cannot come
     /// back as a new player. Throws ``GameStoreError/unknownDevice(deviceID:)`` (the player has
@@ -68,7 +68,7 @@ public protocol GameStore: Sendable {
 
     /// Removes every device of the player, its only one too, and in the same transaction
     /// revokes every session token it holds: the operator taking an account back from whoever
-    /// holds its devices. Returns the player's new token generation and the device ids removed,
+    /// holds its devices (its link code goes too). Returns the player's new token generation and the device ids removed,
     /// in byte order; each is remembered as unlinked, as by
     /// ``removeDeviceIdentity(deviceID:playerID:at:)``. A player with no device is left with
     /// none, its tokens revoked all the same. Throws ``GameStoreError/unknownPlayer(_:)``.
@@ -84,7 +84,8 @@ public protocol GameStore: Sendable {
     /// so that it links after a restart as before. Throws ``GameStoreError/unknownPlayer(_:)``.
     func putLinkCode(_ code: LinkCodeRecord, at now: UnixMillis) async throws
 
-    /// Forgets the player's link code, if it holds one: every unlink of its devices revokes it.
+    /// Forgets the player's link code, if it holds one: every unlink of its devices revokes it,
+    /// a refused one too (a committed unlink forgets it in its own transaction as well).
     func forgetLinkCode(playerID: PlayerID) async throws
 
     /// Records that `deviceID` claimed the code whose digest is `digest`, unless another device

@@ -135,6 +135,7 @@ public actor InMemoryGameStore: GameStore {
         for (oldest, _) in kept.dropFirst(DeviceIdentityRecord.unlinkedKeptPerPlayer) { self.unlinkedDevices[oldest] = nil }
         let generation = self.tokenGenerationByPlayer[playerID, default: 0] + 1
         self.tokenGenerationByPlayer[playerID] = generation
+        self.linkCodeOfPlayer[playerID] = nil
         return generation
     }
 

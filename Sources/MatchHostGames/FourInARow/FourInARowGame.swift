@@ -124,9 +124,11 @@ public final class FourInARowGame: GameHandler {
             case .connected, .away:
                 self.finish(winnerSeat: other, reason: .opponentLeft, in: match)
             case .reserved, .left:
+                // The other left first, while a move was being saved: that ending stands, once
+                // the move is decided (as the other's leave would with no move being saved).
+                guard self.endingAfterPending == nil else { return }
                 // Nobody who played is here to win: a win would go to a player who never showed up.
                 self.pending = nil
-                self.endingAfterPending = nil
                 self.stopTurnTimer()
                 match.end(.abandoned(reason: "both players are gone"))
             }

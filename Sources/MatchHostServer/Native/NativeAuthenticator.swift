@@ -12,8 +12,8 @@ struct NativeSignInRules {
     /// client retrying costs no write) and before a device is linked to it.
     var banRefusal: (PlayerID) -> NativeError?
     /// Claims a link code for a device (``DeviceLinkCodes/claim(_:by:now:)``): the player it
-    /// links to, or the refusal.
-    var linkClaim: (_ code: String, _ deviceID: String) -> Result<PlayerID, NativeError>
+    /// links to and the code's digest (the claim is stored with the link), or the refusal.
+    var linkClaim: (_ code: String, _ deviceID: String) -> Result<DeviceLinkCodes.Claim, NativeError>
     /// Asked before a device is linked to a player: an error (the server holds its most
     /// sessions, and the player has none) refuses it.
     var linkRefusal: (PlayerID) -> NativeError?
@@ -184,11 +184,12 @@ final class NativeAuthenticator {
         _ deviceID: String, secret: String, code: String, storage: WorldStore, rules: NativeSignInRules, logger: Logger,
         completion: @escaping (Outcome) -> Void
     ) {
-        let playerID: PlayerID
+        let claim: DeviceLinkCodes.Claim
         switch rules.linkClaim(code, deviceID) {
         case .failure(let refusal): return completion(.failure(refusal))
-        case .success(let player): playerID = player
+        case .success(let claimed): claim = claimed
         }
+        let playerID = claim.playerID
         if let refusal = rules.banRefusal(playerID) ?? rules.linkRefusal(playerID) { return completion(.failure(refusal)) }
         let generationAtClaim = self.tokenGenerations[playerID, default: 0]
         self.readDevice(deviceID, storage: storage) { result in
@@ -212,6 +213,9 @@ final class NativeAuthenticator {
                 guard let newSecret = self.newDeviceSecret(secret) else { return completion(.failure(Self.deviceRefused)) }
                 let (linkedAt, maximum) = (storage.now(), self.maximumDevicesPerPlayer)
                 storage.write(in: .player(playerID), { store in
+                    // The claim first: a device is never stored as linked by a code whose
+                    // claim is not, which after a restart could link another device.
+                    try await store.claimLinkCode(digest: claim.digest, by: deviceID)
                     try await store.addDeviceIdentity(
                         deviceID: deviceID, secretHash: newSecret.hash, playerID: playerID, linkedAt: linkedAt, maximumDevices: maximum)
                 }) { result in

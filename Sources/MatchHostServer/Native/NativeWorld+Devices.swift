@@ -18,7 +18,7 @@ extension NativeWorld {
     /// that does not exist is a wrong guess, counted against the network's
     /// `--max-failed-joins-per-minute` as a wrong invite code is; a network out of guesses is
     /// refused (RATE_LIMITED) before the code is looked up.
-    private func claimLinkCode(_ code: String, by deviceID: String, from network: String) -> Result<PlayerID, NativeError> {
+    private func claimLinkCode(_ code: String, by deviceID: String, from network: String) -> Result<DeviceLinkCodes.Claim, NativeError> {
         let now = self.clock.now
         guard self.failedJoins.allows(network, now: now) else {
             self.failedJoins.countRefusal()
@@ -30,12 +30,7 @@ extension NativeWorld {
         }
         switch self.linkCodes.claim(code, by: deviceID, now: self.storage.now()) {
         case .success(let claim):
-            // Queued ahead of the link's own write in the player's queue, so committed before
-            // it: after a restart, the code still links no other device.
-            self.storage.write(
-                in: .player(claim.playerID), { store in try await store.claimLinkCode(digest: claim.digest, by: deviceID) },
-                then: self.storage.logFailure("storing a link code's claim"))
-            return .success(claim.playerID)
+            return .success(claim)
         case .failure(let refusal):
             if refusal == .unknown { self.failedJoins.charge(network, now: now) }
             return .failure(NativeError(.linkRefused, refusal.description))
@@ -102,6 +97,11 @@ extension NativeWorld {
             switch result {
             case .failure(let error):
                 self.linkCodes.revoke(stored.digest, of: playerID)
+                // The code this one replaced is gone from memory: it must not come back from
+                // the store at the next start.
+                self.storage.write(
+                    in: .player(playerID), { store in try await store.forgetLinkCode(playerID: playerID) },
+                    then: self.storage.logFailure("forgetting a replaced link code"))
                 completion(.failure(error))
             case .success:
                 completion(unlinkedMeanwhile() ? .failure(refusal) : .success((code, stored.expiresAt)))
@@ -165,10 +165,14 @@ extension NativeWorld {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let reset):
-                self.logger.notice(
-                    "account recovered by the operator: every device unlinked, a link code made", metadata: ["player": "\(playerID)"])
+                self.logger.notice("account recovered by the operator: every device unlinked", metadata: ["player": "\(playerID)"])
                 self.revokeSession(of: playerID, "the operator unlinked every device of this player")
                 self.issueLinkCode(for: playerID, holding: 0, generation: reset.generation) { issued in
+                    if case .failure(let error) = issued {
+                        self.logger.warning(
+                            "account recovered, but its link code could not be made: make one with link-code",
+                            metadata: ["player": "\(playerID)", "error": "\(error)"])
+                    }
                     completion(issued.map { (reset.removed, $0.code, $0.expiresAt) })
                 }
             }
