@@ -342,16 +342,23 @@ import Testing
         #expect(fixture.game.state.moves.isEmpty)
     }
 
-    /// The move's write is queued ahead of the ending's, so it is stored whatever happens: the
-    /// game plays it first (MOVED), then ends with it on the board, so that the stored log and
-    /// the final state agree.
-    @Test func anEndOffTheBoardWhileAMoveIsSavedComesAfterTheMove() throws {
+    /// Alice's first move waits in the journal while Bob leaves (what each side was sent before
+    /// is taken).
+    private static func bobLeavesWhileAlicesFirstMoveIsSaved() -> (RecordingJournal, FourInARowFixture) {
         let journal = RecordingJournal()
         let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
         fixture.seatBoth()
         fixture.move(3)
         fixture.takeAll()
         fixture.match.leave(seat: 1)
+        return (journal, fixture)
+    }
+
+    /// The move's write is queued ahead of the ending's, so it is stored whatever happens: the
+    /// game plays it first (MOVED), then ends with it on the board, so that the stored log and
+    /// the final state agree.
+    @Test func anEndOffTheBoardWhileAMoveIsSavedComesAfterTheMove() throws {
+        let (journal, fixture) = Self.bobLeavesWhileAlicesFirstMoveIsSaved()
         #expect(fixture.result == nil && fixture.abandonedReason == nil, "waits for the move")
         #expect(journal.endings.isEmpty)
         #expect(fixture.links[0].received.isEmpty)
@@ -369,11 +376,7 @@ import Testing
 
     /// As with no move being saved, the first to leave loses, whoever leaves next.
     @Test func theFirstLeaveWhileAMoveIsSavedDecidesEvenIfTheOtherLeavesToo() throws {
-        let journal = RecordingJournal()
-        let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
-        fixture.seatBoth()
-        fixture.move(3)
-        fixture.match.leave(seat: 1)
+        let (journal, fixture) = Self.bobLeavesWhileAlicesFirstMoveIsSaved()
         fixture.match.leave(seat: 0)
         #expect(fixture.result == nil && fixture.abandonedReason == nil, "waits for the move")
         journal.completeNext()
@@ -383,12 +386,7 @@ import Testing
     }
 
     @Test func anEndOffTheBoardWhileAMoveFailsToBeSavedEndsWithoutIt() throws {
-        let journal = RecordingJournal()
-        let fixture = FourInARowFixture(options: FourInARowOptions(journal: journal))
-        fixture.seatBoth()
-        fixture.move(3)
-        fixture.takeAll()
-        fixture.match.leave(seat: 1)
+        let (journal, fixture) = Self.bobLeavesWhileAlicesFirstMoveIsSaved()
         journal.completeNext(RecordingJournal.StoreFailed())
         let told = fixture.links[0].take()
         #expect(told.first?.refused?.reason == .couldNotBeSaved)
