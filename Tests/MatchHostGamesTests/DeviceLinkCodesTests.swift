@@ -81,10 +81,12 @@ import Testing
         let (second, _) = book.issue(for: "alice", now: 0, code: codes.make)
         // The first code's store failed after the second replaced it: the second stays.
         book.revoke(firstStored.digest, of: "alice")
+        #expect(book.holdsCode(for: "alice"))
         #expect(book.claim(second, by: "tablet", now: 1) == Self.claimed("alice", second))
         #expect(book.claim(first, by: "tablet", now: 1) == .failure(.unknown))
         let (third, thirdStored) = book.issue(for: "alice", now: 2, code: codes.make)
         book.revoke(thirdStored.digest, of: "alice")
+        #expect(!book.holdsCode(for: "alice"))
         #expect(book.claim(third, by: "laptop", now: 3) == .failure(.unknown))
     }
 

@@ -75,6 +75,11 @@ public struct DeviceLinkCodes: Sendable {
     /// How many codes are held (expired ones not yet swept included).
     public var count: Int { self.grants.count }
 
+    /// Whether `playerID` holds a code (an expired one not yet swept included).
+    public func holdsCode(for playerID: PlayerID) -> Bool {
+        self.codeOfPlayer[playerID] != nil
+    }
+
     /// Takes the codes the store kept (``GameStore/linkCodes(validAt:)``), at start.
     public mutating func restore(_ codes: [LinkCodeRecord], now: UnixMillis) {
         for code in codes where code.expiresAt > now {

@@ -98,10 +98,13 @@ extension NativeWorld {
             case .failure(let error):
                 self.linkCodes.revoke(stored.digest, of: playerID)
                 // The code this one replaced is gone from memory: it must not come back from
-                // the store at the next start.
-                self.storage.write(
-                    in: .player(playerID), { store in try await store.forgetLinkCode(playerID: playerID) },
-                    then: self.storage.logFailure("forgetting a replaced link code"))
+                // the store at the next start. (A newer code, issued meanwhile, is stored after
+                // this in the player's queue, and replaces it there itself.)
+                if !self.linkCodes.holdsCode(for: playerID) {
+                    self.storage.write(
+                        in: .player(playerID), { store in try await store.forgetLinkCode(playerID: playerID) },
+                        then: self.storage.logFailure("forgetting a replaced link code"))
+                }
                 completion(.failure(error))
             case .success:
                 completion(unlinkedMeanwhile() ? .failure(refusal) : .success((code, stored.expiresAt)))
