@@ -95,19 +95,16 @@ func runLoadBench<Loop: BenchLoop>(
         let (epoch, window) = BenchWindow.afterWarmup(phases.warmup, duration: phases.seconds)
         _ = try await onEveryLoop { $0.start(epoch: epoch, window: window) }
         let usage = try await BenchUsage.measure(serverPID: phases.serverPID, over: window)
-        if phases.killServer, let serverPID = phases.serverPID.flatMap({ pid_t($0) }) {
+        let killed = phases.killServer ? phases.serverPID.flatMap { pid_t($0) } : nil
+        if let killed {
             _ = try await onEveryLoop { $0.serverWillBeKilled() }
-            kill(serverPID, SIGKILL)
-            // What the server wrote before it died still arrives.
-            try await Task.sleep(for: phases.drain)
-            let results = try await onEveryLoop { $0.finish() }
-            await benchClose(channels)
-            await failPending()
-            return (results, channels.count, usage)
+            kill(killed, SIGKILL)
         }
+        // Answers on their way (from a killed server: what it wrote before it died) arrive.
         try await Task.sleep(for: phases.drain)
         let results = try await onEveryLoop { $0.finish() }
-        try await Task.sleep(for: phases.goodbye)
+        // No goodbye can reach a killed server.
+        if killed == nil { try await Task.sleep(for: phases.goodbye) }
         await benchClose(channels)
         await failPending()
         return (results, channels.count, usage)

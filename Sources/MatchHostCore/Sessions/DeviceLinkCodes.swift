@@ -94,12 +94,12 @@ public struct DeviceLinkCodes: Sendable {
     public mutating func issue(for playerID: PlayerID, now: UnixMillis, code makeCode: () -> String) -> (code: String, stored: LinkCodeRecord) {
         self.revoke(for: playerID)
         if self.grants.count >= max(64, 2 * self.sweptAt) { self.sweep(now: now) }
-        var code = InviteCode.normalized(makeCode())
-        var key = self.digest(code)
-        while self.grants[key] != nil {
+        var code: String
+        var key: [UInt8]
+        repeat {
             code = InviteCode.normalized(makeCode())
             key = self.digest(code)
-        }
+        } while self.grants[key] != nil
         let expiresAt = now.adding(self.lifetime)
         self.grants[key] = Grant(playerID: playerID, expiresAt: expiresAt)
         self.codeOfPlayer[playerID] = key

@@ -28,12 +28,9 @@ extension NativeWorld {
                     "this network has named too many invite codes, parties or link codes that do not exist this minute (--max-failed-joins-per-minute); try again later"
                 ))
         }
-        switch self.linkCodes.claim(code, by: deviceID, now: self.storage.now()) {
-        case .success(let claim):
-            return .success(claim)
-        case .failure(let refusal):
+        return self.linkCodes.claim(code, by: deviceID, now: self.storage.now()).mapError { refusal in
             if refusal == .unknown { self.failedJoins.charge(network, now: now) }
-            return .failure(NativeError(.linkRefused, refusal.description))
+            return NativeError(.linkRefused, refusal.description)
         }
     }
 
@@ -100,11 +97,7 @@ extension NativeWorld {
                 // The code this one replaced is gone from memory: it must not come back from
                 // the store at the next start. (A newer code, issued meanwhile, is stored after
                 // this in the player's queue, and replaces it there itself.)
-                if !self.linkCodes.holdsCode(for: playerID) {
-                    self.storage.write(
-                        in: .player(playerID), { store in try await store.forgetLinkCode(playerID: playerID) },
-                        then: self.storage.logFailure("forgetting a replaced link code"))
-                }
+                if !self.linkCodes.holdsCode(for: playerID) { self.forgetStoredLinkCode(of: playerID, "a replaced link code") }
                 completion(.failure(error))
             case .success:
                 completion(unlinkedMeanwhile() ? .failure(refusal) : .success((code, stored.expiresAt)))
@@ -128,10 +121,16 @@ extension NativeWorld {
         self.linkCodes.revoke(for: playerID)
         // Ahead of the unlink's own write in the player's queue: a refused unlink revokes the
         // code too, after a restart as well.
+        self.forgetStoredLinkCode(of: playerID, "a revoked link code")
+        return self.storage.now()
+    }
+
+    /// Queues the store's forgetting of `playerID`'s link code (`what` it is, for the log if
+    /// that fails) in the player's queue, after its writes so far.
+    private func forgetStoredLinkCode(of playerID: PlayerID, _ what: String) {
         self.storage.write(
             in: .player(playerID), { store in try await store.forgetLinkCode(playerID: playerID) },
-            then: self.storage.logFailure("forgetting a revoked link code"))
-        return self.storage.now()
+            then: self.storage.logFailure("forgetting \(what)"))
     }
 
     /// The operator's unlink (the admin endpoints): as UNLINK_DEVICE, and then the player's
