@@ -168,6 +168,9 @@ struct FourInARowPlaySession {
             return "Your turn (\(mine)): press 1-7 to drop a disc.\(left)"
         }
         if let seat = self.view.seatToMove {
+            if self.view.turnWaitsForArrival {
+                return "\(self.name(ofSeat: seat)) to move, once back: its turn timer starts when it reconnects."
+            }
             let away = self.opponentAway ? " (away)" : ""
             return "\(self.name(ofSeat: seat))\(away) to move.\(left)"
         }

@@ -16,7 +16,6 @@ import Glibc
     @Test func aTurnBasedGameContinuesFromItsLastAcknowledgedMoveAfterSIGKILL() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let turnMilliseconds: UInt32 = 30_000  // the server's default turn
 
         // Before the crash: a game three moves in, and a real-time match waiting for players.
         let first = try await ServeProcess.start(data: data)
@@ -42,39 +41,54 @@ import Glibc
         // Down for a moment: a turn timer that went on from before the crash would show it.
         try await Task.sleep(for: .seconds(1))
 
-        let launchedAt = ContinuousClock.now
-        let second = try await ServeProcess.start(data: data)
-        // Bob, whose turn it is, comes back first, with his device.
-        let bobAgain = makeClient(port: second.nativePort, credentials: .device(id: bobDevice, secret: bobAuth.deviceSecret))
-        let bobAgainEvents = Recorder(bobAgain.events)
-        #expect(try await bobAgain.connect().playerID == bobAuth.playerID)
-        let resumed = try await bobAgainEvents.next("MATCH_RESUMED") { if case .matchResumed = $0 { true } else { false } }
-        guard case .matchResumed(let info) = resumed else { return }
-        #expect(info.matchID == game)
-        #expect(info.players.map(\.playerID) == [aliceAuth.playerID, bobAuth.playerID])
-        let stateEvent = try await bobAgainEvents.next("STATE") { if case .state? = $0.fourInARow(in: game) { true } else { false } }
-        let receivedAt = ContinuousClock.now
-        guard case .state(let state)? = stateEvent.fourInARow(in: game) else { return }
-        #expect(state.phase == .playing)
-        #expect(state.moveNumber == 4)
-        #expect(state.seatToMove == 1)
-        // Two discs of seat 0 (1 on the wire) and one of seat 1 (2): moves 1 to 3, none twice.
-        #expect(state.board.filter { $0 == 1 }.count == 2)
-        #expect(state.board.filter { $0 == 2 }.count == 1)
-        // The turn timer restarted with the server: at most the time since the new process was launched has gone.
-        let sinceLaunch = receivedAt - launchedAt
-        let sinceLaunchMilliseconds = sinceLaunch.components.seconds * 1000 + sinceLaunch.components.attoseconds / 1_000_000_000_000_000
-        #expect(Int64(state.turnTimeLeftMilliseconds) >= Int64(turnMilliseconds) - sinceLaunchMilliseconds - 5)
-
-        // Alice comes back with her session token, which outlived the crash.
+        // After the restart a turn is 3 s: a turn timer that started with the server would run
+        // out while bob, whose turn it is, is not back yet.
+        let turnMilliseconds: UInt32 = 3_000
+        let second = try await ServeProcess.start(data: data, arguments: ["--turn-time", "3"])
+        // Alice comes back first, with her session token, which outlived the crash.
         let aliceAgain = makeClient(port: second.nativePort, credentials: .token(aliceAuth.sessionToken))
         let aliceAgainEvents = Recorder(aliceAgain.events)
         #expect(try await aliceAgain.connect().playerID == aliceAuth.playerID)
-        _ = try await aliceAgainEvents.next("MATCH_RESUMED") { if case .matchResumed(let info) = $0 { info.matchID == game } else { false } }
+        let resumed = try await aliceAgainEvents.next("MATCH_RESUMED") { if case .matchResumed = $0 { true } else { false } }
+        guard case .matchResumed(let info) = resumed else { return }
+        #expect(info.matchID == game)
+        #expect(info.players.map(\.playerID) == [aliceAuth.playerID, bobAuth.playerID])
+        let waiting = try await aliceAgainEvents.next("STATE") { if case .state? = $0.fourInARow(in: game) { true } else { false } }
+        guard case .state(let waitingState)? = waiting.fourInARow(in: game) else { return }
+        #expect(waitingState.phase == .playing)
+        #expect(waitingState.moveNumber == 4)
+        #expect(waitingState.seatToMove == 1)
+        // Two discs of seat 0 (1 on the wire) and one of seat 1 (2): moves 1 to 3, none twice.
+        #expect(waitingState.board.filter { $0 == 1 }.count == 2)
+        #expect(waitingState.board.filter { $0 == 2 }.count == 1)
+        #expect(waitingState.turnTimeLeftMilliseconds == FourInARowSnapshot.turnWaitsForArrival, "bob's turn waits for bob")
         // The real-time match she was in did not survive, and she is told so.
         #expect(
             try await aliceAgainEvents.next("MATCH_ENDED of the disks match") { if case .matchEnded(disks, _) = $0 { true } else { false } }
                 == .matchEnded(matchID: disks, reason: "abandoned(server restarted)"))
+
+        // Bob's phone takes longer than a turn to reconnect; his turn has not begun meanwhile.
+        try await Task.sleep(for: .milliseconds(Int(turnMilliseconds) + 500))
+        let bobAgain = makeClient(port: second.nativePort, credentials: .device(id: bobDevice, secret: bobAuth.deviceSecret))
+        let bobAgainEvents = Recorder(bobAgain.events)
+        let arrivedAt = ContinuousClock.now
+        #expect(try await bobAgain.connect().playerID == bobAuth.playerID)
+        _ = try await bobAgainEvents.next("MATCH_RESUMED") { if case .matchResumed(let info) = $0 { info.matchID == game } else { false } }
+        let stateEvent = try await bobAgainEvents.next("STATE") { if case .state? = $0.fourInARow(in: game) { true } else { false } }
+        let sinceArrival = ContinuousClock.now - arrivedAt
+        guard case .state(let state)? = stateEvent.fourInARow(in: game) else { return }
+        #expect(state.moveNumber == 4)
+        #expect(state.seatToMove == 1)
+        // A full turn from his arrival: at most the time since he connected has gone.
+        let sinceArrivalMilliseconds = sinceArrival.components.seconds * 1000 + sinceArrival.components.attoseconds / 1_000_000_000_000_000
+        #expect(state.turnTimeLeftMilliseconds <= turnMilliseconds)
+        #expect(Int64(state.turnTimeLeftMilliseconds) >= Int64(turnMilliseconds) - sinceArrivalMilliseconds - 1)
+        // Alice sees his turn start.
+        let started = try await aliceAgainEvents.next("STATE with bob's turn running") { event in
+            if case .state(let state)? = event.fourInARow(in: game) { state.turnTimeLeftMilliseconds <= turnMilliseconds } else { false }
+        }
+        guard case .state(let aliceView)? = started.fourInARow(in: game) else { return }
+        #expect(aliceView.seatToMove == 1)
 
         // The game goes on from move 4; alice completes column 0 at move 7.
         try await play(4, column: 1, by: bobAgain, events: bobAgainEvents, in: game)

@@ -62,6 +62,25 @@ import Testing
         #expect(ann.playerID(seat: 1) == nil)
     }
 
+    @Test func aTurnWaitingForItsPlayerHasNoCountdownUntilItStarts() {
+        let start = ContinuousClock.now
+        var ann = FourInARowView(myPlayerID: Self.ann)
+        ann.apply(Self.playing(FourInARowCells().cells, next: 1, toMove: 1, timeLeftMs: FourInARowSnapshot.turnWaitsForArrival), at: start)
+        #expect(ann.seatToMove == 1 && ann.turnWaitsForArrival)
+        #expect(ann.turnTimeLeft(at: start) == nil)
+        ann.apply(Self.playing(FourInARowCells().cells, next: 1, toMove: 1, timeLeftMs: 30_000), at: start + .seconds(50))
+        #expect(!ann.turnWaitsForArrival)
+        #expect(ann.turnTimeLeft(at: start + .seconds(51)) == .seconds(29))
+        // Bo moves; ann's own turn then waits for nobody.
+        ann.apply(.moved(FourInARowMoved(seat: 1, column: 0, row: 0, moveNumber: 1, nextSeat: 0, turnTimeMilliseconds: 30_000)), at: start + .seconds(52))
+        #expect(ann.isMyTurn && !ann.turnWaitsForArrival)
+        // A MOVED whose next player has not arrived says so too.
+        ann.apply(
+            .moved(FourInARowMoved(seat: 0, column: 1, row: 0, moveNumber: 2, nextSeat: 1, turnTimeMilliseconds: FourInARowSnapshot.turnWaitsForArrival)),
+            at: start + .seconds(53))
+        #expect(ann.turnWaitsForArrival && ann.turnTimeLeft(at: start + .seconds(53)) == nil)
+    }
+
     @Test func movedDropsTheDiscAndPassesTheTurn() {
         let start = ContinuousClock.now
         var bo = FourInARowView(myPlayerID: Self.bo)

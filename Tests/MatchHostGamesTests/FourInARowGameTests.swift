@@ -37,18 +37,48 @@ import Testing
         #expect(fixture.match.seats.count == 2)
     }
 
-    @Test func reservedSeatsStartTheGameAndTheirPlayersGetStateOnArrival() throws {
+    @Test func reservedSeatsStartTheGameAndTheTimerWaitsForThePlayerToMove() throws {
         let fixture = FourInARowFixture()
         _ = fixture.match.join("alice", link: nil)
         _ = fixture.match.join("bob", link: nil)
         #expect(fixture.game.state.phase == .playing)
-        #expect(fixture.game.turnDeadline == fixture.clock.now + .seconds(30))
+        #expect(fixture.game.turnDeadline == nil)
+        #expect(fixture.game.turnWaitsForArrival)
+        #expect(fixture.clock.pendingCount == 2, "only the two seats' grace timers")
         fixture.clock.advance(by: .seconds(4))
         fixture.match.connect(seat: 1, link: fixture.links[1])
         let state = try #require(fixture.links[1].take().first?.state)
         #expect(state.phase == .playing)
-        #expect(state.turnTimeLeftMilliseconds == 26_000)
-        #expect(fixture.links[0].received.isEmpty)
+        #expect(state.seatToMove == 0)
+        #expect(state.turnTimeLeftMilliseconds == FourInARowSnapshot.turnWaitsForArrival)
+
+        // Longer than a turn: alice's turn has not begun while she is not here.
+        fixture.clock.advance(by: .seconds(40))
+        #expect(!fixture.match.isEnded)
+        fixture.match.connect(seat: 0, link: fixture.links[0])
+        #expect(fixture.game.turnDeadline == fixture.clock.now + .seconds(30))
+        for link in fixture.links {
+            #expect(link.take().map(\.state?.turnTimeLeftMilliseconds) == [30_000], "both players see her turn start")
+        }
+        fixture.clock.advance(by: .milliseconds(29_999))
+        #expect(!fixture.match.isEnded)
+        fixture.clock.advance(by: .milliseconds(1))
+        #expect(fixture.result?.winner == "bob")
+        #expect(fixture.result?.reason == .turnTimeout)
+    }
+
+    @Test func aPlayerToMoveWhoNeverArrivesLosesWhenItsSeatGraceRunsOut() throws {
+        let fixture = FourInARowFixture(grace: .seconds(45))
+        _ = fixture.match.join("alice", link: nil)
+        _ = fixture.match.join("bob", link: nil)
+        fixture.match.connect(seat: 1, link: fixture.links[1])
+        fixture.takeAll()
+        fixture.clock.advance(by: .milliseconds(44_999))
+        #expect(!fixture.match.isEnded)
+        fixture.clock.advance(by: .milliseconds(1))
+        #expect(fixture.links[1].take() == [.gameOver(FourInARowGameOver(winnerSeat: 1, reason: .opponentLeft))])
+        #expect(fixture.result?.winner == "bob")
+        #expect(fixture.clock.pendingCount == 0)
     }
 
     @Test func theSecondSeatCanMoveFirst() throws {
@@ -463,9 +493,16 @@ import Testing
 
         restored.clock.advance(by: .milliseconds(19_999))
         restored.move(4, seat: 1, number: 4)
+        // Alice is not back yet: her turn's timer waits for her.
         #expect(
             restored.links[1].take().first?.moved
-                == FourInARowMoved(seat: 1, column: 4, row: 1, moveNumber: 4, nextSeat: 0, turnTimeMilliseconds: 20_000))
+                == FourInARowMoved(
+                    seat: 1, column: 4, row: 1, moveNumber: 4, nextSeat: 0, turnTimeMilliseconds: FourInARowSnapshot.turnWaitsForArrival))
+        restored.clock.advance(by: .seconds(25))
+        #expect(!restored.match.isEnded)
+        restored.match.connect(seat: 0, link: restored.links[0])
+        #expect(restored.links[0].take().first?.state?.turnTimeLeftMilliseconds == 20_000)
+        #expect(restored.links[1].take().first?.state?.turnTimeLeftMilliseconds == 20_000)
         restored.clock.advance(by: .seconds(20))
         #expect(restored.result == FourInARowResult(winner: "bob", loser: "alice", winnerSeat: 1, reason: .turnTimeout, moveCount: 4))
     }

@@ -676,9 +676,10 @@ private func fourInARowPair(
         #expect(await store.endNotices().isEmpty)
     }
 
-    /// A restored game whose result is still being written when the server stops (its players
-    /// never came back; the turn ran out) leaves them its notice all the same: it is over, not
-    /// put away like the games still running.
+    /// A restored game whose result is still being written when the server stops (the player to
+    /// move came back, and its turn ran out) is told to the player who is here, and left as a
+    /// notice for the one who never came back: it is over, not put away like the games still
+    /// running.
     @Test func playersAwayFromARestoredGameThatEndsAsTheServerStopsHearHowItEndedAfterTheRestart() async throws {
         let store = HeldResultStore()
         let before = try await RunningNativeServer.start { $0.store = store }
@@ -686,11 +687,13 @@ private func fourInARowPair(
         try await pair.first.playFourInARow(1, column: 0, in: pair.match)
         try await before.stop()
 
-        // Nobody comes back; the turn of the second player runs out, and its result is held.
+        // The second player, to move, comes back, and its turn (started as it arrived) runs out;
+        // the result is held. The first never comes back.
         let during = try await RunningNativeServer.start {
             $0.store = store
             $0.turnTimeLimit = .milliseconds(200)
         }
+        let (mover, _) = try await during.login("stopped-b", secret: pair.secrets[1])
         await store.entered.wait()
         let (bystander, _) = try await during.login("stopped-c")
         let relay = try #require(try await bystander.ask(.createMatch(mode: "relay", maxPlayers: 0, label: "")).joined).matchID
@@ -698,6 +701,11 @@ private func fourInARowPair(
         // The stop has begun (matches are ending) while the result is still held.
         _ = try await bystander.nextMessage(matching: "MATCH_ENDED") { $0 == .matchEnded(matchID: relay, reason: "abandoned(server shutting down)") }
         await store.release.open()
+        let moverTold = try await mover.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        guard case .matchEnded(pair.match, let moverReason) = moverTold else {
+            throw TestClientError.unexpected("expected MATCH_ENDED for the game, got \(moverTold)")
+        }
+        #expect(moverReason.contains("won"), "\(moverReason)")
         await closing.value
         try await during.group.shutdownGracefully()
         guard case .finished? = try await store.inner.match(id: pair.match)?.state else {
@@ -705,15 +713,12 @@ private func fourInARowPair(
         }
 
         let after = try await RunningNativeServer.start { $0.store = store }
-        for (index, name) in ["stopped-a", "stopped-b"].enumerated() {
-            let (back, _) = try await after.login(name, secret: pair.secrets[index])
-            let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
-            guard case .matchEnded(pair.match, let reason) = ended else {
-                Issue.record("expected MATCH_ENDED for the game, got \(ended)")
-                continue
-            }
-            #expect(reason.contains("won"), "\(reason)")
-        }
+        let (back, _) = try await after.login("stopped-a", secret: pair.secrets[0])
+        let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended == .matchEnded(matchID: pair.match, reason: moverReason))
+        // The mover was told before the stop: nothing is left for it.
+        let (moverBack, _) = try await after.login("stopped-b", secret: pair.secrets[1])
+        #expect(try await moverBack.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
         try await after.stop()
     }
 

@@ -32,6 +32,9 @@ public struct FourInARowView: Sendable, Hashable {
     /// When the current turn runs out, by the local clock (the server's time left, counted
     /// from when the message was applied); nil when no turn is running.
     public private(set) var turnDeadline: ContinuousClock.Instant?
+    /// Whether the current turn's timer has not started: its player has not arrived since the
+    /// server restarted (``FourInARowSnapshot/turnWaitsForArrival``).
+    public private(set) var turnWaitsForArrival = false
     /// How the game ended (GAME_OVER, or STATE of a finished game).
     public private(set) var result: FourInARowGameOver?
     /// The last move played, while the view knows it (a STATE keeps it only when it is still
@@ -140,7 +143,7 @@ public struct FourInARowView: Sendable, Hashable {
         self.cells = FourInARowCells(snapshot.board)
         self.nextMoveNumber = snapshot.moveNumber
         self.seatToMove = snapshot.phase == .playing ? snapshot.seatToMove : nil
-        self.turnDeadline = self.seatToMove == nil ? nil : now + .milliseconds(snapshot.turnTimeLeftMilliseconds)
+        self.setTurnTime(self.seatToMove == nil ? nil : snapshot.turnTimeLeftMilliseconds, at: now)
         self.result = snapshot.result
         if let last = self.lastMove, last.moveNumber &+ 1 != snapshot.moveNumber
             || self.cells[column: Int(last.column), row: Int(last.row)] != FourInARowCells.disc(ofSeat: last.seat)
@@ -155,7 +158,7 @@ public struct FourInARowView: Sendable, Hashable {
         self.cells[column: Int(moved.column), row: Int(moved.row)] = FourInARowCells.disc(ofSeat: moved.seat)
         self.nextMoveNumber = moved.moveNumber &+ 1
         self.seatToMove = moved.nextSeat
-        self.turnDeadline = moved.nextSeat == nil ? nil : now + .milliseconds(moved.turnTimeMilliseconds)
+        self.setTurnTime(moved.nextSeat == nil ? nil : moved.turnTimeMilliseconds, at: now)
         self.lastMove = moved
         self.lastRefusal = nil
         if self.phase == .waiting { self.phase = .playing }
@@ -165,7 +168,13 @@ public struct FourInARowView: Sendable, Hashable {
         self.phase = .over
         self.result = gameOver
         self.seatToMove = nil
-        self.turnDeadline = nil
+        self.setTurnTime(nil, at: .now)
+    }
+
+    /// The turn's deadline from the server's time for it (nil: no turn).
+    private mutating func setTurnTime(_ milliseconds: UInt32?, at now: ContinuousClock.Instant) {
+        self.turnWaitsForArrival = milliseconds == FourInARowSnapshot.turnWaitsForArrival
+        self.turnDeadline = milliseconds.flatMap { $0 == FourInARowSnapshot.turnWaitsForArrival ? nil : now + .milliseconds($0) }
     }
 
     /// The board as text, top row first: a header of column numbers 1-7, six rows of cells

@@ -8,7 +8,10 @@ import NIOCore
 /// Two seats; seat 0's discs are 1 on the wire, seat 1's are 2. Play starts when both seats
 /// exist, whether or not their players are connected yet, and each turn has a timer (through
 /// ``Match/clock``) that keeps running while the player to move is away: when it runs out
-/// that player loses. A player who leaves for good loses too.
+/// that player loses. A player who leaves for good loses too. The timer of a player who has
+/// not arrived yet (a reserved seat, as every seat of a game restored after a restart is)
+/// waits for it, and starts with a full turn when it comes: a player whose phone reconnects
+/// late after a restart does not find its turn spent. Its seat's grace period bounds the wait.
 ///
 /// Each accepted move is committed before it is acknowledged: with a ``TurnJournal`` in the
 /// options, the move waits in a pending slot (its turn timer stopped) until the journal says
@@ -53,8 +56,11 @@ public final class FourInARowGame: GameHandler {
     public let options: FourInARowOptions
     /// The game as committed: what players have been told.
     public private(set) var state: FourInARowState
-    /// When the current turn runs out; nil when no turn timer runs (not playing, or a commit pending).
+    /// When the current turn runs out; nil when no turn timer runs (not playing, a commit
+    /// pending, or the player to move not arrived yet).
     public private(set) var turnDeadline: NIODeadline?
+    /// Whether the current turn's timer waits for its player to arrive (its seat reserved).
+    public private(set) var turnWaitsForArrival = false
     /// Whether a move is waiting for its journal.
     public var isCommitting: Bool { self.pending != nil }
 
@@ -104,8 +110,14 @@ public final class FourInARowGame: GameHandler {
     }
 
     /// A player arriving or coming back gets the game as it is (its turn timer was never paused).
+    /// The player to move arriving for the first time starts its turn's timer, and both
+    /// players get STATE with the full turn.
     public func playerRejoined(seat: Int, firstArrival: Bool, in match: Match<FourInARowGame>) {
-        self.sendState(toSeat: seat, in: match)
+        guard self.turnWaitsForArrival, seat == self.state.seatToMove else {
+            return self.sendState(toSeat: seat, in: match)
+        }
+        self.startTurnTimer(self.options.turnTimeLimit, in: match)
+        match.send(.state(self.snapshot(at: match.clock.now)), to: .all)
     }
 
     /// In play, the other player wins, unless it is gone too or never arrived (then the match
@@ -187,13 +199,16 @@ public final class FourInARowGame: GameHandler {
         } else if playing, let deadline = self.turnDeadline {
             timeLeft = max(.zero, deadline - now)
         }
+        let turnTime =
+            playing && self.turnWaitsForArrival
+            ? FourInARowSnapshot.turnWaitsForArrival : UInt32(clamping: timeLeft.nanoseconds / 1_000_000)
         return FourInARowSnapshot(
             phase: self.state.phase,
             players: self.state.players.enumerated().map { .init(seat: UInt8($0.offset), playerID: $0.element) },
             board: self.state.board.cells,
             moveNumber: UInt16(self.state.moveNumber),
             seatToMove: playing ? UInt8(self.state.seatToMove) : nil,
-            turnTimeLeftMilliseconds: UInt32(clamping: timeLeft.nanoseconds / 1_000_000),
+            turnTimeLeftMilliseconds: turnTime,
             result: self.state.ending.map(Self.gameOver))
     }
 
@@ -208,11 +223,12 @@ public final class FourInARowGame: GameHandler {
             winningCells: ending.winningCells.map(UInt8.init))
     }
 
-    /// Both seats exist: play starts (or resumes, for a restored game, with a full turn).
+    /// Both seats exist: play starts (or resumes, for a restored game, with a full turn once
+    /// the player to move is back).
     private func begin(in match: Match<FourInARowGame>) {
         let isNew = self.state.phase == .waiting
         if isNew { self.state.start() }
-        if self.state.phase == .playing { self.startTurnTimer(self.options.turnTimeLimit, in: match) }
+        if self.state.phase == .playing { self.startTurn(in: match) }
         match.send(.state(self.snapshot(at: match.clock.now)), to: .all)
         if let result = FourInARowResult(self.state) {
             // A game restored after it ended has nothing left to play.
@@ -274,10 +290,11 @@ public final class FourInARowGame: GameHandler {
     private func apply(_ next: FourInARowState, drop: FourInARowDrop, seat: Int, in match: Match<FourInARowGame>) {
         self.state = next
         let playing = next.phase == .playing
-        if playing { self.startTurnTimer(self.options.turnTimeLimit, in: match) }
+        if playing { self.startTurn(in: match) }
+        let turnTime = self.turnWaitsForArrival ? FourInARowSnapshot.turnWaitsForArrival : self.turnTimeMilliseconds
         let moved = FourInARowMoved(
             seat: UInt8(seat), column: UInt8(drop.column), row: UInt8(drop.row), moveNumber: UInt16(next.moves.count),
-            nextSeat: playing ? UInt8(next.seatToMove) : nil, turnTimeMilliseconds: playing ? self.turnTimeMilliseconds : 0)
+            nextSeat: playing ? UInt8(next.seatToMove) : nil, turnTimeMilliseconds: playing ? turnTime : 0)
         match.send(.moved(moved), to: .all)
         if !playing { self.announceEnd(in: match) }
     }
@@ -326,6 +343,16 @@ public final class FourInARowGame: GameHandler {
 
     // MARK: Turn timer
 
+    /// A new turn: a full turn's timer, or none yet if its player has not arrived.
+    private func startTurn(in match: Match<FourInARowGame>) {
+        guard match.seats[self.state.seatToMove].presence != .reserved else {
+            self.stopTurnTimer()
+            self.turnWaitsForArrival = true
+            return
+        }
+        self.startTurnTimer(self.options.turnTimeLimit, in: match)
+    }
+
     private func startTurnTimer(_ duration: TimeAmount, in match: Match<FourInARowGame>) {
         self.stopTurnTimer()
         let generation = self.turnGeneration
@@ -340,6 +367,7 @@ public final class FourInARowGame: GameHandler {
     }
 
     private func stopTurnTimer() {
+        self.turnWaitsForArrival = false
         self.turnGeneration += 1
         self.turnTimer?.cancel()
         self.turnTimer = nil

@@ -18,7 +18,8 @@ public struct FourInARowMoved: FourInARowMessage {
     public var moveNumber: UInt16
     /// The seat to move next, or nil when this move ended the game (GAME_OVER follows).
     public var nextSeat: UInt8?
-    /// The next seat's time for its turn, in milliseconds; 0 when the game is over.
+    /// The next seat's time for its turn, in milliseconds; 0 when the game is over;
+    /// ``FourInARowSnapshot/turnWaitsForArrival`` when the next seat's player has not arrived.
     public var turnTimeMilliseconds: UInt32
 
     /// Creates the message.

@@ -9,6 +9,10 @@ public struct FourInARowSnapshot: FourInARowMessage {
     public static let type: UInt8 = 1
     /// The longest player id accepted, in bytes.
     public static let maximumPlayerIDLength = 255
+    /// The turn time (STATE's `turnTimeLeftMs`, MOVED's `turnTimeMs`) of a turn whose timer has
+    /// not started: the player to move has not arrived (its seat is reserved, as after a server
+    /// restart). Its timer starts, with a full turn, when it arrives; both players get STATE then.
+    public static let turnWaitsForArrival = UInt32.max
 
     /// One seated player.
     public struct Player: Sendable, Hashable {
@@ -34,7 +38,8 @@ public struct FourInARowSnapshot: FourInARowMessage {
     public var moveNumber: UInt16
     /// The seat whose turn it is, or nil unless the game is playing.
     public var seatToMove: UInt8?
-    /// What is left of the current turn, in milliseconds; 0 unless playing.
+    /// What is left of the current turn, in milliseconds; 0 unless playing;
+    /// ``FourInARowSnapshot/turnWaitsForArrival`` while the timer waits for the player to move.
     public var turnTimeLeftMilliseconds: UInt32
     /// How the game ended: present exactly when ``phase`` is ``FourInARowPhase/over``.
     public var result: FourInARowGameOver?
