@@ -64,6 +64,18 @@ extension MatchHostClient {
         try Self.expectDone(await self.request(.deleteValue(key: key)), "DELETE_VALUE")
     }
 
+    /// Sets this player's alias: what profiles, leaderboards and game screens show for it.
+    /// Committed to the server's database when this returns.
+    /// - Throws: `BAD_ARGUMENT` (with the reason) for an alias the server's rules refuse: empty,
+    ///   longer than its limit (32 Unicode scalars by default), with spaces at either end, or
+    ///   holding control, format or line-break characters.
+    public func setAlias(_ alias: String) async throws {
+        guard alias.utf8.count <= NativeLimits.identifier else {
+            throw MatchHostClientError.invalidArgument("an alias is at most \(NativeLimits.identifier) bytes of UTF-8")
+        }
+        try Self.expectDone(await self.request(.setAlias(alias)), "SET_ALIAS")
+    }
+
     /// A code that links a new device to this player, and when it stops working (Unix
     /// milliseconds; 10 minutes from now by default). Show it to the player, who types it on
     /// the new device, whose client signs in with ``MatchHostWire/NativeCredentials/link(code:deviceID:secret:)``.

@@ -141,6 +141,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The most devices one player may have (`--max-devices-per-player`, default 10, at most
     /// 255): a link that would add one more is refused.
     public var maxDevicesPerPlayer: Int = 10
+    /// The longest alias a native player may set (SET_ALIAS), in Unicode scalars
+    /// (`--max-alias-length`, default 32, 1 to 64).
+    public var maxAliasLength: Int = 32
     /// How long a link code (CREATE_LINK_CODE) links a new device (`--link-code-lifetime`,
     /// default 10 minutes).
     public var linkCodeLifetime: Duration = .seconds(600)

@@ -196,6 +196,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Most devices one native player may have (1-255); a link that would add one more is refused.")
     var maxDevicesPerPlayer = 10
 
+    @Option(
+        name: .customLong("max-alias-length"),
+        help: "Longest alias a native player may set (SET_ALIAS), in Unicode scalars (1-64).")
+    var maxAliasLength = 32
+
     @Option(name: .customLong("link-code-lifetime"), help: "Seconds a link code links a new device to its player (10-86400).")
     var linkCodeLifetime: Double = 600
 
@@ -293,6 +298,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxFailedJoinsPerMinute >= 1 else { throw ValidationError("--max-failed-joins-per-minute must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
         guard (1...255).contains(self.maxDevicesPerPlayer) else { throw ValidationError("--max-devices-per-player must be 1-255") }
+        // 64 scalars of up to 4 bytes each stay within SET_ALIAS's 255-byte field.
+        guard (1...64).contains(self.maxAliasLength) else { throw ValidationError("--max-alias-length must be 1-64") }
         try Self.check(self.linkCodeLifetime, "--link-code-lifetime", 10...86_400)
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)
@@ -423,6 +430,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.tokenLifetime = .nanoseconds(Int64(self.tokenTTL * 1e9))
         configuration.maxDevicesPerPlayer = self.maxDevicesPerPlayer
+        configuration.maxAliasLength = self.maxAliasLength
         configuration.linkCodeLifetime = .milliseconds(Int64(self.linkCodeLifetime * 1000))
         configuration.lobbyInterval = .nanoseconds(Int64(self.lobbyInterval * 1e9))
         configuration.matchmakerInterval = .nanoseconds(Int64(self.matchmakerInterval * 1e9))

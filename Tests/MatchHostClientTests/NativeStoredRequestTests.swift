@@ -89,6 +89,24 @@ struct NativeStoredRequestTests {
         await server.stop()
     }
 
+    @Test("a player's alias is set through the client, and refused with the server's reason")
+    func alias() async throws {
+        let server = try await TestServer.start()
+        let alice = makeClient(port: server.port)
+        let bob = makeClient(port: server.port)
+        let aliceID = try await alice.connect().playerID
+        try await bob.connect()
+        try await alice.setAlias("Alice")
+        #expect(try await bob.profile(of: aliceID).alias == "Alice")
+        await expectNativeError(.badArgument) { try await alice.setAlias("Alice\u{202E}") }
+        // Over the field's 255 bytes: refused by the client, before it would cost the connection.
+        await #expect(throws: MatchHostClientError.self) { try await alice.setAlias(String(repeating: "a", count: 256)) }
+        #expect(try await alice.profile().alias == "Alice")
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
+
     @Test("a player's values are its own, stored within the limits")
     func values() async throws {
         let server = try await TestServer.start()

@@ -81,7 +81,7 @@ extension TestNativeConnection {
 }
 
 /// Two devices' players seated in a new Four in a Row match: seat 0 (`first`) moves first.
-private func fourInARowPair(
+func fourInARowPair(
     _ server: RunningNativeServer, _ a: String, _ b: String
 ) async throws -> (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, players: [String], secrets: [String]) {
     let (first, firstAuth) = try await server.login(a)

@@ -720,6 +720,15 @@ enum NativeByteExamples {
         37 65 2d 39 61 30 38 2d 35 62 32 66 33 63 34 64      7e-9a08-5b2f3c4d
         36 65 37 31                                          6e71"
         """#
+    static let setAlias = #"""
+        00 00 00 21  0b                                   length 33, kind RELIABLE
+        00 00 00 00 00 00 00 0a                           sequence 10
+        00 00 00 00 00 00 00 09                           ack 9
+        20                                                REQUEST
+        00 00 00 1e                                       requestId 30
+        16                                                kind 22 SET_ALIAS
+        00 08  41 6e 6e 20 f0 9f 90 88                    alias "Ann 🐈" (8 bytes of UTF-8)
+        """#
 }
 
 /// The bytes of an example: on each line, the leading tokens that are two lowercase hex
@@ -969,6 +978,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             .reliable(
                 "REQUEST UNLINK_DEVICE", E.unlinkDevice, sequence: 9, ack: 8,
                 .client(.request(id: 29, .unlinkDevice(deviceID: secondDeviceID)))),
+            .reliable("REQUEST SET_ALIAS", E.setAlias, sequence: 10, ack: 9, .client(.request(id: 30, .setAlias("Ann 🐈")))),
         ]
     }()
 }
@@ -1059,7 +1069,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             default: break
             }
         }
-        #expect(requestKinds == Set(1...21))
+        #expect(requestKinds == Set(1...22))
         #expect(responseKinds == Set(1...13))
         #expect(targetCounts == [0, 1])
     }
@@ -1325,7 +1335,7 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         for method: UInt8 in [0, 4, 0xFF] {
             #expect(throws: NativeWireError.unknownAuthenticationMethod(method)) { try self.frame([0x03, method] + self.str("x")) }
         }
-        for kind: UInt8 in [0, 22, 0xFF] {
+        for kind: UInt8 in [0, 23, 0xFF] {
             // A request of an unknown kind is still a request the server can answer (its body skipped).
             #expect(try self.client([0x20] + self.u32(7) + [kind] + self.u64(1)) == .unknownRequest(id: 7, kind: kind))
             #expect(Array(NativeClientMessage.unknownRequest(id: 7, kind: kind).encoded().readableBytesView) == [0x20] + self.u32(7) + [kind])

@@ -78,6 +78,7 @@ public final class NativeListener: Sendable {
                 sliceDuration: configuration.matchmakerSlice),
             maxDevicesPerPlayer: configuration.maxDevicesPerPlayer,
             linkCodeLifetime: configuration.linkCodeLifetime,
+            aliasRules: AliasRules(maximumLength: configuration.maxAliasLength),
             linkCodeKey: configuration.tokenSigningKey)
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))

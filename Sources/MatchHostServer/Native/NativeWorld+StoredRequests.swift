@@ -4,12 +4,21 @@ import MatchHostWire
 import NIOCore
 
 extension NativeRequest {
-    /// Whether the answer comes from the store (profile, history, leaderboard, player values).
+    /// Whether the answer comes from the store (profile, history, leaderboard, player values, alias).
     var isAnsweredFromStorage: Bool {
         switch self {
-        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue: return true
+        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue, .setAlias: return true
         case .createLinkCode, .listDevices, .unlinkDevice: return true
         default: return false
+        }
+    }
+
+    /// The bytes a write asks the database to store (`--max-value-bytes-per-minute` counts them).
+    var storedBytes: Int {
+        switch self {
+        case .writeValue(let key, let value): return key.utf8.count + value.readableBytes
+        case .setAlias(let alias): return alias.utf8.count
+        default: return 0
         }
     }
 }
@@ -71,6 +80,17 @@ extension NativeWorld {
             valueQueue = (.player(asker), writes: true)
             call = { store in
                 try await store.deleteValue(playerID: asker, key: key)
+                return .done
+            }
+        case .setAlias(let alias):
+            if let refusal = self.options.aliasRules.refusal(of: alias) {
+                session.sendReliable(NativeServerMessage.requestError(id: id, NativeError(.badArgument, refusal)).encoded(allocator: self.allocator))
+                return
+            }
+            // In the player's queue: of two aliases set in a row, the later one stays.
+            valueQueue = (.player(asker), writes: true)
+            call = { store in
+                try await store.setAlias(playerID: asker, alias: alias)
                 return .done
             }
         case .createLinkCode, .listDevices, .unlinkDevice:

@@ -30,6 +30,8 @@ struct NativeWorldOptions {
     var maxDevicesPerPlayer = 10
     /// How long a link code links (``ServerConfiguration/linkCodeLifetime``).
     var linkCodeLifetime: Duration = .seconds(600)
+    /// What SET_ALIAS accepts.
+    var aliasRules = AliasRules()
     /// The key link codes are held and stored by (``DeviceLinkCodes/keyedDigest(key:)``): the
     /// server's secret key (``ServerConfiguration/tokenSigningKey``).
     var linkCodeKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
@@ -188,8 +190,9 @@ final class NativeWorld {
             return NativeError(
                 .rateLimited,
                 "this network has named too many invite codes or parties that do not exist this minute (--max-failed-joins-per-minute); try again later")
-        case .writeValue(let key, let value):
-            guard !self.valueWrites.admit(network, now: now, cost: key.utf8.count + value.readableBytes) else { return nil }
+        // Aliases are written to the same database, and count against the same bytes.
+        case .writeValue, .setAlias:
+            guard !self.valueWrites.admit(network, now: now, cost: request.storedBytes) else { return nil }
             return NativeError(
                 .rateLimited, "this network has written its most value bytes this minute (--max-value-bytes-per-minute); try again later")
         default:
@@ -315,7 +318,7 @@ final class NativeWorld {
         case .cancelTicket(let id):
             return self.cancelTicket(id, for: session)
         case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue, .createLinkCode, .listDevices,
-            .unlinkDevice:
+            .unlinkDevice, .setAlias:
             return .failure(NativeError(.unknownRequest, "internal: answered from storage"))
         }
     }

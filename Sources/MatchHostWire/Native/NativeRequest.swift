@@ -49,6 +49,9 @@ public enum NativeRequest: Hashable, Sendable {
     /// Kind 21: removes one of the asking player's devices, and revokes every session token the
     /// player holds (its devices sign in again with their secrets).
     case unlinkDevice(deviceID: String)
+    /// Kind 22: stores `alias` as the asking player's alias (what profiles and leaderboards
+    /// show for it), once the server's rules allow it.
+    case setAlias(String)
 
     /// The bytes of a WRITE_VALUE frame's body besides its key's and its value's own: RELIABLE's
     /// kind, sequence and ack, REQUEST's kind and request id, the request kind, and the two
@@ -80,6 +83,7 @@ public enum NativeRequest: Hashable, Sendable {
         case .createLinkCode: return 19
         case .listDevices: return 20
         case .unlinkDevice: return 21
+        case .setAlias: return 22
         }
     }
 
@@ -139,6 +143,8 @@ public enum NativeRequest: Hashable, Sendable {
             self = .listDevices
         case 21:
             self = .unlinkDevice(deviceID: try body.readNativeString(field: "device id", maximumLength: 255))
+        case 22:
+            self = .setAlias(try body.readNativeString(field: "alias", maximumLength: NativeLimits.identifier))
         default:
             throw NativeWireError.unknownRequestKind(kind)
         }
@@ -159,7 +165,7 @@ public enum NativeRequest: Hashable, Sendable {
             query.encode(into: &buffer)
         case .subscribeLobby(let mode), .unsubscribeLobby(let mode):
             buffer.writeNativeString(mode)
-        case .joinByCode(let text), .cancelTicket(let text), .joinParty(let text), .leaveParty(let text):
+        case .joinByCode(let text), .cancelTicket(let text), .joinParty(let text), .leaveParty(let text), .setAlias(let text):
             buffer.writeNativeString(text)
         case .matchmake(let ticket):
             ticket.encode(into: &buffer)

@@ -1,0 +1,99 @@
+import Foundation
+import MatchHostCore
+import MatchHostSQLite
+import MatchHostWire
+import Testing
+
+/// SET_ALIAS over a real socket: what a player calls itself, stored before it is acknowledged,
+/// shown to every other player, and refused (on a connection that goes on) when it breaks the
+/// server's rules.
+@Suite struct NativeAliasTests {
+    @Test func anAliasIsCommittedBeforeDoneAndShowsInProfilesAndLeaderboards() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-alias-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try await SQLiteGameStore.open(directory: directory.path)
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (first, second, matchID, players, _) = try await fourInARowPair(server, "alias-a", "alias-b")
+        guard case .success(.profile(let before)) = try await first.ask(.getProfile(playerID: "")) else {
+            throw TestClientError.unexpected("no profile")
+        }
+        #expect(before.alias == String(players[0].prefix(8)), "a new player's alias is the start of its id")
+
+        #expect(try await first.ask(.setAlias("Ann 🐈")) == .success(.done))
+        #expect(try await store.player(id: players[0])?.alias == "Ann 🐈", "committed before DONE")
+        guard case .success(.profile(let seen)) = try await second.ask(.getProfile(playerID: players[0])) else {
+            throw TestClientError.unexpected("no profile")
+        }
+        #expect(seen.alias == "Ann 🐈")
+
+        // Two in a row: the later one stays. An emoji sequence with a zero-width joiner is fine.
+        let family = "Ann 👩\u{200D}👧"
+        let firstSet = try await first.request(.setAlias("Ann the First"))
+        let secondSet = try await first.request(.setAlias(family))
+        for id in [firstSet, secondSet] {
+            let answer = try await first.nextMessage(matching: "the answer to \(id)") { if case .response(id, _) = $0 { true } else { false } }
+            #expect(answer == .response(id: id, .done))
+        }
+        #expect(try await store.player(id: players[0])?.alias == family)
+
+        // Seat 0 stacks column 0, seat 1 column 1: seat 0 wins at move 7, and leads the board.
+        for number in UInt16(1)...7 {
+            try await (number % 2 == 1 ? first : second).playFourInARow(number, column: number % 2 == 1 ? 0 : 1, in: matchID)
+        }
+        _ = try await second.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        guard case .success(.leaderboard(_, let entries)) = try await second.ask(.getLeaderboard(game: "fourinarow", around: "", limit: 0)) else {
+            throw TestClientError.unexpected("no leaderboard")
+        }
+        #expect(entries.map(\.alias) == [family, String(players[1].prefix(8))])
+        try await server.stop()
+        try await store.close()
+
+        // It outlives the server.
+        let reopened = try await SQLiteGameStore.open(directory: directory.path)
+        #expect(try await reopened.player(id: players[0])?.alias == family)
+        try await reopened.close()
+    }
+
+    @Test(arguments: [
+        ("", "may not be empty"),
+        (String(repeating: "a", count: 33), "at most 32 characters (Unicode scalars); this one has 33"),
+        (String(repeating: "🐈", count: 33), "at most 32 characters"),
+        (" Ann", "may not begin or end with a space"),
+        ("Ann\u{3000}", "may not begin or end with a space"),
+        ("\u{202E}nnA", "U+202E"),
+        ("An\u{200B}n", "U+200B"),
+        ("Ann\u{2028}", "U+2028"),
+    ])
+    func anAliasTheRulesRefuseIsABadArgumentAndTheConnectionGoesOn(alias: String, reason: String) async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (client, auth) = try await server.login("alias-refused")
+        let answer = try await client.ask(.setAlias(alias))
+        guard case .failure(let error) = answer else { throw TestClientError.unexpected("\(answer) for \(alias.debugDescription)") }
+        #expect(error.code == .badArgument)
+        #expect(error.message.contains(reason), "\(error.message)")
+        #expect(await store.player(id: auth.playerID)?.alias == String(auth.playerID.prefix(8)), "nothing stored")
+        #expect(try await client.ask(.setAlias("Ann")) == .success(.done))
+        try await server.stop()
+    }
+
+    @Test func theLongestAliasIsTheServersToSet() async throws {
+        let server = try await RunningNativeServer.start { $0.maxAliasLength = 4 }
+        let (client, _) = try await server.login("alias-short")
+        #expect(try await client.ask(.setAlias("Anne")) == .success(.done))
+        guard case .failure(let error) = try await client.ask(.setAlias("Annie")) else { throw TestClientError.unexpected("accepted") }
+        #expect(error.code == .badArgument)
+        #expect(error.message.contains("at most 4 characters"))
+        try await server.stop()
+    }
+
+    @Test func aliasesCountAgainstTheNetworksWrittenBytes() async throws {
+        let server = try await RunningNativeServer.start { $0.maxValueBytesPerMinute = 10 }
+        let (client, _) = try await server.login("alias-budget")
+        #expect(try await client.ask(.setAlias("Ann 🐈")) == .success(.done))  // 8 bytes
+        guard case .failure(let error) = try await client.ask(.setAlias("Ann")) else { throw TestClientError.unexpected("accepted") }
+        #expect(error.code == .rateLimited)
+        #expect(error.message.contains("--max-value-bytes-per-minute"))
+        try await server.stop()
+    }
+}
