@@ -32,6 +32,27 @@ extension SQLiteSchema {
         }
     }
 
+    /// Every table, index, view and trigger of the file at `path`, as SQLite holds them (type,
+    /// name and the SQL that made them, which ALTER TABLE edits in place), sorted.
+    static func schema(atPath path: String) throws -> [String] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").map { row in
+                "\(row["type"] as String) \(row["name"] as String): \(row["sql"] as String? ?? "")"
+            }
+        }
+    }
+
+    /// Runs a `sqlite3 .dump` (which holds its own transaction) on the file at `path`, creating it.
+    static func load(dump sql: String, atPath path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in try db.execute(sql: sql) }
+        try queue.close()
+    }
+
     /// Runs `sql` on the file at `path`, creating it if missing.
     static func execute(_ sql: String, atPath path: String) throws {
         let queue = try DatabaseQueue(path: path)
