@@ -64,14 +64,20 @@ extension MatchHostClient {
         try Self.expectDone(await self.request(.deleteValue(key: key)), "DELETE_VALUE")
     }
 
-    /// Sets this player's alias: what profiles, leaderboards and game screens show for it.
-    /// Committed to the server's database when this returns.
+    /// Sets this player's alias: what profiles and leaderboards show for it. Committed to the
+    /// server's database when this returns.
     /// - Throws: `BAD_ARGUMENT` (with the reason) for an alias the server's rules refuse: empty,
     ///   longer than its limit (32 Unicode scalars by default), with spaces at either end, or
-    ///   holding control, format or line-break characters.
+    ///   holding line breaks or invisible characters other than those that join emoji;
+    ///   ``MatchHostClientError/invalidArgument(_:)`` for one over the field's 255 bytes or
+    ///   holding a control character (which no native string may carry).
     public func setAlias(_ alias: String) async throws {
         guard alias.utf8.count <= NativeLimits.identifier else {
             throw MatchHostClientError.invalidArgument("an alias is at most \(NativeLimits.identifier) bytes of UTF-8")
+        }
+        // The string writer would send each as a space: an alias other than the one asked for.
+        guard !alias.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw MatchHostClientError.invalidArgument("an alias may not hold control characters")
         }
         try Self.expectDone(await self.request(.setAlias(alias)), "SET_ALIAS")
     }

@@ -97,9 +97,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// and party ids are the only secrets of private matches and parties: guessing them
     /// costs a minute per 60 tries.
     public var maxFailedJoinsPerMinute: Int = 60
-    /// Bytes of player values (key and value of each WRITE_VALUE) one network may write a
-    /// minute, and at once (`--max-value-bytes-per-minute`, default 4 MiB); one more WRITE_VALUE
-    /// gets `RATE_LIMITED`. A new player may store 64 values of 16 KiB by default, and a
+    /// Bytes of player values and aliases (key and value of each WRITE_VALUE, each SET_ALIAS's
+    /// alias) one network may write a minute, and at once (`--max-value-bytes-per-minute`,
+    /// default 4 MiB); one more WRITE_VALUE or SET_ALIAS gets `RATE_LIMITED`. A new player may store 64 values of 16 KiB by default, and a
     /// network may make 120 new players a minute: without this, about 120 MiB a minute of disk.
     public var maxValueBytesPerMinute: Int = 4 * 1024 * 1024
     /// How often lobby changes are published to subscribers (`--lobby-interval`, default 50 ms).
@@ -142,7 +142,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// 255): a link that would add one more is refused.
     public var maxDevicesPerPlayer: Int = 10
     /// The longest alias a native player may set (SET_ALIAS), in Unicode scalars
-    /// (`--max-alias-length`, default 32, 1 to 64).
+    /// (`--max-alias-length`, default 32, 1 to 63, ``AliasRules/largestMaximumLength``).
     public var maxAliasLength: Int = 32
     /// How long a link code (CREATE_LINK_CODE) links a new device (`--link-code-lifetime`,
     /// default 10 minutes).

@@ -182,7 +182,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-value-bytes-per-minute"),
-        help: "Bytes of player values (key and value of each WRITE_VALUE) one network may write a minute; at least one largest key and value.")
+        help: "Bytes of player values and aliases (each WRITE_VALUE's key and value, each SET_ALIAS's alias) one network may write a minute; at least one largest key and value.")
     var maxValueBytesPerMinute = 4 * 1024 * 1024
 
     @OptionGroup(title: "Game rules")
@@ -198,7 +198,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-alias-length"),
-        help: "Longest alias a native player may set (SET_ALIAS), in Unicode scalars (1-64).")
+        help: "Longest alias a native player may set (SET_ALIAS), in Unicode scalars (1-63).")
     var maxAliasLength = 32
 
     @Option(name: .customLong("link-code-lifetime"), help: "Seconds a link code links a new device to its player (10-86400).")
@@ -298,8 +298,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxFailedJoinsPerMinute >= 1 else { throw ValidationError("--max-failed-joins-per-minute must be at least 1") }
         try Self.check(self.tokenTTL, "--token-ttl", 1...(10 * 365 * 86_400))
         guard (1...255).contains(self.maxDevicesPerPlayer) else { throw ValidationError("--max-devices-per-player must be 1-255") }
-        // 64 scalars of up to 4 bytes each stay within SET_ALIAS's 255-byte field.
-        guard (1...64).contains(self.maxAliasLength) else { throw ValidationError("--max-alias-length must be 1-64") }
+        guard (1...AliasRules.largestMaximumLength).contains(self.maxAliasLength) else {
+            throw ValidationError("--max-alias-length must be 1-\(AliasRules.largestMaximumLength): that many characters of 4 bytes fill SET_ALIAS's 255-byte field")
+        }
         try Self.check(self.linkCodeLifetime, "--link-code-lifetime", 10...86_400)
         try Self.check(self.lobbyInterval, "--lobby-interval", 0.001...10)
         try Self.check(self.matchmakerInterval, "--matchmaker-interval", 0.01...60)

@@ -101,6 +101,8 @@ struct NativeStoredRequestTests {
         await expectNativeError(.badArgument) { try await alice.setAlias("Alice\u{202E}") }
         // Over the field's 255 bytes: refused by the client, before it would cost the connection.
         await #expect(throws: MatchHostClientError.self) { try await alice.setAlias(String(repeating: "a", count: 256)) }
+        // A control character would go as a space: refused, not changed.
+        await #expect(throws: MatchHostClientError.self) { try await alice.setAlias("Ann\nBo") }
         #expect(try await alice.profile().alias == "Alice")
         await alice.close()
         await bob.close()

@@ -90,6 +90,9 @@ import Testing
     @Test func aliasesCountAgainstTheNetworksWrittenBytes() async throws {
         let server = try await RunningNativeServer.start { $0.maxValueBytesPerMinute = 10 }
         let (client, _) = try await server.login("alias-budget")
+        // A refused alias writes nothing, and costs nothing.
+        guard case .failure(let refused) = try await client.ask(.setAlias(" Ann the Fourth ")) else { throw TestClientError.unexpected("accepted") }
+        #expect(refused.code == .badArgument)
         #expect(try await client.ask(.setAlias("Ann 🐈")) == .success(.done))  // 8 bytes
         guard case .failure(let error) = try await client.ask(.setAlias("Ann")) else { throw TestClientError.unexpected("accepted") }
         #expect(error.code == .rateLimited)

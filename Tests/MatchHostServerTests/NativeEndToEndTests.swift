@@ -1139,7 +1139,13 @@ extension NativeServerMessage {
     }
 
     @Test func aBurstOfConnectionsIsAdmittedUpToTheLimitExactly() async throws {
-        let server = try await RunningNativeServer.start { $0.maxConnections = 5 }
+        // On a loaded machine the 40 handshakes can take longer than the usual idle timeout,
+        // which would close admitted connections that say nothing meanwhile.
+        let server = try await RunningNativeServer.start {
+            $0.maxConnections = 5
+            $0.idleTimeout = .seconds(300)
+            $0.heartbeatInterval = .seconds(60)
+        }
         let connections = try await withThrowingTaskGroup(of: TestNativeConnection.self) { group in
             for _ in 0..<40 { group.addTask { try await server.connect() } }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -1155,6 +1161,8 @@ extension NativeServerMessage {
             }
         }
         #expect(refused == 35)
+        // The refused ones are closing; the admitted ones stay.
+        try await server.waitForConnections(atMost: 5)
         #expect(try await server.listener.counts().connections == 5)
         for connection in connections { await connection.close() }
         try await server.stop()

@@ -173,7 +173,7 @@ import Testing
         (["--disks-min-players", "1"], "--disks-min-players must be 2-16"),
         (["--disks-tick-rate", "0"], "--disks-tick-rate must be 1-120"),
         (["--turn-time", "0.5"], "--turn-time must be 1 to 86400 seconds"),
-        (["--max-alias-length", "65"], "--max-alias-length must be 1-64"),
+        (["--max-alias-length", "64"], "--max-alias-length must be 1-63"),
         (["--matchmaker-slice", "1500"], "--matchmaker-slice must be 0.0 to 1000.0 milliseconds"),
         (["--max-frame", "16777217"], "--max-frame must be 1 to 16777216 bytes"),
         (["--heartbeat", "20"], "--heartbeat must not be longer than --idle-timeout"),

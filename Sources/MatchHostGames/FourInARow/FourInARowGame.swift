@@ -25,7 +25,7 @@ import NIOCore
 /// crashes before recording the result restores the game as over, not in play again.
 ///
 /// STATE goes to a player when its seat is created and when it comes back; to both when play
-/// starts. GAME_OVER goes to everyone, then the match ends with a ``FourInARowResult``.
+/// starts, and when the player to move arrives at a turn that waited for it. GAME_OVER goes to everyone, then the match ends with a ``FourInARowResult``.
 public final class FourInARowGame: GameHandler {
     /// See ``FourInARowOptions``.
     public typealias Options = FourInARowOptions

@@ -1,4 +1,5 @@
 import MatchHostCore
+import MatchHostWire
 import NIOCore
 
 /// Options of a Four in a Row match.
@@ -23,8 +24,8 @@ public struct FourInARowOptions {
         firstSeat: Int = 0
     ) {
         precondition(
-            turnTimeLimit > .zero && turnTimeLimit.nanoseconds / 1_000_000 <= Int64(UInt32.max),
-            "a turn lasts more than 0 and at most 2^32 - 1 ms")
+            turnTimeLimit > .zero && turnTimeLimit.nanoseconds / 1_000_000 < Int64(FourInARowSnapshot.turnWaitsForArrival),
+            "a turn lasts more than 0 and less than 2^32 - 1 ms (which means a turn not started)")
         precondition(firstSeat == 0 || firstSeat == 1, "seat 0 or 1 moves first")
         self.turnTimeLimit = turnTimeLimit
         self.journal = journal

@@ -122,8 +122,9 @@ extension NativeWorld {
     }
 
     /// Continues a stored turn-based game: the match is created from its state, and a seat is
-    /// reserved for each player (in seat order), so play resumes at once with a full turn for
-    /// the player to move; a player not back within the seat grace period leaves the game.
+    /// reserved for each player (in seat order), so play resumes at once; the player to move
+    /// gets a full turn once it is back (the game holds its timer until then), and a player
+    /// not back within the seat grace period leaves the game.
     private func restore(_ game: TurnGameRecord) {
         let id = game.matchID
         let setup = MatchSetup(

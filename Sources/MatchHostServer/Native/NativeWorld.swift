@@ -190,7 +190,10 @@ final class NativeWorld {
             return NativeError(
                 .rateLimited,
                 "this network has named too many invite codes or parties that do not exist this minute (--max-failed-joins-per-minute); try again later")
-        // Aliases are written to the same database, and count against the same bytes.
+        // Aliases are written to the same database, and count against the same bytes; one the
+        // rules refuse writes nothing, and is refused for that.
+        case .setAlias(let alias) where self.options.aliasRules.refusal(of: alias) != nil:
+            return nil
         case .writeValue, .setAlias:
             guard !self.valueWrites.admit(network, now: now, cost: request.storedBytes) else { return nil }
             return NativeError(

@@ -48,8 +48,12 @@ enum WebFourInARowPage {
             (seat === 0 ? "red" : "yellow") + ": " + id.slice(0, 8) + (id === me ? " (you)" : "")).join(" · ");
         }
 
+        function turnEnd(ms) { return ms === 0xFFFFFFFF ? null : Date.now() + ms; }
+
         function ticking() {
           if (game.phase !== "playing") return;
+          // 0xFFFFFFFF: the turn's timer waits for its player to come back (after a restart).
+          if (game.turnEnds === null) return status("Their turn · their clock starts when they are back");
           const left = Math.max(0, Math.ceil((game.turnEnds - Date.now()) / 1000));
           status((game.toMove === game.seat ? "Your turn" : "Their turn") + " · " + left + " s");
         }
@@ -80,7 +84,7 @@ enum WebFourInARowPage {
               game.players = [];
               for (let i = 0; i < count; i++) { const seat = r.u8(), id = r.str(); game.players.push([seat, id]); if (id === me) game.seat = seat; }
               for (let i = 0; i < 42; i++) game.cells[i] = r.u8();
-              game.nextMove = r.u16(); game.toMove = r.u8(); game.turnEnds = Date.now() + r.u32();
+              game.nextMove = r.u16(); game.toMove = r.u8(); game.turnEnds = turnEnd(r.u32());
               game.line = [];
               game.phase = ["waiting", "playing", "over"][phase] || "waiting";
               if (phase === 2) gameOver(r); else if (phase === 0) status("Waiting for the other player…");
@@ -90,7 +94,7 @@ enum WebFourInARowPage {
             case 2: {  // MOVED
               const seat = r.u8(), column = r.u8(), row = r.u8();
               game.cells[row * COLUMNS + column] = seat + 1;
-              game.nextMove = r.u16() + 1; game.toMove = r.u8(); game.turnEnds = Date.now() + r.u32();
+              game.nextMove = r.u16() + 1; game.toMove = r.u8(); game.turnEnds = turnEnd(r.u32());
               break;
             }
             case 3: {  // MOVE_REFUSED
