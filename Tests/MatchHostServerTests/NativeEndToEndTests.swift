@@ -647,16 +647,17 @@ extension Result {
     @Test func aLargeFrameSentSlowlyKeepsItsConnection() async throws {
         let server = try await RunningNativeServer.start {
             $0.heartbeatInterval = .milliseconds(100)
-            $0.idleTimeout = .milliseconds(1_500)
+            // Fifteen times the gap between chunks: a loaded machine may delay one a lot.
+            $0.idleTimeout = .milliseconds(3_000)
         }
         let (client, _) = try await server.login("slow-uploader")
         let value = ByteBuffer(repeating: 7, count: 16 * 1024)
         let message = NativeClientMessage.request(id: 1, .writeValue(key: "save", value: value)).encoded()
         let frame = Array(NativeFrame.unreliable(message: message).encodedFrame().readableBytesView)
-        // 2 KiB every 250 ms: about 2 s for the frame, longer than the idle timeout.
-        for start in stride(from: 0, to: frame.count, by: 2048) {
-            try await client.sendRaw(Array(frame[start..<min(frame.count, start + 2048)]))
-            try await Task.sleep(for: .milliseconds(250))
+        // 1 KiB every 200 ms: about 3.4 s for the frame, longer than the idle timeout.
+        for start in stride(from: 0, to: frame.count, by: 1024) {
+            try await client.sendRaw(Array(frame[start..<min(frame.count, start + 1024)]))
+            try await Task.sleep(for: .milliseconds(200))
         }
         #expect(try await client.response(to: 1) == .success(.done))
         try await server.stop()

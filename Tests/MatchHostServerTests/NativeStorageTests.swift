@@ -814,6 +814,89 @@ func fourInARowPair(
     }
 }
 
+/// A player who is away when its match ends has MATCH_ENDED waiting in its session; a stop or a
+/// crash before it is back loses the session, so the end is in the store too until then.
+@Suite struct AwayPlayerEndTests {
+    /// Waits until the store's end notices are `expected` (they are written off the loop).
+    private func notices(in store: InMemoryGameStore, become expected: [MatchID]) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await store.endNotices().map(\.matchID) != expected {
+            guard ContinuousClock.now < deadline else {
+                throw TestClientError.unexpected("end notices \(await store.endNotices()), not \(expected)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// The second player of a Four in a Row pair goes away; the first leaves, so the away
+    /// player wins, and its MATCH_ENDED waits in its session.
+    private func gameWonWhileAway(_ server: RunningNativeServer, store: InMemoryGameStore, _ a: String, _ b: String) async throws -> (
+        pair: (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, players: [String], secrets: [String]),
+        away: NativeAuthenticated
+    ) {
+        let (first, firstAuth) = try await server.login(a)
+        let (second, secondAuth) = try await server.login(b)
+        let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
+        _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
+        try await first.playFourInARow(1, column: 0, in: created.matchID)
+        await second.close()
+        _ = try await first.nextMessage(matching: "PRESENCE away") { if case .presence = $0 { true } else { false } }
+        #expect(try await first.ask(.leaveMatch(created.matchID)) == .success(.matchLeft(created.matchID)))
+        try await self.notices(in: store, become: [created.matchID])
+        let pair = (first, second, created.matchID, [firstAuth.playerID, secondAuth.playerID], [firstAuth.deviceSecret, secondAuth.deviceSecret])
+        return (pair, secondAuth)
+    }
+
+    @Test func anAwayPlayerWhoseGameEndedHearsOfItAfterTheServerStopsAndStartsAgain() async throws {
+        let store = InMemoryGameStore()
+        let before = try await RunningNativeServer.start { $0.store = store }
+        let (pair, _) = try await self.gameWonWhileAway(before, store: store, "away-end-a", "away-end-b")
+        try await before.stop()
+        #expect(await store.endNotices().map(\.playerID) == [pair.players[1]])
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        let (back, _) = try await after.login("away-end-b", secret: pair.secrets[1])
+        let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        guard case .matchEnded(pair.match, let reason) = ended else { throw TestClientError.unexpected("\(ended)") }
+        #expect(reason.hasPrefix("finished("), "\(reason)")
+        #expect(try await back.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
+        try await after.stop()
+        #expect(await store.endNotices().isEmpty)
+    }
+
+    @Test func anAwayPlayerWhoResumesGetsItFromItsSessionAndTheStoredCopyGoes() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (pair, away) = try await self.gameWonWhileAway(server, store: store, "resume-end-a", "resume-end-b")
+        let resumed = try await server.handshake()
+        try await resumed.send(.resume(sessionID: away.sessionID, resumeToken: away.resumeToken, lastReceived: 0))
+        guard case .resumed = try await resumed.next() else { throw TestClientError.unexpected("no RESUMED") }
+        let ended = try await resumed.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended.isMatchEnded(pair.match))
+        try await self.notices(in: store, become: [])
+        try await server.stop()
+
+        // Nothing is left to tell after a restart.
+        let after = try await RunningNativeServer.start { $0.store = store }
+        let (back, _) = try await after.login("resume-end-b", secret: pair.secrets[1])
+        #expect(try await back.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
+        try await after.stop()
+    }
+
+    @Test func anAwayPlayerWhoSignsInAgainGetsItOnItsNewSession() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (pair, _) = try await self.gameWonWhileAway(server, store: store, "again-end-a", "again-end-b")
+        // A new sign-in (the app restarted) replaces the away session and what waited in it.
+        let (back, _) = try await server.login("again-end-b", secret: pair.secrets[1])
+        let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended.isMatchEnded(pair.match))
+        try await self.notices(in: store, become: [])
+        #expect(try await back.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
+        try await server.stop()
+    }
+}
+
 @Suite struct StoredRequestLimitTests {
     /// Holds every value read until released.
     private struct HeldReadStore: ForwardingGameStore {

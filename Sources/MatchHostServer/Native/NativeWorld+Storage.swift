@@ -18,6 +18,11 @@ struct StoredMatchesState {
     /// until the player is told, so that a second restart does not lose it. What a player who
     /// never comes back leaves stays until a restart drops it (``MatchEndNotice/retentionMilliseconds``).
     var endedWhileAway: [PlayerID: [(match: MatchID, reason: String)]] = [:]
+    /// MATCH_ENDEDs waiting in the session of a player who is away, by session: each is in
+    /// the store too (an end notice) until the player is back on that session, since a stop or
+    /// a crash before then loses the session and what waits in it. A session that ends or is
+    /// replaced first leaves them to `endedWhileAway`, for the player's next session.
+    var endsInAwaySessions: [ObjectIdentifier: [(match: MatchID, reason: String)]] = [:]
     /// Restored turn-based matches holding a seat for the player, by player.
     var waitingSeats: [PlayerID: [MatchID]] = [:]
     /// The players an ended restored match still held a seat for (they never came back), until
@@ -211,9 +216,46 @@ extension NativeWorld {
     /// `player`, away, is to hear that match `id` ended (`reason`) when back: kept here and in
     /// the store, after any notice write of the player's before it.
     private func leaveEndNotice(for player: PlayerID, of id: MatchID, reason: String) {
-        if self.storedMatches.endedWhileAway[player]?.contains(where: { $0.match == id }) != true {
-            self.storedMatches.endedWhileAway[player, default: []].append((id, reason))
+        self.keepInMemory(EndTold(match: id, reason: reason), for: player)
+        self.storeEndNotice(for: player, of: id, reason: reason)
+    }
+
+    private typealias EndTold = (match: MatchID, reason: String)
+
+    private func keepInMemory(_ end: EndTold, for player: PlayerID) {
+        if self.storedMatches.endedWhileAway[player]?.contains(where: { $0.match == end.match }) != true {
+            self.storedMatches.endedWhileAway[player, default: []].append(end)
         }
+    }
+
+    /// `session`'s player is away (if it is), with MATCH_ENDED of match `id` waiting in its
+    /// session: the end is stored too, until the player is back on that session.
+    private func keepEnd(of id: MatchID, reason: String, whileAway session: Session) {
+        guard !session.isConnected else { return }
+        self.storedMatches.endsInAwaySessions[ObjectIdentifier(session), default: []].append((id, reason))
+        self.storeEndNotice(for: session.playerID, of: id, reason: reason)
+    }
+
+    /// `session` is back: the MATCH_ENDEDs waiting in it have gone out again with its resume,
+    /// and their stored copies go.
+    func endsDelivered(onResumeOf session: Session) {
+        guard let ends = self.storedMatches.endsInAwaySessions.removeValue(forKey: ObjectIdentifier(session)) else { return }
+        let player = session.playerID
+        let told = ends.map(\.match)
+        self.storage.write(
+            in: .player(player), { store in try await store.deleteEndNotices(playerID: player, matchIDs: told) },
+            then: self.storage.logFailure("notices of ended matches not dropped"))
+    }
+
+    /// `session` has ended or been replaced, and the MATCH_ENDEDs waiting in it with it: they
+    /// go to the player's next session (``sessionStarted(_:)``), from here or, after a restart,
+    /// from the store.
+    func endsLeft(by session: Session) {
+        guard let ends = self.storedMatches.endsInAwaySessions.removeValue(forKey: ObjectIdentifier(session)) else { return }
+        for end in ends { self.keepInMemory(end, for: session.playerID) }
+    }
+
+    private func storeEndNotice(for player: PlayerID, of id: MatchID, reason: String) {
         let notice = MatchEndNotice(playerID: player, matchID: id, reason: reason, endedAt: self.storage.now())
         self.storage.write(
             in: .player(player), { store in try await store.recordEndNotices([notice]) },
@@ -373,13 +415,20 @@ extension NativeWorld {
 
     /// Tells `match`'s players how it ended (``HostedMatch/announceEnd()``), and those it held a
     /// seat for who never came back: on their session if they have signed in since, else when
-    /// they do (``leaveEndNotice(for:of:reason:)``), after a restart too.
+    /// they do (``leaveEndNotice(for:of:reason:)``), after a restart too. A player who is away
+    /// has its MATCH_ENDED kept in the store too until it is back (``keepEnd(of:reason:whileAway:)``).
     func announceEnd(of match: any HostedMatch) {
         match.announceEnd()
-        guard let away = self.storedMatches.awayAtEnd.removeValue(forKey: match.id), let reason = match.endReason else { return }
+        guard let reason = match.endReason else { return }
+        for player in match.info().players where player.presence == .away {
+            guard let session = self.sessions.session(of: player.playerID) else { continue }
+            self.keepEnd(of: match.id, reason: reason, whileAway: session)
+        }
+        guard let away = self.storedMatches.awayAtEnd.removeValue(forKey: match.id) else { return }
         for player in away {
             if let session = self.sessions.session(of: player) {
                 session.sendReliable(NativeServerMessage.matchEnded(matchID: match.id, reason: reason).encoded(allocator: self.allocator))
+                self.keepEnd(of: match.id, reason: reason, whileAway: session)
             } else {
                 self.leaveEndNotice(for: player, of: match.id, reason: reason)
             }

@@ -132,8 +132,10 @@ final class NativeWorld {
             for (matchID, entry) in self.seats[ObjectIdentifier(session)] ?? [:] {
                 self.matches[matchID]?.back(seat: entry.seat, link: entry.link)
             }
+            self.endsDelivered(onResumeOf: session)
         }
         self.sessions.onSessionEnded = { [unowned self] session in
+            self.endsLeft(by: session)
             let entries = self.seats.removeValue(forKey: ObjectIdentifier(session)) ?? [:]
             for (matchID, entry) in entries {
                 self.matches[matchID]?.leave(seat: entry.seat, reason: .sessionEnded)
@@ -143,6 +145,7 @@ final class NativeWorld {
             self.playerGone(session.playerID)
         }
         self.sessions.onSessionReplaced = { [unowned self] old, new in
+            self.endsLeft(by: old)
             // The player keeps its seats: the newer session takes them once AUTHENTICATED
             // is out (``sessionStarted(_:)``). What else the old session had ends with it.
             self.seatsHandedOver[ObjectIdentifier(new)] = (old, self.seats.removeValue(forKey: ObjectIdentifier(old)) ?? [:])
