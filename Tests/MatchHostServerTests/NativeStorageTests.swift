@@ -864,7 +864,7 @@ func fourInARowPair(
         #expect(await store.endNotices().isEmpty)
     }
 
-    @Test func anAwayPlayerWhoResumesGetsItFromItsSessionAndTheStoredCopyGoes() async throws {
+    @Test func anAwayPlayerWhoResumesGetsItFromItsSessionAndTheStoredCopyGoesOnceRead() async throws {
         let store = InMemoryGameStore()
         let server = try await RunningNativeServer.start { $0.store = store }
         let (pair, away) = try await self.gameWonWhileAway(server, store: store, "resume-end-a", "resume-end-b")
@@ -873,14 +873,33 @@ func fourInARowPair(
         guard case .resumed = try await resumed.next() else { throw TestClientError.unexpected("no RESUMED") }
         let ended = try await resumed.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
         #expect(ended.isMatchEnded(pair.match))
-        try await self.notices(in: store, become: [])
+        try await resumed.send(.ack(resumed.lastReceived))
+        // The stop ends the session, whose client has read it: the copy goes.
         try await server.stop()
+        #expect(await store.endNotices().isEmpty)
 
         // Nothing is left to tell after a restart.
         let after = try await RunningNativeServer.start { $0.store = store }
         let (back, _) = try await after.login("resume-end-b", secret: pair.secrets[1])
         #expect(try await back.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
         try await after.stop()
+    }
+
+    @Test func anAwayPlayerWhoResumesButLosesTheConnectionBeforeReadingItGetsItOnItsNextSession() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (pair, away) = try await self.gameWonWhileAway(server, store: store, "lost-end-a", "lost-end-b")
+        let resumed = try await server.handshake()
+        try await resumed.send(.resume(sessionID: away.sessionID, resumeToken: away.resumeToken, lastReceived: 0))
+        guard case .resumed = try await resumed.next() else { throw TestClientError.unexpected("no RESUMED") }
+        // Gone again before acknowledging anything; the app then starts over with a new
+        // sign-in, which ends that session and what waited in it.
+        await resumed.close()
+        let (back, _) = try await server.login("lost-end-b", secret: pair.secrets[1])
+        let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended.isMatchEnded(pair.match))
+        try await self.notices(in: store, become: [])
+        try await server.stop()
     }
 
     @Test func anAwayPlayerWhoSignsInAgainGetsItOnItsNewSession() async throws {

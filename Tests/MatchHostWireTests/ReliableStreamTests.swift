@@ -52,7 +52,11 @@ import Testing
             #expect(outbox.unacknowledgedCount == 1)
             #expect(outbox.firstUnacknowledged == 4)
             #expect(outbox.unacknowledgedBytes == 4)
+            #expect(outbox.lastAcknowledged == 3)
         }
+        // What was acknowledged outlives the messages (a session that ended).
+        outbox.removeAll()
+        #expect(outbox.lastAcknowledged == 3 && outbox.unacknowledgedCount == 0)
         // Acknowledging 0 before anything is sent is fine too: nothing has arrived.
         var empty = ReliableOutbox(maximumBytes: 16)
         try empty.acknowledge(through: 0)

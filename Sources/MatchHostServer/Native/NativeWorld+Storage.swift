@@ -18,11 +18,12 @@ struct StoredMatchesState {
     /// until the player is told, so that a second restart does not lose it. What a player who
     /// never comes back leaves stays until a restart drops it (``MatchEndNotice/retentionMilliseconds``).
     var endedWhileAway: [PlayerID: [(match: MatchID, reason: String)]] = [:]
-    /// MATCH_ENDEDs waiting in the session of a player who is away, by session: each is in
-    /// the store too (an end notice) until the player is back on that session, since a stop or
-    /// a crash before then loses the session and what waits in it. A session that ends or is
-    /// replaced first leaves them to `endedWhileAway`, for the player's next session.
-    var endsInAwaySessions: [ObjectIdentifier: [(match: MatchID, reason: String)]] = [:]
+    /// MATCH_ENDEDs sent to the session of a player who was away, by session, with their
+    /// sequence numbers: each is in the store too (an end notice), since a stop or a crash
+    /// before the player reads it loses the session and what waits in it. When the session ends
+    /// or is replaced, the ones the client acknowledged are dropped from the store, the others
+    /// go to `endedWhileAway`, for the player's next session.
+    var endsInAwaySessions: [ObjectIdentifier: [(match: MatchID, reason: String, sequence: UInt64)]] = [:]
     /// Restored turn-based matches holding a seat for the player, by player.
     var waitingSeats: [PlayerID: [MatchID]] = [:]
     /// The players an ended restored match still held a seat for (they never came back), until
@@ -228,31 +229,32 @@ extension NativeWorld {
         }
     }
 
-    /// `session`'s player is away (if it is), with MATCH_ENDED of match `id` waiting in its
-    /// session: the end is stored too, until the player is back on that session.
-    private func keepEnd(of id: MatchID, reason: String, whileAway session: Session) {
+    /// MATCH_ENDED of match `id` has just been sent to `session`: if its player is away, the end
+    /// is stored too, until the client acknowledges it (``endsLeft(by:)``); if the session is
+    /// gone or going (the message went nowhere), the player's next session gets it.
+    private func keepEnd(of id: MatchID, reason: String, sentTo session: Session) {
+        guard session.isTakingMessages else { return self.leaveEndNotice(for: session.playerID, of: id, reason: reason) }
         guard !session.isConnected else { return }
-        self.storedMatches.endsInAwaySessions[ObjectIdentifier(session), default: []].append((id, reason))
+        self.storedMatches.endsInAwaySessions[ObjectIdentifier(session), default: []].append((id, reason, session.outbox.lastSent))
         self.storeEndNotice(for: session.playerID, of: id, reason: reason)
     }
 
-    /// `session` is back: the MATCH_ENDEDs waiting in it have gone out again with its resume,
-    /// and their stored copies go.
-    func endsDelivered(onResumeOf session: Session) {
+    /// `session` has ended or been replaced, and with it what its client had not acknowledged:
+    /// the MATCH_ENDEDs it read are dropped from the store, the others go to the player's next
+    /// session (``sessionStarted(_:)``), from here or, after a restart, from the store.
+    func endsLeft(by session: Session) {
         guard let ends = self.storedMatches.endsInAwaySessions.removeValue(forKey: ObjectIdentifier(session)) else { return }
         let player = session.playerID
-        let told = ends.map(\.match)
+        // The outbox has forgotten its messages by now, not what the client acknowledged.
+        let acknowledged = ends.filter { $0.sequence <= session.outbox.lastAcknowledged }
+        for end in ends where end.sequence > session.outbox.lastAcknowledged {
+            self.keepInMemory((end.match, end.reason), for: player)
+        }
+        guard !acknowledged.isEmpty else { return }
+        let told = acknowledged.map(\.match)
         self.storage.write(
             in: .player(player), { store in try await store.deleteEndNotices(playerID: player, matchIDs: told) },
             then: self.storage.logFailure("notices of ended matches not dropped"))
-    }
-
-    /// `session` has ended or been replaced, and the MATCH_ENDEDs waiting in it with it: they
-    /// go to the player's next session (``sessionStarted(_:)``), from here or, after a restart,
-    /// from the store.
-    func endsLeft(by session: Session) {
-        guard let ends = self.storedMatches.endsInAwaySessions.removeValue(forKey: ObjectIdentifier(session)) else { return }
-        for end in ends { self.keepInMemory(end, for: session.playerID) }
     }
 
     private func storeEndNotice(for player: PlayerID, of id: MatchID, reason: String) {
@@ -416,19 +418,20 @@ extension NativeWorld {
     /// Tells `match`'s players how it ended (``HostedMatch/announceEnd()``), and those it held a
     /// seat for who never came back: on their session if they have signed in since, else when
     /// they do (``leaveEndNotice(for:of:reason:)``), after a restart too. A player who is away
-    /// has its MATCH_ENDED kept in the store too until it is back (``keepEnd(of:reason:whileAway:)``).
+    /// has its MATCH_ENDED kept in the store too until it has read it (``keepEnd(of:reason:sentTo:)``).
     func announceEnd(of match: any HostedMatch) {
         match.announceEnd()
         guard let reason = match.endReason else { return }
-        for player in match.info().players where player.presence == .away {
-            guard let session = self.sessions.session(of: player.playerID) else { continue }
-            self.keepEnd(of: match.id, reason: reason, whileAway: session)
+        // The sessions MATCH_ENDED went to (a seat's presence stops changing when its match
+        // ends, so the session, not the seat, says whether its player is here now).
+        for session in match.seatedSessions {
+            self.keepEnd(of: match.id, reason: reason, sentTo: session)
         }
         guard let away = self.storedMatches.awayAtEnd.removeValue(forKey: match.id) else { return }
         for player in away {
             if let session = self.sessions.session(of: player) {
                 session.sendReliable(NativeServerMessage.matchEnded(matchID: match.id, reason: reason).encoded(allocator: self.allocator))
-                self.keepEnd(of: match.id, reason: reason, whileAway: session)
+                self.keepEnd(of: match.id, reason: reason, sentTo: session)
             } else {
                 self.leaveEndNotice(for: player, of: match.id, reason: reason)
             }

@@ -132,7 +132,6 @@ final class NativeWorld {
             for (matchID, entry) in self.seats[ObjectIdentifier(session)] ?? [:] {
                 self.matches[matchID]?.back(seat: entry.seat, link: entry.link)
             }
-            self.endsDelivered(onResumeOf: session)
         }
         self.sessions.onSessionEnded = { [unowned self] session in
             self.endsLeft(by: session)

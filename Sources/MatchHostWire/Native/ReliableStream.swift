@@ -40,6 +40,9 @@ public struct ReliableOutbox: Sendable {
     public private(set) var nextSequence: UInt64 = 1
     /// The sum of the sizes of the messages not yet acknowledged.
     public private(set) var unacknowledgedBytes = 0
+    /// The highest sequence number the peer has acknowledged (0: none); kept when
+    /// ``removeAll()`` forgets the messages, so what was read can still be told after.
+    public private(set) var lastAcknowledged: UInt64 = 0
     private var pending = CircularBuffer<ByteBuffer>(initialCapacity: 16)
 
     /// Creates an outbox whose unacknowledged messages may total at most `maximumBytes`,
@@ -85,6 +88,7 @@ public struct ReliableOutbox: Sendable {
         while self.firstUnacknowledged <= sequence, let dropped = self.pending.popFirst() {
             self.unacknowledgedBytes -= dropped.readableBytes
         }
+        self.lastAcknowledged = max(self.lastAcknowledged, sequence)
     }
 
     /// Calls `body` with each unacknowledged message and its sequence number, oldest first:
