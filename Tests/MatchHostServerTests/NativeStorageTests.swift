@@ -84,11 +84,19 @@ extension TestNativeConnection {
 func fourInARowPair(
     _ server: RunningNativeServer, _ a: String, _ b: String
 ) async throws -> (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, players: [String], secrets: [String]) {
+    let pair = try await authenticatedFourInARowPair(server, a, b)
+    return (pair.first, pair.second, pair.match, pair.auths.map(\.playerID), pair.auths.map(\.deviceSecret))
+}
+
+/// ``fourInARowPair(_:_:_:)`` with each player's AUTHENTICATED (its session, to resume it).
+func authenticatedFourInARowPair(
+    _ server: RunningNativeServer, _ a: String, _ b: String
+) async throws -> (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, auths: [NativeAuthenticated]) {
     let (first, firstAuth) = try await server.login(a)
     let (second, secondAuth) = try await server.login(b)
     let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
     _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
-    return (first, second, created.matchID, [firstAuth.playerID, secondAuth.playerID], [firstAuth.deviceSecret, secondAuth.deviceSecret])
+    return (first, second, created.matchID, [firstAuth, secondAuth])
 }
 
 @Suite struct NativeMatchRecordTests {
@@ -831,31 +839,26 @@ func fourInARowPair(
     /// The second player of a Four in a Row pair goes away; the first leaves, so the away
     /// player wins, and its MATCH_ENDED waits in its session.
     private func gameWonWhileAway(_ server: RunningNativeServer, store: InMemoryGameStore, _ a: String, _ b: String) async throws -> (
-        pair: (first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, players: [String], secrets: [String]),
-        away: NativeAuthenticated
+        first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, auths: [NativeAuthenticated]
     ) {
-        let (first, firstAuth) = try await server.login(a)
-        let (second, secondAuth) = try await server.login(b)
-        let created = try #require(try await first.ask(.createMatch(mode: "fourinarow", maxPlayers: 0, label: "")).joined)
-        _ = try #require(try await second.ask(.joinMatch(created.matchID)).joined)
-        try await first.playFourInARow(1, column: 0, in: created.matchID)
-        await second.close()
-        _ = try await first.nextMessage(matching: "PRESENCE away") { if case .presence = $0 { true } else { false } }
-        #expect(try await first.ask(.leaveMatch(created.matchID)) == .success(.matchLeft(created.matchID)))
-        try await self.notices(in: store, become: [created.matchID])
-        let pair = (first, second, created.matchID, [firstAuth.playerID, secondAuth.playerID], [firstAuth.deviceSecret, secondAuth.deviceSecret])
-        return (pair, secondAuth)
+        let pair = try await authenticatedFourInARowPair(server, a, b)
+        try await pair.first.playFourInARow(1, column: 0, in: pair.match)
+        await pair.second.close()
+        _ = try await pair.first.nextMessage(matching: "PRESENCE away") { if case .presence = $0 { true } else { false } }
+        #expect(try await pair.first.ask(.leaveMatch(pair.match)) == .success(.matchLeft(pair.match)))
+        try await self.notices(in: store, become: [pair.match])
+        return pair
     }
 
     @Test func anAwayPlayerWhoseGameEndedHearsOfItAfterTheServerStopsAndStartsAgain() async throws {
         let store = InMemoryGameStore()
         let before = try await RunningNativeServer.start { $0.store = store }
-        let (pair, _) = try await self.gameWonWhileAway(before, store: store, "away-end-a", "away-end-b")
+        let pair = try await self.gameWonWhileAway(before, store: store, "away-end-a", "away-end-b")
         try await before.stop()
-        #expect(await store.endNotices().map(\.playerID) == [pair.players[1]])
+        #expect(await store.endNotices().map(\.playerID) == [pair.auths[1].playerID])
 
         let after = try await RunningNativeServer.start { $0.store = store }
-        let (back, _) = try await after.login("away-end-b", secret: pair.secrets[1])
+        let (back, _) = try await after.login("away-end-b", secret: pair.auths[1].deviceSecret)
         let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
         guard case .matchEnded(pair.match, let reason) = ended else { throw TestClientError.unexpected("\(ended)") }
         #expect(reason.hasPrefix("finished("), "\(reason)")
@@ -867,9 +870,9 @@ func fourInARowPair(
     @Test func anAwayPlayerWhoResumesGetsItFromItsSessionAndTheStoredCopyGoesOnceRead() async throws {
         let store = InMemoryGameStore()
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (pair, away) = try await self.gameWonWhileAway(server, store: store, "resume-end-a", "resume-end-b")
+        let pair = try await self.gameWonWhileAway(server, store: store, "resume-end-a", "resume-end-b")
         let resumed = try await server.handshake()
-        try await resumed.send(.resume(sessionID: away.sessionID, resumeToken: away.resumeToken, lastReceived: 0))
+        try await resumed.send(.resume(sessionID: pair.auths[1].sessionID, resumeToken: pair.auths[1].resumeToken, lastReceived: 0))
         guard case .resumed = try await resumed.next() else { throw TestClientError.unexpected("no RESUMED") }
         let ended = try await resumed.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
         #expect(ended.isMatchEnded(pair.match))
@@ -880,7 +883,7 @@ func fourInARowPair(
 
         // Nothing is left to tell after a restart.
         let after = try await RunningNativeServer.start { $0.store = store }
-        let (back, _) = try await after.login("resume-end-b", secret: pair.secrets[1])
+        let (back, _) = try await after.login("resume-end-b", secret: pair.auths[1].deviceSecret)
         #expect(try await back.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
         try await after.stop()
     }
@@ -888,14 +891,14 @@ func fourInARowPair(
     @Test func anAwayPlayerWhoResumesButLosesTheConnectionBeforeReadingItGetsItOnItsNextSession() async throws {
         let store = InMemoryGameStore()
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (pair, away) = try await self.gameWonWhileAway(server, store: store, "lost-end-a", "lost-end-b")
+        let pair = try await self.gameWonWhileAway(server, store: store, "lost-end-a", "lost-end-b")
         let resumed = try await server.handshake()
-        try await resumed.send(.resume(sessionID: away.sessionID, resumeToken: away.resumeToken, lastReceived: 0))
+        try await resumed.send(.resume(sessionID: pair.auths[1].sessionID, resumeToken: pair.auths[1].resumeToken, lastReceived: 0))
         guard case .resumed = try await resumed.next() else { throw TestClientError.unexpected("no RESUMED") }
         // Gone again before acknowledging anything; the app then starts over with a new
         // sign-in, which ends that session and what waited in it.
         await resumed.close()
-        let (back, _) = try await server.login("lost-end-b", secret: pair.secrets[1])
+        let (back, _) = try await server.login("lost-end-b", secret: pair.auths[1].deviceSecret)
         let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
         #expect(ended.isMatchEnded(pair.match))
         try await self.notices(in: store, become: [])
@@ -905,9 +908,9 @@ func fourInARowPair(
     @Test func anAwayPlayerWhoSignsInAgainGetsItOnItsNewSession() async throws {
         let store = InMemoryGameStore()
         let server = try await RunningNativeServer.start { $0.store = store }
-        let (pair, _) = try await self.gameWonWhileAway(server, store: store, "again-end-a", "again-end-b")
+        let pair = try await self.gameWonWhileAway(server, store: store, "again-end-a", "again-end-b")
         // A new sign-in (the app restarted) replaces the away session and what waited in it.
-        let (back, _) = try await server.login("again-end-b", secret: pair.secrets[1])
+        let (back, _) = try await server.login("again-end-b", secret: pair.auths[1].deviceSecret)
         let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
         #expect(ended.isMatchEnded(pair.match))
         try await self.notices(in: store, become: [])

@@ -5,6 +5,9 @@ import MatchHostWire
 
 /// What the native world remembers about storing its matches. Loop-confined, like the world.
 struct StoredMatchesState {
+    /// A match's end as a player is to hear it: the match and MATCH_ENDED's reason.
+    typealias EndTold = (match: MatchID, reason: String)
+
     /// Each recorded match's players as storage has them, in seat order; an entry lives from
     /// the match's record until its end is written.
     var recordedPlayers: [MatchID: [PlayerID]] = [:]
@@ -17,7 +20,7 @@ struct StoredMatchesState {
     /// their player came back. Each is also kept in the store (``GameStore/endNotices()``),
     /// until the player is told, so that a second restart does not lose it. What a player who
     /// never comes back leaves stays until a restart drops it (``MatchEndNotice/retentionMilliseconds``).
-    var endedWhileAway: [PlayerID: [(match: MatchID, reason: String)]] = [:]
+    var endedWhileAway: [PlayerID: [EndTold]] = [:]
     /// MATCH_ENDEDs sent to the session of a player who was away, by session, with their
     /// sequence numbers: each is in the store too (an end notice), since a stop or a crash
     /// before the player reads it loses the session and what waits in it. When the session ends
@@ -217,13 +220,11 @@ extension NativeWorld {
     /// `player`, away, is to hear that match `id` ended (`reason`) when back: kept here and in
     /// the store, after any notice write of the player's before it.
     private func leaveEndNotice(for player: PlayerID, of id: MatchID, reason: String) {
-        self.keepInMemory(EndTold(match: id, reason: reason), for: player)
+        self.keepInMemory((id, reason), for: player)
         self.storeEndNotice(for: player, of: id, reason: reason)
     }
 
-    private typealias EndTold = (match: MatchID, reason: String)
-
-    private func keepInMemory(_ end: EndTold, for player: PlayerID) {
+    private func keepInMemory(_ end: StoredMatchesState.EndTold, for player: PlayerID) {
         if self.storedMatches.endedWhileAway[player]?.contains(where: { $0.match == end.match }) != true {
             self.storedMatches.endedWhileAway[player, default: []].append(end)
         }
