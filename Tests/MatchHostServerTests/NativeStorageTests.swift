@@ -837,8 +837,11 @@ func authenticatedFourInARowPair(
     }
 
     /// The second player of a Four in a Row pair goes away; the first leaves, so the away
-    /// player wins, and its MATCH_ENDED waits in its session.
-    private func gameWonWhileAway(_ server: RunningNativeServer, store: InMemoryGameStore, _ a: String, _ b: String) async throws -> (
+    /// player wins, and its MATCH_ENDED waits in its session. The store then holds the notices
+    /// of `stored` and this match's.
+    private func gameWonWhileAway(
+        _ server: RunningNativeServer, store: InMemoryGameStore, _ a: String, _ b: String, stored: [MatchID] = []
+    ) async throws -> (
         first: TestNativeConnection, second: TestNativeConnection, match: MatchIdentifier, auths: [NativeAuthenticated]
     ) {
         let pair = try await authenticatedFourInARowPair(server, a, b)
@@ -846,8 +849,37 @@ func authenticatedFourInARowPair(
         await pair.second.close()
         _ = try await pair.first.nextMessage(matching: "PRESENCE away") { if case .presence = $0 { true } else { false } }
         #expect(try await pair.first.ask(.leaveMatch(pair.match)) == .success(.matchLeft(pair.match)))
-        try await self.notices(in: store, become: [pair.match])
+        try await self.notices(in: store, become: stored + [pair.match])
         return pair
+    }
+
+    @Test func whatAPlayerWhoNeverCameBackLeftIsDroppedOnceOlderThanItsRetentionWhileTheServerRuns() async throws {
+        let store = InMemoryGameStore()
+        let clock = WallClock()
+        let before = try await RunningNativeServer.start {
+            $0.store = store
+            $0.wallClock = clock
+        }
+        let gone = try await self.gameWonWhileAway(before, store: store, "gone-end-a", "gone-end-b")
+        try await before.stop()
+        // Restarted, the server holds the notice in memory for when the player is back.
+        let server = try await RunningNativeServer.start {
+            $0.store = store
+            $0.wallClock = clock
+        }
+        let hour: Int64 = 3_600_000
+        // The next notice kept, more than the prune interval later, drops none younger than the retention.
+        clock.advance(by: .milliseconds(MatchEndNotice.retentionMilliseconds - 2 * hour))
+        let kept = try await self.gameWonWhileAway(server, store: store, "kept-end-a", "kept-end-b", stored: [gone.match])
+        // Older than the retention by an hour: the next one drops it, from the store and from memory.
+        clock.advance(by: .milliseconds(3 * hour))
+        _ = try await self.gameWonWhileAway(server, store: store, "later-end-a", "later-end-b", stored: [kept.match])
+        let (goneBack, _) = try await server.login("gone-end-b", secret: gone.auths[1].deviceSecret)
+        #expect(try await goneBack.drain().allSatisfy { !$0.isMatchEnded(gone.match) }, "dropped")
+        let (keptBack, _) = try await server.login("kept-end-b", secret: kept.auths[1].deviceSecret)
+        let ended = try await keptBack.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended.isMatchEnded(kept.match))
+        try await server.stop()
     }
 
     @Test func anAwayPlayerWhoseGameEndedHearsOfItAfterTheServerStopsAndStartsAgain() async throws {

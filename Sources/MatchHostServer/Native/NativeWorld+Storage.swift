@@ -5,8 +5,13 @@ import MatchHostWire
 
 /// What the native world remembers about storing its matches. Loop-confined, like the world.
 struct StoredMatchesState {
-    /// A match's end as a player is to hear it: the match and MATCH_ENDED's reason.
-    typealias EndTold = (match: MatchID, reason: String)
+    /// A match's end as a player is to hear it: the match, MATCH_ENDED's reason, and when the
+    /// player was first to hear it (for how long it is kept).
+    typealias EndTold = (match: MatchID, reason: String, endedAt: UnixMillis)
+    /// How often a running server drops what players who never came back left (end notices
+    /// older than ``MatchEndNotice/retentionMilliseconds``), in memory and in the store: at
+    /// most this often, when a new notice is kept.
+    static let endNoticePruneIntervalMilliseconds: Int64 = 3600 * 1000
 
     /// Each recorded match's players as storage has them, in seat order; an entry lives from
     /// the match's record until its end is written.
@@ -19,14 +24,18 @@ struct StoredMatchesState {
     /// over (ended just before the server stopped), and restored games that ended before
     /// their player came back. Each is also kept in the store (``GameStore/endNotices()``),
     /// until the player is told, so that a second restart does not lose it. What a player who
-    /// never comes back leaves stays until a restart drops it (``MatchEndNotice/retentionMilliseconds``).
+    /// never comes back leaves is dropped once older than ``MatchEndNotice/retentionMilliseconds``
+    /// (at start, and then at most every ``endNoticePruneIntervalMilliseconds``), so that
+    /// players who are gone for good do not make it grow without end.
     var endedWhileAway: [PlayerID: [EndTold]] = [:]
+    /// When `endedWhileAway` and the store's notices were last pruned.
+    var endNoticesPrunedAt = UnixMillis(milliseconds: 0)
     /// MATCH_ENDEDs sent to the session of a player who was away, by session, with their
     /// sequence numbers: each is in the store too (an end notice), since a stop or a crash
     /// before the player reads it loses the session and what waits in it. When the session ends
     /// or is replaced, the ones the client acknowledged are dropped from the store, the others
     /// go to `endedWhileAway`, for the player's next session.
-    var endsInAwaySessions: [ObjectIdentifier: [(match: MatchID, reason: String, sequence: UInt64)]] = [:]
+    var endsInAwaySessions: [ObjectIdentifier: [(end: EndTold, sequence: UInt64)]] = [:]
     /// Restored turn-based matches holding a seat for the player, by player.
     var waitingSeats: [PlayerID: [MatchID]] = [:]
     /// The players an ended restored match still held a seat for (they never came back), until
@@ -112,8 +121,10 @@ extension NativeWorld {
         self.bans = startup.bans
         self.authenticator.startTokenGenerations(startup.tokenGenerations)
         self.linkCodes.restore(startup.linkCodes, now: self.storage.now())
+        // WorldStartup.load has just dropped the old ones.
+        self.storedMatches.endNoticesPrunedAt = self.storage.now()
         for notice in startup.endNotices {
-            self.storedMatches.endedWhileAway[notice.playerID, default: []].append((notice.matchID, notice.reason))
+            self.storedMatches.endedWhileAway[notice.playerID, default: []].append((notice.matchID, notice.reason, notice.endedAt))
         }
         for game in startup.turnGames {
             self.restore(game)
@@ -207,7 +218,7 @@ extension NativeWorld {
             self.resumeSeat(seat, link: SessionSeatLink(session: session, welcomed: true), in: match)
         }
         if let ended = self.storedMatches.endedWhileAway.removeValue(forKey: player) {
-            for (matchID, reason) in ended {
+            for (matchID, reason, _) in ended {
                 session.sendReliable(NativeServerMessage.matchEnded(matchID: matchID, reason: reason).encoded(allocator: self.allocator))
             }
             let told = ended.map(\.match)
@@ -220,8 +231,9 @@ extension NativeWorld {
     /// `player`, away, is to hear that match `id` ended (`reason`) when back: kept here and in
     /// the store, after any notice write of the player's before it.
     private func leaveEndNotice(for player: PlayerID, of id: MatchID, reason: String) {
-        self.keepInMemory((id, reason), for: player)
-        self.storeEndNotice(for: player, of: id, reason: reason)
+        let end = (match: id, reason: reason, endedAt: self.storage.now())
+        self.keepInMemory(end, for: player)
+        self.storeEndNotice(for: player, end)
     }
 
     private func keepInMemory(_ end: StoredMatchesState.EndTold, for player: PlayerID) {
@@ -236,8 +248,9 @@ extension NativeWorld {
     private func keepEnd(of id: MatchID, reason: String, sentTo session: Session) {
         guard session.isTakingMessages else { return self.leaveEndNotice(for: session.playerID, of: id, reason: reason) }
         guard !session.isConnected else { return }
-        self.storedMatches.endsInAwaySessions[ObjectIdentifier(session), default: []].append((id, reason, session.outbox.lastSent))
-        self.storeEndNotice(for: session.playerID, of: id, reason: reason)
+        let end = (match: id, reason: reason, endedAt: self.storage.now())
+        self.storedMatches.endsInAwaySessions[ObjectIdentifier(session), default: []].append((end, session.outbox.lastSent))
+        self.storeEndNotice(for: session.playerID, end)
     }
 
     /// `session` has ended or been replaced, and with it what its client had not acknowledged:
@@ -248,21 +261,46 @@ extension NativeWorld {
         let player = session.playerID
         // The outbox has forgotten its messages by now, not what the client acknowledged.
         let acknowledged = ends.filter { $0.sequence <= session.outbox.lastAcknowledged }
-        for end in ends where end.sequence > session.outbox.lastAcknowledged {
-            self.keepInMemory((end.match, end.reason), for: player)
+        for unread in ends where unread.sequence > session.outbox.lastAcknowledged {
+            self.keepInMemory(unread.end, for: player)
         }
         guard !acknowledged.isEmpty else { return }
-        let told = acknowledged.map(\.match)
+        let told = acknowledged.map(\.end.match)
         self.storage.write(
             in: .player(player), { store in try await store.deleteEndNotices(playerID: player, matchIDs: told) },
             then: self.storage.logFailure("notices of ended matches not dropped"))
     }
 
-    private func storeEndNotice(for player: PlayerID, of id: MatchID, reason: String) {
-        let notice = MatchEndNotice(playerID: player, matchID: id, reason: reason, endedAt: self.storage.now())
+    private func storeEndNotice(for player: PlayerID, _ end: StoredMatchesState.EndTold) {
+        let notice = MatchEndNotice(playerID: player, matchID: end.match, reason: end.reason, endedAt: end.endedAt)
         self.storage.write(
             in: .player(player), { store in try await store.recordEndNotices([notice]) },
-            then: self.storage.logFailure("notice of an ended match not kept", match: id))
+            then: self.storage.logFailure("notice of an ended match not kept", match: end.match))
+        self.pruneEndNoticesIfDue(now: end.endedAt)
+    }
+
+    /// Drops what players who never came back left, once older than
+    /// ``MatchEndNotice/retentionMilliseconds``, from memory and from the store, if the last
+    /// time was ``StoredMatchesState/endNoticePruneIntervalMilliseconds`` ago. Notices kept in
+    /// away sessions are not looked at: they last no longer than their session.
+    private func pruneEndNoticesIfDue(now: UnixMillis) {
+        guard now.milliseconds - self.storedMatches.endNoticesPrunedAt.milliseconds >= StoredMatchesState.endNoticePruneIntervalMilliseconds
+        else { return }
+        self.storedMatches.endNoticesPrunedAt = now
+        let cutoff = UnixMillis(milliseconds: now.milliseconds - MatchEndNotice.retentionMilliseconds)
+        var dropped = 0
+        for (player, ends) in self.storedMatches.endedWhileAway {
+            let kept = ends.filter { $0.endedAt >= cutoff }
+            guard kept.count < ends.count else { continue }
+            dropped += ends.count - kept.count
+            self.storedMatches.endedWhileAway[player] = kept.isEmpty ? nil : kept
+        }
+        if dropped > 0 {
+            self.storage.logger.info("notices of ended matches dropped unread", metadata: ["count": "\(dropped)", "older than days": "\(MatchEndNotice.retentionMilliseconds / 86_400_000)"])
+        }
+        self.storage.write(
+            { store in try await store.deleteEndNotices(endedBefore: cutoff) },
+            then: self.storage.logFailure("old notices of ended matches not dropped"))
     }
 
     /// `link`'s session takes `seat` of `match` (a seat reserved for its player, away, or held
