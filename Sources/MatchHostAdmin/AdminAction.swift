@@ -48,6 +48,8 @@ public enum AdminAction {
             return try Self.failure(.notFound, "player \(playerID) has no device \(deviceID)")
         case GameStoreError.lastDevice, GameStoreError.tooManyDevices:
             return try Self.failure(.conflict, "\(error)")
+        case let error as NativeError where error.code == .badArgument:
+            return try Self.failure(.badRequest, error.message)
         case let error as NativeError where error.code == .linkRefused:
             // A link code asked for as an unlink of the player was being written.
             return try Self.failure(.conflict, error.message)

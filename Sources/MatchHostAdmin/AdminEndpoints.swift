@@ -98,6 +98,7 @@ public enum AdminEndpoints {
         }
         PlayerBanEndpoints.add(to: router, status: status, adminKey: adminKey)
         PlayerDeviceEndpoints.add(to: router, status: status, adminKey: adminKey)
+        PlayerAliasEndpoints.add(to: router, status: status, adminKey: adminKey)
         return router
     }
 

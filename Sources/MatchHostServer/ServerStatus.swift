@@ -121,6 +121,13 @@ extension ServerStatus {
         try await self.serving().recoverAccount(of: playerID)
     }
 
+    /// The operator's rename of a player (``NativeListener/setAlias(_:of:)``).
+    /// - Throws: ``ServerNotServing`` while the server starts or stops, or what
+    ///   ``NativeListener/setAlias(_:of:)`` throws.
+    public func setAlias(_ alias: String?, of playerID: PlayerID) async throws -> String {
+        try await self.serving().setAlias(alias, of: playerID)
+    }
+
     private func serving() throws -> NativeListener {
         guard let native = self.listeners.withLockedValue({ $0?.native }) else { throw ServerNotServing() }
         return native

@@ -9,7 +9,7 @@ import NIOHTTP1
 import NIOPosix
 
 /// Where the running server's admin endpoints are, and the key their actions need: what
-/// `ban`, `unban`, `recover`, `link-code` and `unlink-device` share.
+/// `ban`, `unban`, `recover`, `link-code`, `unlink-device` and `rename` share.
 struct AdminActionOptions: ParsableArguments {
     @Option(help: "The server's data directory: its admin.key authorizes the action, its database names the player.")
     var data = "data"

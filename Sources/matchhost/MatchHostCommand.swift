@@ -9,7 +9,7 @@ struct MatchHostCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, BenchCommand.self, PlayCommand.self, BotCommand.self, LobbyCommand.self, LeaderboardCommand.self,
             PlayerCommand.self, BanCommand.self, UnbanCommand.self, BansCommand.self, LinkCodeCommand.self, UnlinkDeviceCommand.self,
-            RecoverCommand.self, BackupCommand.self, RestoreCommand.self,
+            RecoverCommand.self, RenameCommand.self, BackupCommand.self, RestoreCommand.self,
         ],
         defaultSubcommand: ServeCommand.self)
 }

@@ -27,6 +27,24 @@ extension NativeWorld {
     /// The most matches or leaderboard entries one answer holds.
     static let maximumStoredListLength = 100
 
+    /// The operator's rename: `alias` becomes `playerID`'s alias, or with nil its first one
+    /// back (the start of its id, ``NativeAuthenticator/defaultAlias(of:)``), for an alias that
+    /// should not be shown. A given alias must pass the rules SET_ALIAS applies (else
+    /// ``NativeError`` `BAD_ARGUMENT` with the reason); it is written in the player's queue, after any
+    /// SET_ALIAS of the player's before it, and `completion` gets it once committed.
+    func renameByOperator(_ playerID: PlayerID, to alias: String?, completion: @escaping (Result<String, any Error>) -> Void) {
+        if let alias, let refusal = self.options.aliasRules.refusal(of: alias) {
+            return completion(.failure(NativeError(.badArgument, refusal)))
+        }
+        let alias = alias ?? NativeAuthenticator.defaultAlias(of: playerID)
+        self.storage.write(in: .player(playerID), { store in try await store.setAlias(playerID: playerID, alias: alias) }) { result in
+            if case .success = result {
+                self.storage.logger.notice("player renamed by the operator", metadata: ["player": "\(playerID)", "alias": "\(alias)"])
+            }
+            completion(result.map { alias })
+        }
+    }
+
     /// Answers a request about what is stored. The store is asked off the loop; the RESPONSE
     /// or REQUEST_ERROR goes out when it answers, so it may come after the answers to requests
     /// sent later (match them by request id). A player's value requests run in the order they

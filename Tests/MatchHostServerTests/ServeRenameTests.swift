@@ -1,0 +1,101 @@
+import Foundation
+import MatchHostAdmin
+import MatchHostProcessTesting
+import MatchHostWire
+import NIOCore
+import NIOPosix
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `matchhost rename` against a running `matchhost serve`, and the admin endpoint it calls, as
+/// an operator uses them on an alias that must not be shown.
+@Suite struct ServeRenameTests {
+    @Test func theOperatorReplacesAPlayersAliasUnderTheServersRulesAndCanGiveItsFirstOneBack() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-rename-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data, arguments: ["--max-alias-length", "12"])
+        defer { server.stopBlocking(with: SIGKILL) }
+        let admin = try #require(server.adminPort)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (player, issued) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "rude-device")
+        let (other, _) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "other-device")
+        #expect(try await player.ask(.setAlias("Rude Name")) == .success(.done))
+        func shownAlias() async throws -> String {
+            guard case .success(.profile(let profile)) = try await other.ask(.getProfile(playerID: issued.playerID)) else {
+                throw TestClientError.unexpected("no profile")
+            }
+            return profile.alias
+        }
+        #expect(try await shownAlias() == "Rude Name")
+        func rename(_ arguments: [String]) async throws -> FinishedProcess {
+            try await runMatchHostToExit(["rename"] + arguments + ["--data", data.path, "--admin-port", "\(admin)"])
+        }
+
+        // By the start of its id, as `matchhost player` takes it; stored before the command returns.
+        let renamed = try await rename([String(issued.playerID.prefix(10)), "Player 7"])
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        #expect(renamed.stdout == "renamed \(issued.playerID): Player 7\n")
+        #expect(try await shownAlias() == "Player 7")
+        #expect(try await runMatchHostToExit(["player", issued.playerID, "--data", data.path]).stdout.contains("Player 7"))
+
+        // The rules SET_ALIAS applies, with this server's --max-alias-length; nothing changes.
+        let tooLong = try await rename([issued.playerID, "Thirteen Char"])
+        #expect(tooLong.status == 1)
+        #expect(tooLong.stderr.hasPrefix("matchhost: the server refused: "), "\(tooLong.stderr)")
+        #expect(tooLong.stderr.contains("12"), "\(tooLong.stderr)")
+        let blank = try await rename([issued.playerID, " Padded"])
+        #expect(blank.status == 1, "\(blank.stderr)")
+        let invisible = try await rename([issued.playerID, "Ann\u{200B}e"])
+        #expect(invisible.status == 1, "\(invisible.stderr)")
+        #expect(try await shownAlias() == "Player 7")
+
+        // --reset: the first alias, the start of its id, whatever the length limit.
+        let reset = try await rename([issued.playerID, "--reset"])
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(reset.stdout == "renamed \(issued.playerID): \(issued.playerID.prefix(8))\n")
+        #expect(try await shownAlias() == String(issued.playerID.prefix(8)))
+        #expect(try await rename([issued.playerID]).status == 64)
+        #expect(try await rename([issued.playerID, "Both", "--reset"]).status == 64)
+
+        // The player plays on, and may choose again.
+        #expect(try await player.ask(.setAlias("Nice Name")) == .success(.done))
+        #expect(try await shownAlias() == "Nice Name")
+
+        // Over HTTP: the key is needed, the body checked, the player looked for.
+        let key = try String(contentsOfFile: data.appendingPathComponent("admin.key").path, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let path = "/api/players/\(issued.playerID)/alias"
+        let authorized = ["Authorization: Bearer \(key)"]
+        #expect(try await httpRequest("PUT", path, port: admin, group: group, body: "{\"alias\":\"Hacked\"}").status == 401)
+        #expect(try await httpRequest("DELETE", path, port: admin, group: group).status == 401)
+        #expect(try await httpRequest("PUT", path, port: admin, group: group, headers: authorized, body: "{\"name\":\"x\"}").status == 400)
+        #expect(try await httpRequest("PUT", path, port: admin, group: group, headers: authorized, body: "{\"alias\":\"\"}").status == 400)
+        let nobody = try await httpRequest(
+            "PUT", "/api/players/nobody/alias", port: admin, group: group, headers: authorized, body: "{\"alias\":\"Someone\"}")
+        #expect(nobody.status == 404)
+        #expect(try await shownAlias() == "Nice Name")
+        let put = try await httpRequest("PUT", path, port: admin, group: group, headers: authorized, body: "{\"alias\":\"Ann 🐈\"}")
+        #expect(put.status == 200)
+        let answer = try JSONDecoder().decode(PlayerAliasEndpoints.AliasState.self, from: Data(put.body.utf8))
+        #expect(answer == PlayerAliasEndpoints.AliasState(player: issued.playerID, alias: "Ann 🐈"))
+        #expect(try await shownAlias() == "Ann 🐈")
+
+        let unknown = try await rename(["nobody-at-all", "Someone"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no player with id"))
+        // A Cat Race tutorial client sends its alias each time it connects: renaming it would not last.
+        let racer = try await TestCatRaceClient.connect(port: server.catRacePort, group: group, id: "G:Griefer")
+        #expect(try await racer.next() == .notInMatch)
+        let tutorial = try await rename(["G:Griefer", "Someone"])
+        #expect(tutorial.status == 1)
+        #expect(
+            tutorial.stderr
+                == "matchhost: G:Griefer is a Cat Race tutorial playerId: that port has no authentication, so its client sends its own alias each time it connects\n"
+        )
+        await racer.close()
+        try await group.shutdownGracefully()
+    }
+}
