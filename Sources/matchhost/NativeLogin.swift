@@ -1,14 +1,16 @@
+import ArgumentParser
 import Logging
 import MatchHostClient
 import MatchHostWire
 
 /// Connects to the native port as the device stored in `deviceFile` (a new device, its id and
 /// secret chosen and stored there before the first contact, when the file does not exist yet);
-/// with no file path, as a new throwaway device.
+/// with no file path, as a new throwaway device. With an `alias`, the player takes it
+/// (SET_ALIAS) before this returns.
 /// - Returns: the connected client and its authentication.
 /// - Throws: ``PlayError`` with what to do about it.
 func nativeLogin(
-    host: String, port: Int, tls: MatchHostClient.TLS? = nil, deviceFile path: String?, logger: Logger
+    host: String, port: Int, tls: MatchHostClient.TLS? = nil, deviceFile path: String?, alias: String? = nil, logger: Logger
 ) async throws -> (MatchHostClient, NativeAuthenticated) {
     let server = "\(host):\(port)"
     let file = path.map(DeviceFile.init(path:))
@@ -42,8 +44,31 @@ func nativeLogin(
         await client.close()
         throw PlayError("cannot connect to \(server): \(error)")
     }
+    if let alias {
+        do {
+            try await client.setAlias(alias)
+        } catch {
+            await client.close()
+            throw PlayError("the server refused the alias \"\(alias)\": \(error)")
+        }
+    }
     return (client, authenticated)
 }
 
 /// A logger that writes nothing: a terminal game's screen must not be written over.
 let silentLogger = Logger(label: "matchhost.cli", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// `--alias` of the native `play` commands: the name the player takes before it plays.
+struct PlayerAliasOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The name other players see for you (SET_ALIAS), kept by the server for your player; the server's rules apply (at most 32 characters by default).",
+            valueName: "name"))
+    var alias: String?
+
+    func validate() throws {
+        if let alias = self.alias {
+            guard !alias.isEmpty, alias.utf8.count <= 255 else { throw ValidationError("--alias must be 1-255 bytes") }
+        }
+    }
+}

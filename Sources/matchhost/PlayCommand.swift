@@ -50,7 +50,10 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
     @Option(help: "Cat Race port only: your player id (default: a random one).")
     var id: String?
 
-    @Option(help: "Cat Race port only: your name on the track (default: your id).")
+    @Option(
+        help: ArgumentHelp(
+            "Your name on the track (default: your id). With --native the server keeps it for your player (SET_ALIAS; its rules apply).",
+            valueName: "name"))
     var alias: String?
 
     @Option(
@@ -68,9 +71,11 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
 
     func validate() throws {
         if self.server.native {
-            guard self.id == nil, self.alias == nil, self.opponentIDs.isEmpty else {
-                throw ValidationError(
-                    "--id, --alias and --opponents are for the Cat Race port; natively the server issues your player id")
+            guard self.id == nil, self.opponentIDs.isEmpty else {
+                throw ValidationError("--id and --opponents are for the Cat Race port; natively the server issues your player id")
+            }
+            if let alias = self.alias {
+                guard !alias.isEmpty, alias.utf8.count <= 255 else { throw ValidationError("--alias must be 1-255 bytes") }
             }
             if let racers = self.racers {
                 guard self.server.matchID == nil else { throw ValidationError("--racers is for a match you create, not with --match") }
@@ -120,7 +125,7 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
         // Nothing may write to the terminal while it shows the race; errors are thrown.
         let (client, _) = try await nativeLogin(
             host: self.server.host, port: self.serverPort, tls: self.server.tls.clientTLS,
-            deviceFile: self.deviceFile ?? DeviceFile.defaultPath, logger: silentLogger)
+            deviceFile: self.deviceFile ?? DeviceFile.defaultPath, alias: self.alias, logger: silentLogger)
 
         let race: CatRaceNativeClient
         do {
@@ -148,7 +153,7 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
             benchPrint("  matchhost bot catrace --native\(portFlag) --match \(race.matchID) --racers 1")
         }
         let session = PlaySession(
-            playerID: race.playerID, alias: String(race.playerID.prefix(8)), server: server,
+            playerID: race.playerID, alias: self.alias ?? String(race.playerID.prefix(8)), server: server,
             mode: .native(matchID: race.matchID, capacity: race.capacity))
         return (race, session)
     }

@@ -61,6 +61,8 @@ struct PlayDisksCommand: AsyncParsableCommand {
         help: "The file holding your device id and secret (default: ~/.matchhost/device).")
     var deviceFile: String?
 
+    @OptionGroup var alias: PlayerAliasOption
+
     func validate() throws {
         if let players = self.players {
             guard self.server.matchID == nil else { throw ValidationError("--players is for a match you create, not with --match") }
@@ -90,7 +92,7 @@ struct PlayDisksCommand: AsyncParsableCommand {
         // Nothing may write to the terminal while it shows the game; errors are thrown.
         let (client, _) = try await nativeLogin(
             host: self.server.host, port: self.server.port, tls: self.server.tls.clientTLS, deviceFile: self.deviceFile ?? DeviceFile.defaultPath,
-            logger: silentLogger)
+            alias: self.alias.alias, logger: silentLogger)
         let disks: DisksClient
         do {
             if let matchID = self.server.matchID {
@@ -124,12 +126,14 @@ struct PlayDisksCommand: AsyncParsableCommand {
 /// after a signal.
 func playDisksInTerminal(_ disks: DisksClient, session: PlayDisksSession) async throws {
     var session = session
+    let aliases = TerminalAliasRequests()
     let exitSignal = try await runInTerminal(
         startFeeds: { yield in
             [
                 terminalFeed(
                     { try await disks.nextEvent(timeout: nil) }, endReason: "the connection is closed",
-                    event: PlayDisksEvent.server, ended: PlayDisksEvent.disconnected, into: yield)
+                    event: PlayDisksEvent.server, ended: PlayDisksEvent.disconnected, into: yield),
+                aliases.feed(from: disks.client, as: PlayDisksEvent.alias, into: yield),
             ]
         },
         draw: { terminal in
@@ -147,13 +151,19 @@ func playDisksInTerminal(_ disks: DisksClient, session: PlayDisksSession) async 
                 }
             case .game(.server(let event)):
                 session.received(event)
+                aliases.ask(session.aliasesToAsk())
+            case .game(.alias(let alias, let playerID)):
+                session.aliasKnown(alias, of: playerID)
             case .game(.disconnected(let reason)):
                 session.disconnected(reason)
             case .resize:
                 break
             }
         },
-        close: { await disks.close() })
+        close: {
+            aliases.finish()
+            await disks.close()
+        })
     if let summary = session.summary {
         print(summary)
     }
@@ -166,4 +176,6 @@ func playDisksInTerminal(_ disks: DisksClient, session: PlayDisksSession) async 
 enum PlayDisksEvent: Sendable {
     case server(DisksEvent)
     case disconnected(String)
+    /// The server told a player's alias.
+    case alias(String, of: String)
 }

@@ -17,6 +17,8 @@ struct PlayDisksSession {
     private var notice: String?
     /// The latest hits, newest last, as "who hit which disk".
     private var recentHits: [String] = []
+    /// The players whose aliases were asked for.
+    private var aliasesAsked: Set<String> = []
 
     init(playerID: String, server: String, matchID: MatchIdentifier, capacity: Int, portFlag: String) {
         self.playerID = playerID
@@ -46,6 +48,18 @@ struct PlayDisksSession {
         return DisksTap(x: point.x, y: point.y)
     }
 
+    /// The players whose aliases to ask the server for now: those seated, each once.
+    mutating func aliasesToAsk() -> [String] {
+        let wanted = self.view.players.map(\.playerID).filter { !$0.isEmpty && !self.aliasesAsked.contains($0) }
+        self.aliasesAsked.formUnion(wanted)
+        return wanted
+    }
+
+    /// The server told `playerID`'s alias: the screen shows it from now on.
+    mutating func aliasKnown(_ alias: String, of playerID: String) {
+        self.view.setAlias(alias, of: playerID)
+    }
+
     /// Folds a server event in.
     mutating func received(_ event: DisksEvent) {
         self.view.apply(event)
@@ -67,7 +81,9 @@ struct PlayDisksSession {
         case .message:
             break
         case .presence(let playerID, let change, let reason):
-            let name = playerID == self.playerID ? "You" : String(playerID.prefix(8))
+            let name =
+                playerID == self.playerID
+                ? "You" : self.view.players.first { $0.playerID == playerID }?.displayName ?? String(playerID.prefix(8))
             switch change {
             case .joined: self.notice = "\(name) joined."
             case .disconnected: self.notice = "\(name) lost its connection; its seat waits for it."
@@ -156,7 +172,7 @@ struct PlayDisksSession {
         func text(_ line: String, _ style: ScreenCell.Style = .plain) {
             lines.append(line.prefix(columns).map { ScreenCell(character: $0, style: style) })
         }
-        text("MatchHost Disks - \(self.playerID.prefix(8)) in match \(self.matchID) on \(self.server)", .bold)
+        text("MatchHost Disks - \(self.view.aliases[self.playerID] ?? String(self.playerID.prefix(8))) in match \(self.matchID) on \(self.server)", .bold)
         text(self.status)
         text(self.notice ?? "")
         if self.view.phase == .waiting || self.view.phase == .joining, self.disconnectReason == nil, self.matchEndedReason == nil {

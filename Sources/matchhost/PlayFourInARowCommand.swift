@@ -36,6 +36,8 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
     @Flag(help: "Play as a new throwaway player instead of the stored device.")
     var guest = false
 
+    @OptionGroup var alias: PlayerAliasOption
+
     func validate() throws {
         if let deviceFile = self.deviceFile {
             guard !deviceFile.isEmpty else { throw ValidationError("--device-file must not be empty") }
@@ -63,7 +65,7 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
         // Nothing may write to the terminal while it shows the game; errors are thrown.
         let (client, _) = try await nativeLogin(
             host: self.server.host, port: self.server.port, tls: self.server.tls.clientTLS,
-            deviceFile: self.guest ? nil : (self.deviceFile ?? DeviceFile.defaultPath), logger: silentLogger)
+            deviceFile: self.guest ? nil : (self.deviceFile ?? DeviceFile.defaultPath), alias: self.alias.alias, logger: silentLogger)
         let game: FourInARowClient
         var resumed = false
         do {

@@ -22,6 +22,10 @@ struct FourInARowPlaySession {
     private var closedReason: String?
     /// MATCH_ENDED's reason.
     private var matchEndedReason: String?
+    /// The players' aliases, as the server told them (GET_PROFILE).
+    private var aliases: [String: String] = [:]
+    /// The players whose aliases were asked for.
+    private var aliasesAsked: Set<String> = []
 
     init(playerID: String, server: String, matchID: MatchIdentifier, inviteCode: String?, joinCommands: [String]) {
         self.playerID = playerID
@@ -50,6 +54,23 @@ struct FourInARowPlaySession {
         self.sentColumn = column
         self.notice = nil
         return column
+    }
+
+    /// The players whose aliases to ask the server for now: those seated, each once.
+    mutating func aliasesToAsk() -> [String] {
+        let wanted = self.view.players.map(\.playerID).filter { !self.aliasesAsked.contains($0) }
+        self.aliasesAsked.formUnion(wanted)
+        return wanted
+    }
+
+    /// The server told `playerID`'s alias.
+    mutating func aliasKnown(_ alias: String, of playerID: String) {
+        self.aliases[playerID] = alias
+    }
+
+    /// A player as shown: its alias once known, the start of its id until then.
+    private func name(of playerID: String) -> String {
+        self.aliases[playerID] ?? String(playerID.prefix(8))
     }
 
     /// A MOVE could not be sent.
@@ -82,7 +103,7 @@ struct FourInARowPlaySession {
             }
         case .presence(let playerID, let change, let reason):
             guard playerID != self.playerID else { return }
-            let name = String(playerID.prefix(8))
+            let name = self.name(of: playerID)
             switch change {
             case .joined:
                 self.notice = "\(name) joined."
@@ -134,7 +155,7 @@ struct FourInARowPlaySession {
     private func name(ofSeat seat: UInt8) -> String {
         let symbol = FourInARowView.symbol(ofSeat: seat)
         guard let id = self.view.playerID(seat: seat) else { return "\(symbol) (nobody yet)" }
-        return "\(symbol) \(id.prefix(8))"
+        return "\(symbol) \(self.name(of: id))"
     }
 
     /// The status line at `now`.

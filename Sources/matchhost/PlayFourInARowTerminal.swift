@@ -14,6 +14,8 @@ enum FourInARowPlayEvent: Sendable {
     case closed(String)
     /// Time passed: the turn clock on screen counts down.
     case tick
+    /// The server told a player's alias.
+    case alias(String, of: String)
 }
 
 /// How often the screen is redrawn while nothing else happens, for the turn countdown.
@@ -24,9 +26,11 @@ private let countdownInterval = Duration.milliseconds(250)
 /// each; exits with 128 + the signal after a signal.
 func playFourInARowInTerminal(_ game: FourInARowClient, session: FourInARowPlaySession) async throws {
     var session = session
+    let aliases = TerminalAliasRequests()
     let exitSignal = try await runInTerminal(
         startFeeds: { yield in
             [
+                aliases.feed(from: game.client, as: FourInARowPlayEvent.alias, into: yield),
                 terminalFeed(
                     { try await game.nextEvent(timeout: nil) }, endReason: "the client closed",
                     event: FourInARowPlayEvent.server, ended: FourInARowPlayEvent.closed, into: yield),
@@ -55,6 +59,9 @@ func playFourInARowInTerminal(_ game: FourInARowClient, session: FourInARowPlayS
                 }
             case .game(.server(let event)):
                 session.received(event, at: .now)
+                aliases.ask(session.aliasesToAsk())
+            case .game(.alias(let alias, let playerID)):
+                session.aliasKnown(alias, of: playerID)
             case .game(.connection(let state)):
                 session.connectionChanged(state)
             case .game(.closed(let reason)):
@@ -63,7 +70,10 @@ func playFourInARowInTerminal(_ game: FourInARowClient, session: FourInARowPlayS
                 break
             }
         },
-        close: { await game.close() })
+        close: {
+            aliases.finish()
+            await game.close()
+        })
     if let summary = session.summary {
         print(summary)
     }

@@ -231,4 +231,19 @@ import Testing
             ])
         #expect(view.iWon)
     }
+
+    @Test func aliasesShowForSeatsFilledBeforeAndAfterTheyAreKnown() {
+        var view = DisksView(myPlayerID: Self.ann)
+        view.apply(Self.state(.waiting, scores: [0]))
+        // Known after its player is seated.
+        view.setAlias("Ann 🐈", of: Self.ann)
+        // Known before (the app asked early), and one of a player never seated.
+        view.setAlias("Bo", of: Self.bo)
+        view.setAlias("Nobody", of: "c0ffee")
+        #expect(view.players.map(\.displayName) == ["Ann 🐈"])
+        view.apply(.presence(playerID: Self.bo, change: .joined, reason: .none))
+        view.apply(Self.state(.playing, scores: [3, 12]))
+        #expect(view.players.map(\.displayName) == ["Ann 🐈", "Bo"])
+        #expect(view.scoreLines() == ["> Ann 🐈 (you)  3", "  Bo          12"])
+    }
 }

@@ -38,19 +38,23 @@ struct PlayCatRaceTerminalTests {
         let device = data.appendingPathComponent("device").path
         var player = ""
         try await TerminalSessions.using { terminals in
-            try await terminals.start("racer", matchhost: ["play", "catrace", "--native", "--device-file", device] + address)
+            // Named (SET_ALIAS), so every racer's screen shows that name, the bot's too.
+            try await terminals.start(
+                "racer", matchhost: ["play", "catrace", "--native", "--device-file", device, "--alias", "Tabby"] + address)
             let waiting = try await terminals.waitForScreen("racer", containing: "Waiting for racers: 1 of 2 here.")
             let matchID = try #require(screenWord(after: " in match ", in: waiting).flatMap { UInt64($0) })
             #expect(waiting.contains("Others join with --native --match \(matchID)."))
-            // "MatchHost Cat Race - 546b74b6 (546b74b627cf264dac278d2e3d7f098f) in match 1 …"
+            // "MatchHost Cat Race - Tabby (546b74b627cf264dac278d2e3d7f098f) in match 1 …"
             let short = try #require(screenWord(after: "MatchHost Cat Race - ", in: waiting))
             player = try #require(screenWord(after: "\(short) (", in: waiting)?.dropLast().description)
-            #expect(player.hasPrefix(short))
+            #expect(short == "Tabby")
+            #expect(player.count == 32)
 
             let botRun = Self.slowBot(["--native", "--match", "\(matchID)", "--racers", "1"] + address)
             try await Self.winAndQuit(in: terminals, lane: "> \(short) (you) ", against: botRun, winner: "winner seat 1 \(short) (\(player))")
         }
-        _ = try await Self.storedAfterStopping(server, player: player, data: data)
+        let stored = try await Self.storedAfterStopping(server, player: player, data: data)
+        #expect(stored.contains("alias      Tabby"), "\(stored)")
     }
 
     /// A bot that taps once a second: 42 s to the line, against the racer's 42 taps. Read

@@ -21,8 +21,10 @@ struct PlayDisksTerminalTests {
         let address = ["--host", "127.0.0.1", "--port", "\(first.nativePort)"]
         try await TerminalSessions.using { terminals in
             let device = data.appendingPathComponent("device").path
-            try await terminals.start("player", matchhost: ["play", "disks", "--device-file", device] + address)
+            // Under the name it took (the screen shows what the server then answers for it).
+            try await terminals.start("player", matchhost: ["play", "disks", "--device-file", device, "--alias", "Dot Hunter"] + address)
             try await terminals.waitForScreen("player", containing: "Waiting for players: 1 of 2 here.")
+            try await terminals.waitForScreen("player", containing: "MatchHost Disks - Dot Hunter in match ")
             await first.stop(with: SIGTERM)
             let second = try await ServeProcess.start(data: data, nativePort: first.nativePort)
             let back = try await terminals.waitForScreen("player", containing: "The match has ended")

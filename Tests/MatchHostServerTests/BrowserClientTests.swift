@@ -231,6 +231,7 @@ final class DevToolsPage: Sendable {
         let web = try #require(server.webPort)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let (red, _) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "red-on-tcp")
+        #expect(try await red.ask(.setAlias("Red Rocket")) == .success(.done))
         let created = try #require(
             try await red.response(to: try await red.request(.createMatch(mode: "fourinarow", maxPlayers: 2, label: "", isPrivate: true))).joined)
 
@@ -290,6 +291,26 @@ final class DevToolsPage: Sendable {
         #expect(try await page.waitFor(DevToolsPage.standings, toBe: standings) == standings)
         let record = "You: played 1, won 0, lost 1, drawn 0 · rating 1484 · rank 2"
         #expect(try await page.waitFor("document.getElementById('record').textContent", toBe: record) == record)
+
+        // The players by their aliases (asked of the server); the page's player names itself.
+        let yellow = try #require(browserPlayer)
+        let names = "JSON.stringify([document.getElementById('player').textContent, document.getElementById('players').textContent])"
+        let before = #"["you are \#(yellow.prefix(8))","red: Red Rocket · yellow: \#(yellow.prefix(8)) (you)"]"#
+        #expect(try await page.waitFor(names, toBe: before) == before)
+        func setName(_ alias: String) async throws {
+            let escaped = alias.unicodeScalars.map { $0.isASCII ? String($0) : String(format: "\\u%04X", $0.value) }.joined()
+            _ = try await page.evaluate("document.getElementById('alias').value = \"\(escaped)\", document.getElementById('setAlias').click(), 'sent'")
+        }
+        try await setName("Yellow\u{200B}Jacket")
+        let refusal = "an alias may not hold invisible characters, but those that join emoji (it holds U+200B)"
+        #expect(try await page.waitFor("document.getElementById('note').textContent", toBe: refusal) == refusal)
+        try await setName("Yellow Jacket")
+        let after = #"["you are Yellow Jacket","red: Red Rocket · yellow: Yellow Jacket (you)"]"#
+        #expect(try await page.waitFor(names, toBe: after) == after)
+        guard case .success(.profile(let shown)) = try await red.ask(.getProfile(playerID: yellow)) else {
+            throw TestClientError.unexpected("no profile")
+        }
+        #expect(shown.alias == "Yellow Jacket", "stored, for every other player to see")
         #expect(page.problems.isEmpty, "\(page.problems)")
         await page.close()
         await red.close()

@@ -1280,6 +1280,29 @@ struct SplitMix: RandomNumberGenerator {
         try await server.stop()
     }
 
+    /// A native racer is shown by the alias it set (SET_ALIAS), read from the store as it
+    /// takes its seat: the line-up goes out again with it; one that never set one is shown by
+    /// the start of its id, with no second line-up.
+    @Test func aNativeRacerIsShownByItsAlias() async throws {
+        let server = try await RunningNativeServer.start()
+        let (a, pa) = try await server.login("alias-cat-a")
+        let (b, pb) = try await server.login("alias-cat-b")
+        #expect(try await b.ask(.setAlias("Bo 🐈")) == .success(.done))
+        let created = try #require(try await a.response(to: try await a.request(.createMatch(mode: "catrace", maxPlayers: 2, label: ""))).joined)
+        let alone = try await a.nextLineUp(in: created.matchID) { _ in true }
+        #expect(alone.racers.map(\.alias) == [String(pa.playerID.prefix(8))])
+        _ = try #require(try await b.response(to: try await b.request(.joinMatch(created.matchID))).joined)
+        let named = [String(pa.playerID.prefix(8)), "Bo 🐈"]
+        for racer in [a, b] {
+            let lineUp = try await racer.nextLineUp(in: created.matchID) { $0.racers.count == 2 && $0.racers[1].alias == "Bo 🐈" }
+            #expect(lineUp.racers.map(\.alias) == named)
+            #expect(lineUp.racers.map(\.playerID) == [pa.playerID, pb.playerID])
+        }
+        // Nothing more: A's alias is its id's start already, so its line-up did not go out twice.
+        #expect(try await a.drain().allSatisfy { (try? event($0))?.matchStarted == nil })
+        try await server.stop()
+    }
+
     /// As on the tutorial's port: a race's GAME_OVER goes out once the match's standing is stored.
     @Test(.timeLimit(.minutes(1))) func aRacesGameOverWaitsUntilItsStandingIsStored() async throws {
         let store = HeldInterimStore()

@@ -45,9 +45,14 @@ public struct DisksView: Sendable, Hashable {
         /// Whether the player has left for good.
         public var hasLeft = false
 
-        /// A short name: the first 8 characters of the id, or "seat N" (from 1) while it is unknown.
+        /// The player's alias, once the app has told the view (``DisksView/setAlias(_:of:)``).
+        public var alias: String?
+
+        /// A short name: the alias once known, else the first 8 characters of the id, or
+        /// "seat N" (from 1) while the id is unknown.
         public var displayName: String {
-            self.playerID.isEmpty ? "seat \(self.seat + 1)" : String(self.playerID.prefix(8))
+            if let alias { return alias }
+            return self.playerID.isEmpty ? "seat \(self.seat + 1)" : String(self.playerID.prefix(8))
         }
 
         /// Creates a seat.
@@ -97,6 +102,9 @@ public struct DisksView: Sendable, Hashable {
     public private(set) var hitDisks: [HitDisk] = []
     /// Every seat, in seat order (index = seat).
     public private(set) var players: [Player] = []
+    /// The aliases the app has told the view, by player id: a seat takes its player's when
+    /// the player is seated, before or after.
+    public private(set) var aliases: [String: String] = [:]
     /// The score that wins at once (0 until STATE).
     public private(set) var scoreLimit: UInt16 = 0
     /// Milliseconds until the time limit, as of the last STATE or TICK.
@@ -302,12 +310,22 @@ public struct DisksView: Sendable, Hashable {
         self.hitDisks.removeAll { now >= $0.hitAt && now - $0.hitAt >= fade }
     }
 
+    /// Shows `playerID` by `alias` from now on (``Player/displayName``, ``scoreLines()``): what
+    /// GET_PROFILE (``MatchHostClient/profile(of:)``) answered for it.
+    public mutating func setAlias(_ alias: String, of playerID: String) {
+        self.aliases[playerID] = alias
+        for index in self.players.indices where self.players[index].playerID == playerID {
+            self.players[index].alias = alias
+        }
+    }
+
     /// Takes every seat's id and score from a STATE or GAME_OVER, keeping what presence said.
     private mutating func setScores(_ scores: [DisksScore]) {
         for entry in scores {
             let seat = Int(entry.seat)
             self.ensureSeat(seat)
             self.players[seat].playerID = entry.playerID
+            self.players[seat].alias = self.aliases[entry.playerID]
             self.players[seat].score = entry.score
             self.players[seat].isMe = entry.playerID == self.myPlayerID
         }
@@ -330,6 +348,7 @@ public struct DisksView: Sendable, Hashable {
                 index = self.players.count - 1
             }
             self.players[index!].playerID = playerID
+            self.players[index!].alias = self.aliases[playerID]
             self.players[index!].isMe = playerID == self.myPlayerID
         }
         guard let index else { return }

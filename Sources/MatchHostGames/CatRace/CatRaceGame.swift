@@ -113,6 +113,11 @@ public final class CatRaceGame: GameHandler {
         self.racers[seat].alias = alias
     }
 
+    /// The alias MATCH_STARTED shows for the racer at `seat` (empty until one is set).
+    public func alias(seat: Int) -> String {
+        self.racers[seat].alias
+    }
+
     /// The MATCH_STARTED snapshot of the race.
     public func snapshot(in match: Match<CatRaceGame>) -> MatchStarted {
         MatchStarted(

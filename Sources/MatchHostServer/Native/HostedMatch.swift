@@ -310,9 +310,12 @@ extension NativeMatch where Handler == CatRaceGame {
     /// MATCH_EVENT a Cat Race server message body. Every join shows everyone the line-up
     /// (MATCH_STARTED), as a reserved seat filled late does on port 1955.
     /// START_MATCH names tutorial clients (by their Cat Race player ids) to race in this
-    /// match: `invite` reserves their seats.
+    /// match: `invite` reserves their seats. A native racer shows as the start of its id until
+    /// `aliasOf` answers with its stored alias (SET_ALIAS), then by that: the line-up goes out
+    /// again if it changed.
     static func catRace(
-        match: Match<CatRaceGame>, label: String, invite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void
+        match: Match<CatRaceGame>, label: String, invite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void,
+        aliasOf: @escaping (PlayerID, @escaping (String) -> Void) -> Void
     ) -> NativeMatch<CatRaceGame> {
         let hosted = NativeMatch(
             match: match, mode: CatRaceGame.mode, label: label, dataInput: nil,
@@ -327,8 +330,19 @@ extension NativeMatch where Handler == CatRaceGame {
                 }
             })
         hosted.afterJoin = { match, seat in
-            match.handler.setAlias(String(match.seats[seat].player.prefix(8)), seat: seat)
+            let player = match.seats[seat].player
+            // A player back in its seat keeps the alias it had.
+            if match.handler.alias(seat: seat).isEmpty {
+                match.handler.setAlias(NativeAuthenticator.defaultAlias(of: player), seat: seat)
+            }
             match.send(.matchStarted(match.handler.snapshot(in: match)), to: .all)
+            aliasOf(player) { [weak match] alias in
+                guard let match, !match.isEnded, match.seats.indices.contains(seat), match.seats[seat].player == player,
+                    match.handler.alias(seat: seat) != alias
+                else { return }
+                match.handler.setAlias(alias, seat: seat)
+                match.send(.matchStarted(match.handler.snapshot(in: match)), to: .all)
+            }
         }
         return hosted
     }

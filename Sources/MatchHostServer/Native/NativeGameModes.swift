@@ -49,9 +49,12 @@ struct NativeGameModes {
     /// - Parameters:
     ///   - disks: what every `disks` match is created with; each gets a random seed.
     ///   - catRaceInvite: seats tutorial clients named by a START_MATCH in a native race.
+    ///   - aliasOf: reads a native player's alias, for its racer in a Cat Race: answers on
+    ///     the loop, or never (no such player, a failing store).
     static func builtIn(
         maxPlayers: Int, catRace: CatRaceOptions, disks: DisksGame.Options = DisksGame.Options(),
-        turnTimeLimit: TimeAmount = .seconds(30), catRaceInvite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void
+        turnTimeLimit: TimeAmount = .seconds(30), catRaceInvite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void,
+        aliasOf: @escaping (PlayerID, @escaping (String) -> Void) -> Void
     ) -> NativeGameModes {
         var modes = NativeGameModes()
         let upTo = 2...max(2, maxPlayers)
@@ -69,7 +72,7 @@ struct NativeGameModes {
                     // Tutorial clients may race here too (see catRaceInvite), in their own encoding.
                     encoders: [catRaceNativeEncoder(matchID: setup.id), catRaceFrameEncoder],
                     clock: setup.clock, gracePeriod: setup.seatGrace, capacity: setup.capacity, logger: setup.logger)
-                let hosted = NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite)
+                let hosted = NativeMatch.catRace(match: match, label: setup.label, invite: catRaceInvite, aliasOf: aliasOf)
                 let tally = CatRaceTally()
                 match.handler.onRaceWon = { [unowned match, unowned hosted] seat, announce in
                     tally.raceWon(by: match.seats[seat].player)

@@ -154,10 +154,13 @@ final class NativeWorld {
         }
         self.modes = NativeGameModes.builtIn(
             maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace, disks: options.disks,
-            turnTimeLimit: options.turnTimeLimit
-        ) {
-            [unowned self] match, players in self.invite(players, toRace: match)
-        }
+            turnTimeLimit: options.turnTimeLimit,
+            catRaceInvite: { [unowned self] match, players in self.invite(players, toRace: match) },
+            aliasOf: { [unowned self] player, then in
+                self.storage.read({ store in try await store.player(id: player)?.alias }) { result in
+                    if case .success(let alias?) = result { then(alias) }
+                }
+            })
         self.lobby = LobbyFeed(clock: clock, interval: options.lobbyInterval) { [unowned self] mode, matchID in
             guard let match = self.matches[matchID], match.mode == mode, match.isListed, !match.isEnded else { return nil }
             let players = match.activePlayerCount

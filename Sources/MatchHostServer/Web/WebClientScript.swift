@@ -55,7 +55,7 @@ enum WebClientScript {
                     MATCH_EVENT: 0x45, LOBBY_UPDATE: 0x46, MATCHMAKER_MATCHED: 0x47, TICKET_CANCELLED: 0x49, MATCH_RESUMED: 0x4A };
         /// Request kinds.
         const R = { CREATE_MATCH: 1, JOIN_MATCH: 2, LEAVE_MATCH: 3, SUBSCRIBE_LOBBY: 5, JOIN_BY_CODE: 7, MATCHMAKE: 8, CANCEL_TICKET: 9,
-                    GET_PROFILE: 13, GET_LEADERBOARD: 15 };
+                    GET_PROFILE: 13, GET_LEADERBOARD: 15, SET_ALIAS: 22 };
         /// REQUEST_ERROR codes a page acts on.
         const RE = { NOT_IN_MATCH: 105, NO_SUCH_TICKET: 110 };
         /// PRESENCE changes.
@@ -270,6 +270,57 @@ enum WebClientScript {
         function note(text) { $("note").textContent = text; }
         function failed(error) { note(error.message); }
         function connectionState(name, text) { $("connection").className = name; $("connection").textContent = text; }
+
+        /// The aliases of the players the page shows, by id: each asked once (GET_PROFILE), at
+        /// most `ALIASES_IN_FLIGHT` at a time, so a full match's fits `--max-pending-requests`;
+        /// the player's own is also set by SET_ALIAS. `nameOf(id)` is the alias once known, the
+        /// start of the id until then; `namesChanged` (a page's) runs when one arrives.
+        const ALIASES_IN_FLIGHT = 4;
+        const aliases = new Map(), aliasesWanted = [], aliasesAsked = new Set();
+        let aliasesInFlight = 0, namesChanged = () => {};
+        function nameOf(id) {
+          const known = aliases.get(id);
+          if (known !== undefined) return known;
+          if (!aliasesAsked.has(id)) { aliasesAsked.add(id); aliasesWanted.push(id); askAliases(); }
+          return id.slice(0, 8);
+        }
+        function askAliases() {
+          while (connection && aliasesInFlight < ALIASES_IN_FLIGHT && aliasesWanted.length > 0) {
+            const id = aliasesWanted.shift();
+            aliasesInFlight++;
+            connection.request(R.GET_PROFILE, new Writer().str(id).done(), (r) => {
+              aliasesInFlight--;
+              r.str();
+              aliases.set(id, r.str());
+              if (id === me) showMe();
+              namesChanged();
+              askAliases();
+            }, () => {
+              // Asked again the next time it is shown.
+              aliasesInFlight--;
+              aliasesAsked.delete(id);
+              askAliases();
+            });
+          }
+        }
+        /// The header's name: the player's alias, and the form that sets another (SET_ALIAS).
+        function showMe() {
+          $("player").replaceChildren("you are ", Object.assign(document.createElement("span"), { className: "you", textContent: nameOf(me) }));
+          $("aliasForm").hidden = false;
+        }
+        $("aliasForm").onsubmit = (event) => {
+          event.preventDefault();
+          const alias = $("alias").value.trim();
+          if (!alias || !connection || me === null) return;
+          const player = me;
+          connection.request(R.SET_ALIAS, new Writer().str(alias).done(), () => {
+            aliases.set(player, alias);
+            $("alias").value = "";
+            note("");
+            showMe();
+            namesChanged();
+          }, failed);
+        };
 
         /// A MATCH_JOINED (or MATCH_RESUMED, or MATCHMAKER_MATCHED after its ticket id): the
         /// match id, its players and presence, and its invite code.
@@ -514,7 +565,7 @@ enum WebClientScript {
             authenticated(playerId) {
               me = playerId;
               ticket = null;
-              $("player").replaceChildren("you are ", Object.assign(document.createElement("span"), { className: "you", textContent: playerId.slice(0, 8) }));
+              showMe();
               connectionState("connected", "connected");
               page.signedIn(first);
               first = false;

@@ -38,10 +38,12 @@ enum WebDisksPage {
             const item = document.createElement("li");
             item.dataset.seat = String(seat);
             item.style.color = SEAT_COLORS[seat % SEAT_COLORS.length];
-            item.textContent = id.slice(0, 8) + (id === me ? " (you)" : "") + ": " + score;
+            item.textContent = nameOf(id) + (id === me ? " (you)" : "") + ": " + score;
             list.append(item);
           }
         }
+
+        namesChanged = showScores;
 
         /// The game or the lobby, whichever the player is in.
         function showView() {
@@ -97,7 +99,10 @@ enum WebDisksPage {
           game.disks = new Map();
           clock(0);
           const why = ["", "score limit", "time is up", "the others left"][reason] || "";
-          const names = winners.map((seat) => (game.scores.find((entry) => entry.seat === seat) || { id: "seat " + seat }).id.slice(0, 8));
+          const names = winners.map((seat) => {
+            const entry = game.scores.find((scored) => scored.seat === seat);
+            return entry ? nameOf(entry.id) : "seat " + seat;
+          });
           const result = winners.length === 0 ? "Nobody won" : winners.includes(game.seat) ? (winners.length > 1 ? "You tied for the win" : "You won")
             : "You lost: " + names.join(" and ") + " won";
           status(result + (why ? " (" + why + ")" : ""));

@@ -45,8 +45,10 @@ enum WebFourInARowPage {
           board.className = game.phase === "playing" && game.toMove === game.seat ? "" : "waiting";
           board.dataset.phase = game.phase;
           $("players").textContent = game.players.map(([seat, id]) =>
-            (seat === 0 ? "red" : "yellow") + ": " + id.slice(0, 8) + (id === me ? " (you)" : "")).join(" · ");
+            (seat === 0 ? "red" : "yellow") + ": " + nameOf(id) + (id === me ? " (you)" : "")).join(" · ");
         }
+
+        namesChanged = show;
 
         function turnEnd(ms) { return ms === 0xFFFFFFFF ? null : Date.now() + ms; }
 

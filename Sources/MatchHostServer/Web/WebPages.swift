@@ -9,7 +9,7 @@ enum WebPages {
     static func document(title: String, script: String, main: String) -> String {
         """
         \(Self.head(title: "\(title) · MatchHost"))
-        <header><h1><a href="/">MatchHost</a> · \(title)</h1><span id="connection" class="connecting">connecting</span><span id="player"></span></header>
+        <header><h1><a href="/">MatchHost</a> · \(title)</h1><span id="connection" class="connecting">connecting</span><span id="player"></span><form id="aliasForm" hidden><input id="alias" maxlength="63" placeholder="your name" autocomplete="off"> <button id="setAlias">Set name</button></form></header>
         \(main)
         <script src="/matchhost.js"></script>
         <script src="\(script)"></script>
@@ -123,6 +123,8 @@ enum WebPages {
         canvas#track { width: 100%; max-width: 600px; border-radius: 8px; touch-action: manipulation; cursor: pointer; }
         button#tap { font-size: 1.3rem; padding: .6rem 2.4rem; touch-action: manipulation; }
         #racers { font-weight: 600; }
+        #aliasForm input { width: 8rem; font-size: .9rem; }
+        #aliasForm button { font-size: .9rem; padding: .25rem .6rem; }
         #appForm { color: #555; font-size: .9rem; }
         #appForm input { width: 11rem; }
         """
