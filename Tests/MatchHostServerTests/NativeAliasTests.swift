@@ -1,6 +1,8 @@
 import Foundation
 import MatchHostCore
 import MatchHostSQLite
+@testable import MatchHostServer
+import MatchHostStoreTesting
 import MatchHostWire
 import Testing
 
@@ -97,6 +99,63 @@ import Testing
         guard case .failure(let error) = try await client.ask(.setAlias("Ann")) else { throw TestClientError.unexpected("accepted") }
         #expect(error.code == .rateLimited)
         #expect(error.message.contains("--max-value-bytes-per-minute"))
+        try await server.stop()
+    }
+
+    /// Holds the write of one alias until released; everything else goes straight through.
+    private struct HeldAliasStore: ForwardingGameStore {
+        let inner: any GameStore = InMemoryGameStore()
+        let heldAlias: String
+        let reached = Gate()
+        let release = Gate()
+        func setAlias(playerID: PlayerID, alias: String) async throws {
+            if alias == self.heldAlias {
+                await self.reached.open()
+                await self.release.wait()
+            }
+            try await self.inner.setAlias(playerID: playerID, alias: alias)
+        }
+    }
+
+    @Test func theOperatorsRenameLandsAfterASetAliasTheServerHadAlreadyTaken() async throws {
+        let store = HeldAliasStore(heldAlias: "Mine")
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (player, issued) = try await server.login("held-rename")
+        let asked = try await player.request(.setAlias("Mine"))
+        await store.reached.wait()
+        #expect(try await server.listener.storeCallsQueued(forPlayer: issued.playerID) == 1)
+        // The operator renames while the player's write is still going: it waits its turn.
+        let renamed = Task { try await server.listener.setAlias("Operator", of: issued.playerID) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await server.listener.storeCallsQueued(forPlayer: issued.playerID) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        await store.release.open()
+        #expect(try await renamed.value == "Operator")
+        #expect(try await player.response(to: asked) == .success(.done))
+        #expect(try await store.player(id: issued.playerID)?.alias == "Operator", "the operator's, made last, stays")
+        try await server.stop()
+    }
+
+    /// A racer that joins a Cat Race right after SET_ALIAS, without waiting for DONE, is shown
+    /// by the new alias: the line-up's read waits for the write the server took before.
+    @Test func aCatRaceLineUpShowsTheAliasSetJustBeforeTheJoin() async throws {
+        let store = HeldAliasStore(heldAlias: "Quick Cat")
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (host, _) = try await server.login("held-host")
+        let (racer, issued) = try await server.login("held-racer")
+        let created = try #require(try await host.ask(.createMatch(mode: "catrace", maxPlayers: 2, label: "")).joined)
+        let asked = try await racer.request(.setAlias("Quick Cat"))
+        let joining = try await racer.request(.joinMatch(created.matchID))
+        _ = try #require(try await racer.response(to: joining).joined)
+        await store.reached.wait()
+        let first = try await racer.nextLineUp(in: created.matchID) { $0.racers.count == 2 }
+        #expect(first.racers.last?.alias == String(issued.playerID.prefix(8)), "until the alias is read")
+        await store.release.open()
+        // DONE once committed, then the line-up that the read queued behind the write sends.
+        #expect(try await racer.response(to: asked) == .success(.done))
+        let named = try await racer.nextLineUp(in: created.matchID) { $0.racers.count == 2 }
+        #expect(named.racers.last?.alias == "Quick Cat")
         try await server.stop()
     }
 }

@@ -299,6 +299,12 @@ public final class NativeListener: Sendable {
         return try await done.futureResult.get()
     }
 
+    /// How many store calls of `player`'s queue are running or waiting now (for tests: that
+    /// one was made).
+    func storeCallsQueued(forPlayer player: PlayerID) async throws -> Int {
+        try await self.listener.inspect { world, _ in world.storage.callsQueued(in: .player(player)) }
+    }
+
     /// The bans the world holds in memory now (for tests: what it refuses without a read).
     func bansHeld() async throws -> [PlayerID: PlayerBan] {
         try await self.listener.inspect { world, _ in world.bans }

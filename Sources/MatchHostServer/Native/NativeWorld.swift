@@ -157,7 +157,8 @@ final class NativeWorld {
             turnTimeLimit: options.turnTimeLimit,
             catRaceInvite: { [unowned self] match, players in self.invite(players, toRace: match) },
             aliasOf: { [unowned self] player, then in
-                self.storage.read({ store in try await store.player(id: player)?.alias }) { result in
+                // After the player's SET_ALIAS (or the operator's rename) the server already took.
+                self.storage.read(in: .player(player), { store in try await store.player(id: player)?.alias }) { result in
                     if case .success(let alias?) = result { then(alias) }
                 }
             })

@@ -272,16 +272,19 @@ enum WebClientScript {
         function connectionState(name, text) { $("connection").className = name; $("connection").textContent = text; }
 
         /// The aliases of the players the page shows, by id: each asked once (GET_PROFILE), at
-        /// most `ALIASES_IN_FLIGHT` at a time, so a full match's fits `--max-pending-requests`;
-        /// the player's own is also set by SET_ALIAS. `nameOf(id)` is the alias once known, the
-        /// start of the id until then; `namesChanged` (a page's) runs when one arrives.
+        /// most `ALIASES_IN_FLIGHT` at a time, so a full match's fits `--max-pending-requests`
+        /// beside the page's own requests; the player's own is also set by SET_ALIAS (and then
+        /// no answer asked before it replaces it). `nameOf(id)` is the alias once known, the
+        /// start of the id until then (or the text itself, for what is not a player id);
+        /// `namesChanged` (a page's) runs when one arrives. Kept for the page's life: a rename
+        /// shows after a reload.
         const ALIASES_IN_FLIGHT = 4;
-        const aliases = new Map(), aliasesWanted = [], aliasesAsked = new Set();
+        const aliases = new Map(), aliasesWanted = [], aliasesAsked = new Set(), aliasesSetHere = new Set();
         let aliasesInFlight = 0, namesChanged = () => {};
         function nameOf(id) {
           const known = aliases.get(id);
           if (known !== undefined) return known;
-          if (!aliasesAsked.has(id)) { aliasesAsked.add(id); aliasesWanted.push(id); askAliases(); }
+          if (/^[0-9a-f]{32}$/.test(id) && !aliasesAsked.has(id)) { aliasesAsked.add(id); aliasesWanted.push(id); askAliases(); }
           return id.slice(0, 8);
         }
         function askAliases() {
@@ -291,15 +294,18 @@ enum WebClientScript {
             connection.request(R.GET_PROFILE, new Writer().str(id).done(), (r) => {
               aliasesInFlight--;
               r.str();
-              aliases.set(id, r.str());
+              const alias = r.str();
+              if (!aliasesSetHere.has(id)) aliases.set(id, alias);
               if (id === me) showMe();
               namesChanged();
               askAliases();
             }, () => {
-              // Asked again the next time it is shown.
+              // Asked again the next time it is shown. Not from here: a refusal may come while
+              // the connection rejects every request of a session that ended, before the new
+              // one numbers its messages.
               aliasesInFlight--;
               aliasesAsked.delete(id);
-              askAliases();
+              setTimeout(askAliases, 0);
             });
           }
         }
@@ -315,6 +321,7 @@ enum WebClientScript {
           const player = me;
           connection.request(R.SET_ALIAS, new Writer().str(alias).done(), () => {
             aliases.set(player, alias);
+            aliasesSetHere.add(player);
             $("alias").value = "";
             note("");
             showMe();
@@ -506,7 +513,8 @@ enum WebClientScript {
         function showStandings(mode) {
           if (!$("leaders")) return;
           // Stored answers may come out of order: only the latest asking's are shown. Its
-          // requests go one after another, so a tight --max-pending-requests refuses none.
+          // requests go one after another, so with the aliases asked beside them (nameOf) at
+          // most five wait: the default --max-pending-requests (16) refuses none.
           const asking = ++standingsAsked, latest = () => asking === standingsAsked;
           const rating = (value) => String(Math.round(value));
           connection.request(R.GET_LEADERBOARD, new Writer().str(mode).str("").u8(10).done(), (r) => {

@@ -102,6 +102,11 @@ final class WorldStore {
     /// Every call whose result has not come back yet: each succeeds once its result is back.
     var inFlight: [EventLoopFuture<Void>] { Array(self.running.values) }
 
+    /// How many calls of `queue` are running or waiting their turn.
+    func callsQueued(in queue: Queue) -> Int {
+        self.queues[queue]?.count ?? 0
+    }
+
     /// Runs `call`, which only reads, off the loop; `completion` gets its result on the loop.
     func read<Value: Sendable>(
         _ call: @escaping @Sendable (any GameStore) async throws -> Value,
