@@ -26,7 +26,7 @@ enum WebDisksPage {
         /// The status line of a player in no game.
         const IDLE = "Join an open game, start one, or get a quick match.";
         const game = { matchId: null, phase: "none", capacity: 0, present: new Map(), seat: null, board: { width: 1000, height: 1000 },
-                       disks: new Map(), fading: [], misses: [], scores: [], timeLeftAt: 0, timeLeft: 0, scoreLimit: 0 };
+                       disks: new Map(), fading: [], misses: [], scores: [], timeLeftAt: 0, timeLeft: 0, scoreLimit: 0, result: null };
         const canvas = $("board"), pen = canvas.getContext("2d");
 
         function inMatch() { return game.matchId !== null && game.phase !== "over"; }
@@ -43,7 +43,10 @@ enum WebDisksPage {
           }
         }
 
-        namesChanged = showScores;
+        namesChanged = () => {
+          showScores();
+          if (game.phase === "over" && game.result) showResult();
+        };
 
         /// The game or the lobby, whichever the player is in.
         function showView() {
@@ -64,7 +67,7 @@ enum WebDisksPage {
           const joined = readJoined(r);
           if (joined.mode !== "disks") return elsewhere(joined);
           Object.assign(game, { matchId: joined.matchId, phase: "waiting", capacity: joined.capacity, seat: null, disks: new Map(),
-                                fading: [], misses: [], scores: [], timeLeft: 0 });
+                                fading: [], misses: [], scores: [], timeLeft: 0, result: null });
           game.present = new Map(joined.players.map(({ id, presence }) => [id, presence]));
           $("matchName").textContent = "Game " + joined.matchId + (joined.label ? " · " + joined.label : "");
           showInvite(joined.inviteCode);
@@ -97,8 +100,14 @@ enum WebDisksPage {
           game.scores = readScores(r);
           game.phase = "over";
           game.disks = new Map();
+          game.result = { winners, why: ["", "score limit", "time is up", "the others left"][reason] || "" };
           clock(0);
-          const why = ["", "score limit", "time is up", "the others left"][reason] || "";
+          showResult();
+        }
+
+        /// The status line of a game that is over (again when a winner's alias arrives).
+        function showResult() {
+          const { winners, why } = game.result;
           const names = winners.map((seat) => {
             const entry = game.scores.find((scored) => scored.seat === seat);
             return entry ? nameOf(entry.id) : "seat " + seat;
