@@ -328,7 +328,8 @@ struct NativeResumeTests {
     func heartbeats() async throws {
         let server = try await TestServer.start {
             $0.heartbeatInterval = .milliseconds(100)
-            $0.idleTimeout = .milliseconds(1_500)
+            // Also the handshake's limit: room for a login while the suite loads both cores.
+            $0.idleTimeout = .milliseconds(3_000)
         }
         let client = makeClient(port: server.port) { $0.heartbeatInterval = .milliseconds(100) }
         try await client.connect()
@@ -336,7 +337,7 @@ struct NativeResumeTests {
         #expect(try await states.next("connected") == .connected)
         // Two idle timeouts pass without a state change (the timeout leaves room for a loaded
         // machine: every test server shares the same two loops, and the suite two cores).
-        await #expect(throws: TimedOut.self) { _ = try await states.next("a state change", timeout: 3.0) }
+        await #expect(throws: TimedOut.self) { _ = try await states.next("a state change", timeout: 6.0) }
         #expect(await client.roundTripTime != nil)
         await client.close()
         await server.stop()
