@@ -16,7 +16,9 @@ import Glibc
     @Test func theOperatorReplacesAPlayersAliasUnderTheServersRulesAndCanGiveItsFirstOneBack() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-rename-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let server = try await ServeProcess.start(data: data, arguments: ["--max-alias-length", "7"])
+        // The test's players answer no PING while the commands run (each a process of its own,
+        // seconds apiece on a loaded machine): the idle timeout must outlast them all.
+        let server = try await ServeProcess.start(data: data, arguments: ["--max-alias-length", "7", "--idle-timeout", "300"])
         defer { server.stopBlocking(with: SIGKILL) }
         let admin = try #require(server.adminPort)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
