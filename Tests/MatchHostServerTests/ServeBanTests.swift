@@ -16,7 +16,7 @@ import Glibc
     @Test func theOperatorBansAndUnbansAPlayerOfTheRunningServer() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-ban-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let server = try await ServeProcess.start(data: data)
+        let server = try await ServeProcess.start(data: data, arguments: ["--idle-timeout", "300"])
         defer { server.stopBlocking(with: SIGKILL) }
         let admin = try #require(server.adminPort)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -152,7 +152,7 @@ import Glibc
     @Test func aServerOnTheMemoryStoreBansAPlayerNamedByItsWholeId() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-ban-memory-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let server = try await ServeProcess.start(data: data, arguments: ["--store", "memory"])
+        let server = try await ServeProcess.start(data: data, arguments: ["--store", "memory", "--idle-timeout", "300"])
         defer { server.stopBlocking(with: SIGKILL) }
         let admin = try #require(server.adminPort)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -190,7 +190,7 @@ import Glibc
     @Test func withoutARunningServerTheCommandSaysSo() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-ban-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let server = try await ServeProcess.start(data: data)
+        let server = try await ServeProcess.start(data: data, arguments: ["--idle-timeout", "300"])
         let (connection, issued) = try await TestNativeConnection.login(
             port: server.nativePort, group: MultiThreadedEventLoopGroup.singleton, device: "lonely")
         await connection.close()

@@ -26,7 +26,7 @@ import Glibc
     @Test func theOperatorLinksTheOwnersNewDeviceAndUnlinksTheStolenOne() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devices-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let server = try await ServeProcess.start(data: data)
+        let server = try await ServeProcess.start(data: data, arguments: ["--idle-timeout", "300"])
         defer { server.stopBlocking(with: SIGKILL) }
         let admin = try #require(server.adminPort)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -115,7 +115,7 @@ import Glibc
     @Test func aRecoveryCodeLinksAfterTheServerIsKilledAndStartedAgain() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-devices-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let server = try await ServeProcess.start(data: data)
+        let server = try await ServeProcess.start(data: data, arguments: ["--idle-timeout", "300"])
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let (phone, alice) = try await TestNativeConnection.login(port: server.nativePort, group: group, device: "stolen-phone")
         let admin = try #require(server.adminPort)
@@ -125,7 +125,7 @@ import Glibc
         #expect(try await phone.closingError().code == .sessionRevoked)
         server.stopBlocking(with: SIGKILL)
 
-        let again = try await ServeProcess.start(data: data)
+        let again = try await ServeProcess.start(data: data, arguments: ["--idle-timeout", "300"])
         defer { again.stopBlocking(with: SIGKILL) }
         let (_, linked) = try await Self.signIn(
             .link(code: String(code.output.1).lowercased(), deviceID: "owner-phone", secret: ""), port: again.nativePort, group: group)
