@@ -5,30 +5,54 @@ import MatchHostServer
 import NIOCore
 
 /// The admin endpoints that rename a player: an alias that must not be shown (an insult, a
-/// name that is not the player's) is replaced by the operator.
+/// name that is not the player's) is replaced by the operator, and may be locked so that the
+/// player cannot choose another.
 ///
-/// - `PUT /api/players/{id}/alias`, with the JSON body `{"alias":"…"}`: the player's alias
-///   becomes that, under the rules SET_ALIAS applies (`--max-alias-length` Unicode scalars, no
-///   blank start or end, no invisible characters...). Answers `{"player":…,"alias":…}` once
-///   it is committed.
-/// - `DELETE /api/players/{id}/alias`: the player's alias goes back to its first one, the
-///   first 8 characters of its id. Answers the same.
+/// - `PUT /api/players/{id}/alias`, with a JSON body of at most these fields:
+///   - `"alias":"…"`: the player's alias becomes that, under the rules SET_ALIAS applies
+///     (`--max-alias-length` Unicode scalars, no blank start or end, no invisible characters...);
+///   - or `"reset":true`: its first one back, the first 8 characters of its id;
+///   - `"locked":true`: the player's SET_ALIAS is refused (ALIAS_LOCKED) from now on;
+///     `"locked":false`: it may set one again. Without it, the lock stays as it was.
 ///
-/// Profiles and leaderboards show the new alias from then on; the player may set another
-/// with SET_ALIAS (ban one who keeps choosing what must not be shown). Both need the admin key
-/// as a bearer token, as ``PlayerBanEndpoints`` do; other answers: 400 for a body that is not
-/// valid or an alias the rules refuse (the reason says why), 413 for a body over
+///   At least one of them; `alias` and `reset` not both. Answers `{"player":…,"alias":…,"locked":…}`
+///   once it is committed.
+/// - `DELETE /api/players/{id}/alias`: the same as `{"reset":true}`.
+///
+/// Profiles and leaderboards show the new alias from then on. Both need the admin key as a
+/// bearer token, as ``PlayerBanEndpoints`` do; other answers: 400 for a body that is not valid
+/// or an alias the rules refuse (the reason says why), 413 for a body over
 /// ``AdminAction/maximumBodyBytes``, 404 for a player the database does not know, 503 while the
 /// server starts or stops or its database fails.
 public enum PlayerAliasEndpoints {
     /// What `PUT …/alias` takes.
     public struct AliasRequest: Codable, Sendable, Hashable {
-        /// The new alias.
-        public var alias: String
+        /// The new alias, if it changes to a given one.
+        public var alias: String?
+        /// true: the player gets its first alias back.
+        public var reset: Bool?
+        /// Whether the player may no longer change its alias; nil: as it was.
+        public var locked: Bool?
 
         /// Creates a request.
-        public init(alias: String) {
+        public init(alias: String? = nil, reset: Bool? = nil, locked: Bool? = nil) {
             self.alias = alias
+            self.reset = reset
+            self.locked = locked
+        }
+
+        /// The change it asks for, or why it is not a valid request.
+        var change: Result<OperatorAliasChange, AdminRequestRefusal> {
+            switch (self.alias, self.reset ?? false) {
+            case (.some, true): return .failure(AdminRequestRefusal("give either an alias or \"reset\":true, not both"))
+            case (.some(let alias), false): return .success(OperatorAliasChange(alias: .given(alias), locked: self.locked))
+            case (nil, true): return .success(OperatorAliasChange(alias: .reset, locked: self.locked))
+            case (nil, false):
+                guard let locked = self.locked else {
+                    return .failure(AdminRequestRefusal("the body must give \"alias\", \"reset\":true or \"locked\""))
+                }
+                return .success(OperatorAliasChange(alias: .unchanged, locked: locked))
+            }
         }
     }
 
@@ -38,11 +62,14 @@ public enum PlayerAliasEndpoints {
         public var player: String
         /// Its alias now.
         public var alias: String
+        /// Whether the player's own SET_ALIAS is refused.
+        public var locked: Bool
 
         /// Creates an answer.
-        public init(player: String, alias: String) {
+        public init(player: String, alias: String, locked: Bool) {
             self.player = player
             self.alias = alias
+            self.locked = locked
         }
     }
 
@@ -52,23 +79,36 @@ public enum PlayerAliasEndpoints {
             if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
             let playerID = try context.parameters.require("id")
             let body = try await request.body.collect(upTo: AdminAction.maximumBodyBytes)
-            guard let rename = try? JSONDecoder().decode(AliasRequest.self, from: Data(body.readableBytesView)) else {
-                return try AdminAction.failure(.badRequest, "the body must be JSON: {\"alias\":\"…\"}")
+            guard let asked = try? JSONDecoder().decode(AliasRequest.self, from: Data(body.readableBytesView)) else {
+                return try AdminAction.failure(.badRequest, "the body must be JSON: {\"alias\":\"…\"}, {\"reset\":true} or {\"locked\":true}, or two of them")
             }
-            return try await Self.apply(rename.alias, to: playerID, status: status)
+            switch asked.change {
+            case .failure(let refusal): return try AdminAction.failure(.badRequest, refusal.message)
+            case .success(let change): return try await Self.apply(change, to: playerID, status: status)
+            }
         }
         router.delete("api/players/:id/alias") { request, context -> Response in
             if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
-            return try await Self.apply(nil, to: try context.parameters.require("id"), status: status)
+            return try await Self.apply(OperatorAliasChange(alias: .reset), to: try context.parameters.require("id"), status: status)
         }
     }
 
-    private static func apply(_ alias: String?, to playerID: String, status: ServerStatus) async throws -> Response {
+    private static func apply(_ change: OperatorAliasChange, to playerID: String, status: ServerStatus) async throws -> Response {
         do {
-            let alias = try await status.setAlias(alias, of: playerID)
-            return try AdminEndpoints.json(AliasState(player: playerID, alias: alias), status: .ok)
+            let player = try await status.changeAlias(of: playerID, change)
+            return try AdminEndpoints.json(AliasState(player: playerID, alias: player.alias, locked: player.aliasLocked), status: .ok)
         } catch {
             return try AdminAction.failure(for: error, playerID: playerID)
         }
+    }
+}
+
+/// Why an admin request's body, valid JSON, does not ask for something that can be done.
+struct AdminRequestRefusal: Error {
+    /// What the 400 answer says.
+    var message: String
+
+    init(_ message: String) {
+        self.message = message
     }
 }

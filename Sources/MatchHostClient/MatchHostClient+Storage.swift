@@ -69,6 +69,7 @@ extension MatchHostClient {
     /// - Throws: `BAD_ARGUMENT` (with the reason) for an alias the server's rules refuse: empty,
     ///   longer than its limit (32 Unicode scalars by default), with spaces at either end, or
     ///   holding line breaks or invisible characters other than those that join emoji;
+    ///   `ALIAS_LOCKED` when the server's operator locked this player's alias;
     ///   ``MatchHostClientError/invalidArgument(_:)`` for one over the field's 255 bytes or
     ///   holding a control character (which no native string may carry).
     public func setAlias(_ alias: String) async throws {

@@ -27,13 +27,18 @@ extension SQLiteGameStore {
     public func player(id: PlayerID) async throws -> PlayerRecord? {
         try await self.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT alias, created_at, last_seen_at, banned_at, ban_reason, ban_until FROM player WHERE id = ?", arguments: [id]
-            ).map { row in
-                PlayerRecord(
-                    id: id, alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
-                    lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]), ban: Self.ban(in: row))
-            }
+                db, sql: "SELECT id, \(Self.playerColumns) FROM player WHERE id = ?", arguments: [id]
+            ).map(Self.player(in:))
         }
+    }
+
+    /// What ``player(in:)`` reads, after the id.
+    private static let playerColumns = "alias, created_at, last_seen_at, banned_at, ban_reason, ban_until, alias_locked"
+
+    private static func player(in row: Row) -> PlayerRecord {
+        PlayerRecord(
+            id: row["id"], alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
+            lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]), ban: Self.ban(in: row), aliasLocked: row["alias_locked"])
     }
 
     /// See ``GameStore/setBan(playerID:ban:at:)``.
@@ -120,8 +125,22 @@ extension SQLiteGameStore {
     /// See ``GameStore/setAlias(playerID:alias:)``.
     public func setAlias(playerID: PlayerID, alias: String) async throws {
         try await self.write { db in
-            try db.execute(sql: "UPDATE player SET alias = ? WHERE id = ?", arguments: [alias, playerID])
-            guard db.changesCount > 0 else { throw GameStoreError.unknownPlayer(playerID) }
+            try db.execute(sql: "UPDATE player SET alias = ? WHERE id = ? AND alias_locked = 0", arguments: [alias, playerID])
+            guard db.changesCount == 0 else { return }
+            throw try Self.playerExists(db, playerID) ? GameStoreError.aliasLocked(playerID) : GameStoreError.unknownPlayer(playerID)
+        }
+    }
+
+    /// See ``GameStore/setAliasByOperator(playerID:alias:locked:)``.
+    public func setAliasByOperator(playerID: PlayerID, alias: String?, locked: Bool?) async throws -> PlayerRecord {
+        try await self.write { db in
+            try db.execute(
+                sql: "UPDATE player SET alias = COALESCE(?, alias), alias_locked = COALESCE(?, alias_locked) WHERE id = ?",
+                arguments: [alias, locked, playerID])
+            guard db.changesCount > 0,
+                let player = try Row.fetchOne(db, sql: "SELECT id, \(Self.playerColumns) FROM player WHERE id = ?", arguments: [playerID])
+            else { throw GameStoreError.unknownPlayer(playerID) }
+            return Self.player(in: player)
         }
     }
 
@@ -309,8 +328,10 @@ extension SQLiteGameStore {
                     try db.execute(
                         sql: "UPDATE player SET last_seen_at = MAX(last_seen_at, ?), alias = ? WHERE id = ?",
                         arguments: [at.milliseconds, claim.alias, known.id])
-                    return PlayerRecord(
-                        id: known.id, alias: claim.alias, createdAt: known.createdAt, lastSeenAt: max(known.lastSeenAt, at), ban: known.ban)
+                    var player = known
+                    player.alias = claim.alias
+                    player.lastSeenAt = max(known.lastSeenAt, at)
+                    return player
                 }
                 try Self.insertPlayer(db, id: claim.newPlayerID, alias: claim.alias, createdAt: at)
                 try db.execute(
@@ -325,15 +346,11 @@ extension SQLiteGameStore {
         try Row.fetchOne(
             db,
             sql: """
-                SELECT p.id, p.alias, p.created_at, p.last_seen_at, p.banned_at, p.ban_reason, p.ban_until FROM external_identity e
-                JOIN player p ON p.id = e.player_id WHERE e.kind = ? AND e.external_id = ?
+                SELECT player.id, \(Self.playerColumns) FROM external_identity
+                JOIN player ON player.id = external_identity.player_id WHERE kind = ? AND external_id = ?
                 """,
             arguments: [identity.kind.rawValue, identity.externalID]
-        ).map { row in
-            PlayerRecord(
-                id: row["id"], alias: row["alias"], createdAt: UnixMillis(milliseconds: row["created_at"]),
-                lastSeenAt: UnixMillis(milliseconds: row["last_seen_at"]), ban: Self.ban(in: row))
-        }
+        ).map(Self.player(in:))
     }
 
     static func playerExists(_ db: Database, _ id: PlayerID) throws -> Bool {

@@ -17,6 +17,7 @@ enum SQLiteSchema {
         migrator.registerMigration("v9", migrate: addDeviceLinks)
         migrator.registerMigration("v10", migrate: createBanRecords)
         migrator.registerMigration("v11", migrate: createLinkCodes)
+        migrator.registerMigration("v12", migrate: addAliasLocks)
         return migrator
     }()
 
@@ -224,5 +225,11 @@ enum SQLiteSchema {
                 claimed_by TEXT
             );
             """)
+    }
+
+    /// Whether the operator fixed a player's alias, added after link codes; no alias was fixed
+    /// before.
+    private static func addAliasLocks(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE player ADD COLUMN alias_locked INTEGER NOT NULL DEFAULT 0")
     }
 }

@@ -121,11 +121,11 @@ extension ServerStatus {
         try await self.serving().recoverAccount(of: playerID)
     }
 
-    /// The operator's rename of a player (``NativeListener/setAlias(_:of:)``).
+    /// The operator's rename or alias lock of a player (``NativeListener/changeAlias(of:_:)``).
     /// - Throws: ``ServerNotServing`` while the server starts or stops, or what
-    ///   ``NativeListener/setAlias(_:of:)`` throws.
-    public func setAlias(_ alias: String?, of playerID: PlayerID) async throws -> String {
-        try await self.serving().setAlias(alias, of: playerID)
+    ///   ``NativeListener/changeAlias(of:_:)`` throws.
+    public func changeAlias(of playerID: PlayerID, _ change: OperatorAliasChange) async throws -> PlayerRecord {
+        try await self.serving().changeAlias(of: playerID, change)
     }
 
     private func serving() throws -> NativeListener {

@@ -175,7 +175,7 @@ struct PlayerCommand: AsyncParsableCommand {
         print("player     \(id)")
         if let tutorialID { print("catrace id \(tutorialID) (the Cat Race tutorial's playerId)") }
         if let player {
-            print("alias      \(player.alias)")
+            print("alias      \(player.alias)" + (player.aliasLocked ? " (locked by the operator: matchhost rename --unlock)" : ""))
             print("created    \(formatted(player.createdAt))")
             print("last seen  \(formatted(player.lastSeenAt))")
             // Every ban, newest first: one lifted or replaced stays in the player's record.

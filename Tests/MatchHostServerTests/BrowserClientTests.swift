@@ -311,6 +311,18 @@ final class DevToolsPage: Sendable {
             throw TestClientError.unexpected("no profile")
         }
         #expect(shown.alias == "Yellow Jacket", "stored, for every other player to see")
+
+        // The operator renames the page's player and locks it: the page says so, and stops offering the change.
+        let locked = try await runMatchHostToExit(["rename", yellow, "Player 2", "--lock", "--data", data.path, "--admin-port", "\(try #require(server.adminPort))"])
+        #expect(locked.status == 0, "\(locked.stderr)")
+        try await setName("Wasp")
+        let lockedNote = "the server's operator fixed your alias; it cannot be changed"
+        #expect(try await page.waitFor("document.getElementById('note').textContent", toBe: lockedNote) == lockedNote)
+        #expect(try await page.evaluate("String(document.getElementById('aliasForm').hidden)") == "true")
+        guard case .success(.profile(let renamed)) = try await red.ask(.getProfile(playerID: yellow)) else {
+            throw TestClientError.unexpected("no profile")
+        }
+        #expect(renamed.alias == "Player 2")
         #expect(page.problems.isEmpty, "\(page.problems)")
         await page.close()
         await red.close()

@@ -15,6 +15,7 @@ struct FailingGameStore: GameStore {
     }
     func player(id: PlayerID) async throws -> PlayerRecord? { throw self.failure }
     func setAlias(playerID: PlayerID, alias: String) async throws { throw self.failure }
+    func setAliasByOperator(playerID: PlayerID, alias: String?, locked: Bool?) async throws -> PlayerRecord { throw self.failure }
     func touch(playerID: PlayerID, at: UnixMillis) async throws { throw self.failure }
     func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis, maximumDevices: Int) async throws {
         throw self.failure

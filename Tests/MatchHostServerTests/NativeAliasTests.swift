@@ -124,16 +124,27 @@ import Testing
         let asked = try await player.request(.setAlias("Mine"))
         await store.reached.wait()
         #expect(try await server.listener.storeCallsQueued(forPlayer: issued.playerID) == 1)
-        // The operator renames while the player's write is still going: it waits its turn.
-        let renamed = Task { try await server.listener.setAlias("Operator", of: issued.playerID) }
+        // The operator renames and locks while the player's write is still going: it waits its turn.
+        let renamed = Task { try await server.listener.changeAlias(of: issued.playerID, OperatorAliasChange(alias: .given("Operator"), locked: true)) }
         let deadline = ContinuousClock.now + .seconds(10)
         while try await server.listener.storeCallsQueued(forPlayer: issued.playerID) < 2, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         await store.release.open()
-        #expect(try await renamed.value == "Operator")
-        #expect(try await player.response(to: asked) == .success(.done))
+        let changed = try await renamed.value
+        #expect(changed.alias == "Operator" && changed.aliasLocked)
+        #expect(try await player.response(to: asked) == .success(.done), "taken before the lock")
         #expect(try await store.player(id: issued.playerID)?.alias == "Operator", "the operator's, made last, stays")
+
+        // Locked: the player's next choice is refused, and changes nothing.
+        guard case .failure(let refused) = try await player.ask(.setAlias("Mine again")) else { throw TestClientError.unexpected("accepted") }
+        #expect(refused == NativeError(.aliasLocked, "the server's operator fixed your alias; it cannot be changed"))
+        #expect(try await store.player(id: issued.playerID)?.alias == "Operator")
+        // Unlocked, the alias stays until the player chooses.
+        let unlocked = try await server.listener.changeAlias(of: issued.playerID, OperatorAliasChange(alias: .unchanged, locked: false))
+        #expect(unlocked.alias == "Operator" && !unlocked.aliasLocked)
+        #expect(try await player.ask(.setAlias("Mine again")) == .success(.done))
+        #expect(try await store.player(id: issued.playerID)?.alias == "Mine again")
         try await server.stop()
     }
 

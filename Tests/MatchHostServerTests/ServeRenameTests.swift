@@ -13,7 +13,7 @@ import Glibc
 /// `matchhost rename` against a running `matchhost serve`, and the admin endpoint it calls, as
 /// an operator uses them on an alias that must not be shown.
 @Suite struct ServeRenameTests {
-    @Test func theOperatorReplacesAPlayersAliasUnderTheServersRulesAndCanGiveItsFirstOneBack() async throws {
+    @Test func theOperatorReplacesAPlayersAliasUnderTheServersRulesLocksItAndCanGiveItsFirstOneBack() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-rename-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         // The test's players answer no PING while the commands run (each a process of its own,
@@ -62,8 +62,25 @@ import Glibc
         #expect(try await shownAlias() == String(issued.playerID.prefix(8)))
         #expect(try await rename([issued.playerID]).status == 64)
         #expect(try await rename([issued.playerID, "Both", "--reset"]).status == 64)
+        #expect(try await rename([issued.playerID, "--lock", "--unlock"]).status == 64)
 
-        // The player plays on, and may choose again.
+        // A player who keeps choosing what must not be shown: renamed and locked in one write.
+        #expect(try await player.ask(.setAlias("Rude 2")) == .success(.done))
+        let locked = try await rename([issued.playerID, "Pl 8", "--lock"])
+        #expect(locked.status == 0, "\(locked.stderr)")
+        #expect(locked.stdout == "renamed \(issued.playerID): Pl 8\nthe alias of \(issued.playerID), Pl 8, is locked: the player cannot change it\n")
+        #expect(try await player.ask(.setAlias("Rude 3")) == .failure(NativeError(.aliasLocked, "the server's operator fixed your alias; it cannot be changed")))
+        #expect(try await shownAlias() == "Pl 8")
+        #expect(try await runMatchHostToExit(["player", issued.playerID, "--data", data.path]).stdout.contains("alias      Pl 8 (locked by the operator"))
+        // A reset keeps the lock; so does a restart of the server (it is in the database).
+        #expect(try await rename([issued.playerID, "--reset"]).status == 0)
+        #expect(try await player.ask(.setAlias("Rude 4")).failure?.code == .aliasLocked)
+        #expect(try await shownAlias() == String(issued.playerID.prefix(8)))
+
+        // Unlocked, the player plays on, and may choose again.
+        let unlocked = try await rename([issued.playerID, "--unlock"])
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        #expect(unlocked.stdout == "the alias of \(issued.playerID), \(issued.playerID.prefix(8)), is unlocked: the player may change it\n")
         #expect(try await player.ask(.setAlias("Nice")) == .success(.done))
         #expect(try await shownAlias() == "Nice")
 
@@ -76,6 +93,9 @@ import Glibc
         #expect(try await httpRequest("DELETE", path, port: admin, group: group).status == 401)
         #expect(try await httpRequest("PUT", path, port: admin, group: group, headers: authorized, body: "{\"name\":\"x\"}").status == 400)
         #expect(try await httpRequest("PUT", path, port: admin, group: group, headers: authorized, body: "{\"alias\":\"\"}").status == 400)
+        for body in ["{}", "{\"alias\":\"Both\",\"reset\":true}", "{\"reset\":false}"] {
+            #expect(try await httpRequest("PUT", path, port: admin, group: group, headers: authorized, body: body).status == 400, "\(body)")
+        }
         let nobody = try await httpRequest(
             "PUT", "/api/players/nobody/alias", port: admin, group: group, headers: authorized, body: "{\"alias\":\"Someone\"}")
         #expect(nobody.status == 404)
@@ -83,8 +103,17 @@ import Glibc
         let put = try await httpRequest("PUT", path, port: admin, group: group, headers: authorized, body: "{\"alias\":\"Ann 🐈\"}")
         #expect(put.status == 200)
         let answer = try JSONDecoder().decode(PlayerAliasEndpoints.AliasState.self, from: Data(put.body.utf8))
-        #expect(answer == PlayerAliasEndpoints.AliasState(player: issued.playerID, alias: "Ann 🐈"))
+        #expect(answer == PlayerAliasEndpoints.AliasState(player: issued.playerID, alias: "Ann 🐈", locked: false))
         #expect(try await shownAlias() == "Ann 🐈")
+        let lockedOverHTTP = try await httpRequest("PUT", path, port: admin, group: group, headers: authorized, body: "{\"locked\":true}")
+        #expect(
+            try JSONDecoder().decode(PlayerAliasEndpoints.AliasState.self, from: Data(lockedOverHTTP.body.utf8))
+                == PlayerAliasEndpoints.AliasState(player: issued.playerID, alias: "Ann 🐈", locked: true))
+        let resetOverHTTP = try await httpRequest("DELETE", path, port: admin, group: group, headers: authorized)
+        #expect(
+            try JSONDecoder().decode(PlayerAliasEndpoints.AliasState.self, from: Data(resetOverHTTP.body.utf8))
+                == PlayerAliasEndpoints.AliasState(player: issued.playerID, alias: String(issued.playerID.prefix(8)), locked: true))
+        #expect(try await player.ask(.setAlias("Rude 5")).failure?.code == .aliasLocked)
 
         let unknown = try await rename(["nobody-at-all", "Someone"])
         #expect(unknown.status == 1)

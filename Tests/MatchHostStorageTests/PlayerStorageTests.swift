@@ -96,6 +96,37 @@ struct PlayerStorageTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func theOperatorsLockRefusesThePlayersOwnAliasUntilUnlocked(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1_000)
+            try await store.createPlayerWithExternalIdentity(id: "p2", alias: "Cat", identity: .catRaceTutorial("cat"), createdAt: 1_000)
+
+            // A rename alone leaves the player free to choose again.
+            #expect(try await store.setAliasByOperator(playerID: "p1", alias: "Player 1", locked: nil).aliasLocked == false)
+            try await store.setAlias(playerID: "p1", alias: "Ann again")
+            // The lock alone keeps the alias; with it, the player's own change is refused.
+            let locked = try await store.setAliasByOperator(playerID: "p1", alias: nil, locked: true)
+            #expect(locked == PlayerRecord(id: "p1", alias: "Ann again", createdAt: 1_000, lastSeenAt: 1_000, aliasLocked: true))
+            await #expect(throws: GameStoreError.aliasLocked("p1")) { try await store.setAlias(playerID: "p1", alias: "Nope") }
+            // The operator still renames a locked player, and the lock stays.
+            #expect(try await store.setAliasByOperator(playerID: "p1", alias: "Player 1", locked: nil).aliasLocked)
+            #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Player 1", createdAt: 1_000, lastSeenAt: 1_000, aliasLocked: true))
+            // Another player is not touched; an identity's read carries its lock too.
+            #expect(try await store.player(id: "p2")?.aliasLocked == false)
+            _ = try await store.setAliasByOperator(playerID: "p2", alias: nil, locked: true)
+            #expect(try await store.player(externalIdentity: .catRaceTutorial("cat"))?.aliasLocked == true)
+
+            let unlocked = try await store.setAliasByOperator(playerID: "p1", alias: nil, locked: false)
+            #expect(unlocked.alias == "Player 1" && !unlocked.aliasLocked)
+            try await store.setAlias(playerID: "p1", alias: "Ann at last")
+            #expect(try await store.player(id: "p1")?.alias == "Ann at last")
+            await #expect(throws: GameStoreError.unknownPlayer("nobody")) {
+                try await store.setAliasByOperator(playerID: "nobody", alias: nil, locked: true)
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func bansAreSetReplacedAndLifted(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1_000)

@@ -62,9 +62,12 @@ import Testing
         #expect(try await store.bannedPlayers()[Self.banned]?.reason == "cheating")
         #expect(try await store.banRecords(playerID: Self.banned, limit: 10).map(\.ban.reason) == ["cheating"])
 
-        // And the file takes what v10 and v11 added.
+        // And the file takes what v10, v11 and v12 added; no alias was locked before.
         try await store.putLinkCode(LinkCodeRecord(playerID: bot.id, digest: [1, 2], expiresAt: 9_000_000_000_000), at: 1)
         #expect(try await store.linkCodes(validAt: 1).map(\.playerID) == [bot.id])
+        #expect(try await store.player(id: Self.banned)?.aliasLocked == false)
+        _ = try await store.setAliasByOperator(playerID: Self.banned, alias: nil, locked: true)
+        await #expect(throws: GameStoreError.aliasLocked(Self.banned)) { try await store.setAlias(playerID: Self.banned, alias: "Cheater") }
         try await store.close()
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @Suite("SQLite store: opening, migrations and bad files")
 struct SQLiteOpeningTests {
     /// Every migration of the schema, in order: what a fully migrated file has applied.
-    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"]
+    static let everyMigration = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"]
 
     private func openError(_ path: String, options: SQLiteStoreOptions = SQLiteStoreOptions()) async -> SQLiteStoreError? {
         do {
@@ -291,6 +291,24 @@ struct SQLiteOpeningTests {
         store = try await SQLiteGameStore.open(path: path)
         #expect(try await store.devices(playerID: "p").map(\.deviceID) == ["phone"])
         #expect(try await store.linkCodes(validAt: 30) == [LinkCodeRecord(playerID: "p", digest: [7, 7], expiresAt: 1_000)])
+        try await store.close()
+    }
+
+    @Test func aFileFromBeforeAliasLocksKeepsItsAliasesUnlocked() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("matchhost.sqlite")
+        try SQLiteSchema.createFile(atPath: path, migratedUpTo: "v11")
+        try SQLiteSchema.execute("INSERT INTO player (id, alias, created_at, last_seen_at) VALUES ('p', 'Ann', 10, 20)", atPath: path)
+
+        var store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.player(id: "p") == PlayerRecord(id: "p", alias: "Ann", createdAt: 10, lastSeenAt: 20, aliasLocked: false))
+        _ = try await store.setAliasByOperator(playerID: "p", alias: "Player 1", locked: true)
+        try await store.close()
+        #expect(try SQLiteSchema.appliedMigrations(atPath: path) == Self.everyMigration)
+
+        store = try await SQLiteGameStore.open(path: path)
+        #expect(try await store.player(id: "p") == PlayerRecord(id: "p", alias: "Player 1", createdAt: 10, lastSeenAt: 20, aliasLocked: true))
         try await store.close()
     }
 

@@ -25,6 +25,9 @@ extension ForwardingGameStore {
     }
     public func player(id: PlayerID) async throws -> PlayerRecord? { try await self.inner.player(id: id) }
     public func setAlias(playerID: PlayerID, alias: String) async throws { try await self.inner.setAlias(playerID: playerID, alias: alias) }
+    public func setAliasByOperator(playerID: PlayerID, alias: String?, locked: Bool?) async throws -> PlayerRecord {
+        try await self.inner.setAliasByOperator(playerID: playerID, alias: alias, locked: locked)
+    }
     public func touch(playerID: PlayerID, at: UnixMillis) async throws { try await self.inner.touch(playerID: playerID, at: at) }
     public func addDeviceIdentity(deviceID: String, secretHash: [UInt8], playerID: PlayerID, linkedAt: UnixMillis, maximumDevices: Int) async throws {
         try await self.inner.addDeviceIdentity(

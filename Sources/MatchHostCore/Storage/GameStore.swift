@@ -39,8 +39,16 @@ public protocol GameStore: Sendable {
     /// The player with `id`, if any.
     func player(id: PlayerID) async throws -> PlayerRecord?
 
-    /// Changes a player's alias. Throws ``GameStoreError/unknownPlayer(_:)``.
+    /// Changes a player's alias at the player's own request (SET_ALIAS). Throws
+    /// ``GameStoreError/unknownPlayer(_:)``, or ``GameStoreError/aliasLocked(_:)`` while the
+    /// operator's lock holds (checked in the same transaction as the write).
     func setAlias(playerID: PlayerID, alias: String) async throws
+
+    /// The operator's change of a player's alias and of its lock, in one transaction: `alias`
+    /// (nil: kept as it is) and `locked` (nil: kept). While locked, the player's own
+    /// ``setAlias(playerID:alias:)`` is refused. Returns the player as it is then. Throws
+    /// ``GameStoreError/unknownPlayer(_:)``.
+    func setAliasByOperator(playerID: PlayerID, alias: String?, locked: Bool?) async throws -> PlayerRecord
 
     /// Marks the player as seen at `at`; an earlier time than the stored one is ignored, so
     /// calls that overtake each other cannot move it back. Throws ``GameStoreError/unknownPlayer(_:)``.

@@ -22,6 +22,8 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case lastDevice(PlayerID)
     /// The player already has `limit` devices.
     case tooManyDevices(PlayerID, limit: Int)
+    /// The operator fixed the player's alias: the player cannot change it.
+    case aliasLocked(PlayerID)
     /// This external identity already belongs to a player.
     case externalIdentityExists(ExternalIdentity)
     /// A match with this id was already recorded.
@@ -87,6 +89,7 @@ public enum GameStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .deviceUnlinked(let device): return "device \(device) was unlinked from its player"
         case .lastDevice(let id): return "it is the only device of player \(id), which could not sign in without it"
         case .tooManyDevices(let id, let limit): return "player \(id) already has the maximum of \(limit) devices"
+        case .aliasLocked(let id): return "the operator fixed the alias of player \(id); it cannot be changed"
         case .externalIdentityExists(let identity): return "identity \(identity) already belongs to a player"
         case .matchExists(let id): return "match \(id) was already recorded"
         case .unknownMatch(let id): return "no match with id \(id)"

@@ -72,8 +72,18 @@ public actor InMemoryGameStore: GameStore {
 
     /// See ``GameStore/setAlias(playerID:alias:)``.
     public func setAlias(playerID: PlayerID, alias: String) throws {
-        guard self.players[playerID] != nil else { throw GameStoreError.unknownPlayer(playerID) }
+        guard let player = self.players[playerID] else { throw GameStoreError.unknownPlayer(playerID) }
+        guard !player.aliasLocked else { throw GameStoreError.aliasLocked(playerID) }
         self.players[playerID]?.alias = alias
+    }
+
+    /// See ``GameStore/setAliasByOperator(playerID:alias:locked:)``.
+    public func setAliasByOperator(playerID: PlayerID, alias: String?, locked: Bool?) throws -> PlayerRecord {
+        guard var player = self.players[playerID] else { throw GameStoreError.unknownPlayer(playerID) }
+        if let alias { player.alias = alias }
+        if let locked { player.aliasLocked = locked }
+        self.players[playerID] = player
+        return player
     }
 
     /// See ``GameStore/touch(playerID:at:)``.

@@ -10,14 +10,18 @@ public struct PlayerRecord: Sendable, Hashable {
     public var lastSeenAt: UnixMillis
     /// The operator's ban, while the player is banned (``GameStore/setBan(playerID:ban:at:)``).
     public var ban: PlayerBan?
+    /// Whether the operator fixed the alias (``GameStore/setAliasByOperator(playerID:alias:locked:)``):
+    /// the player's own ``GameStore/setAlias(playerID:alias:)`` is refused until it is unlocked.
+    public var aliasLocked: Bool
 
     /// Creates a record.
-    public init(id: PlayerID, alias: String, createdAt: UnixMillis, lastSeenAt: UnixMillis, ban: PlayerBan? = nil) {
+    public init(id: PlayerID, alias: String, createdAt: UnixMillis, lastSeenAt: UnixMillis, ban: PlayerBan? = nil, aliasLocked: Bool = false) {
         self.id = id
         self.alias = alias
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt
         self.ban = ban
+        self.aliasLocked = aliasLocked
     }
 }
 

@@ -281,13 +281,13 @@ public final class NativeListener: Sendable {
         try await self.onWorld { world, done in world.recoverByOperator(playerID) { done.completeWith($0) } }
     }
 
-    /// The operator sets `playerID`'s alias to `alias`, or with nil back to its first one (the
-    /// start of its id), and returns the alias once committed. A given alias must pass the rules
-    /// SET_ALIAS applies (`--max-alias-length` and the rest).
+    /// The operator changes `playerID`'s alias, its lock, or both, and returns the player once
+    /// that is committed. A given alias must pass the rules SET_ALIAS applies
+    /// (`--max-alias-length` and the rest); while locked, the player's SET_ALIAS gets ALIAS_LOCKED.
     /// - Throws: ``NativeError`` `BAD_ARGUMENT` (the reason) for an alias the rules refuse,
     ///   ``GameStoreError/unknownPlayer(_:)``, or the store's failure.
-    public func setAlias(_ alias: String?, of playerID: PlayerID) async throws -> String {
-        try await self.onWorld { world, done in world.renameByOperator(playerID, to: alias) { done.completeWith($0) } }
+    public func changeAlias(of playerID: PlayerID, _ change: OperatorAliasChange) async throws -> PlayerRecord {
+        try await self.onWorld { world, done in world.renameByOperator(playerID, change) { done.completeWith($0) } }
     }
 
     /// Runs `body` on the world's loop, and returns what it completes `done` with.

@@ -27,21 +27,29 @@ extension NativeWorld {
     /// The most matches or leaderboard entries one answer holds.
     static let maximumStoredListLength = 100
 
-    /// The operator's rename: `alias` becomes `playerID`'s alias, or with nil its first one
-    /// back (the start of its id, ``NativeAuthenticator/defaultAlias(of:)``), for an alias that
-    /// should not be shown. A given alias must pass the rules SET_ALIAS applies (else
-    /// ``NativeError`` `BAD_ARGUMENT` with the reason); it is written in the player's queue, after any
-    /// SET_ALIAS of the player's before it, and `completion` gets it once committed.
-    func renameByOperator(_ playerID: PlayerID, to alias: String?, completion: @escaping (Result<String, any Error>) -> Void) {
-        if let alias, let refusal = self.options.aliasRules.refusal(of: alias) {
-            return completion(.failure(NativeError(.badArgument, refusal)))
+    /// The operator's rename and alias lock (``OperatorAliasChange``), for an alias that should
+    /// not be shown. A given alias must pass the rules SET_ALIAS applies (else ``NativeError``
+    /// `BAD_ARGUMENT` with the reason); a reset gives back the first one (the start of the id,
+    /// ``NativeAuthenticator/defaultAlias(of:)``). It is written in the player's queue, after
+    /// any SET_ALIAS of the player's before it, and `completion` gets the player as it is once
+    /// committed.
+    func renameByOperator(_ playerID: PlayerID, _ change: OperatorAliasChange, completion: @escaping (Result<PlayerRecord, any Error>) -> Void) {
+        let alias: String?
+        switch change.alias {
+        case .unchanged: alias = nil
+        case .reset: alias = NativeAuthenticator.defaultAlias(of: playerID)
+        case .given(let given):
+            if let refusal = self.options.aliasRules.refusal(of: given) { return completion(.failure(NativeError(.badArgument, refusal))) }
+            alias = given
         }
-        let alias = alias ?? NativeAuthenticator.defaultAlias(of: playerID)
-        self.storage.write(in: .player(playerID), { store in try await store.setAlias(playerID: playerID, alias: alias) }) { result in
-            if case .success = result {
-                self.storage.logger.notice("player renamed by the operator", metadata: ["player": "\(playerID)", "alias": "\(alias)"])
+        let locked = change.locked
+        self.storage.write(in: .player(playerID), { store in try await store.setAliasByOperator(playerID: playerID, alias: alias, locked: locked) }) {
+            result in
+            if case .success(let player) = result {
+                self.storage.logger.notice(
+                    "player's alias changed by the operator", metadata: ["player": "\(playerID)", "alias": "\(player.alias)", "locked": "\(player.aliasLocked)"])
             }
-            completion(result.map { alias })
+            completion(result)
         }
     }
 
@@ -256,6 +264,7 @@ extension NativeWorld {
             case .unknownDevice: return NativeError(.noSuchDevice, error.description)
             case .lastDevice: return NativeError(.lastDevice, error.description)
             case .tooManyDevices: return NativeError(.tooManyDevices, error.description)
+            case .aliasLocked: return NativeError(.aliasLocked, "the server's operator fixed your alias; it cannot be changed")
             case .storageFailed: return .databaseFailed(.storageUnavailable)
             default: return NativeError(.storageUnavailable, "the server could not use its database (\(error)); try again later")
             }

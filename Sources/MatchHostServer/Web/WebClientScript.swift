@@ -57,7 +57,7 @@ enum WebClientScript {
         const R = { CREATE_MATCH: 1, JOIN_MATCH: 2, LEAVE_MATCH: 3, SUBSCRIBE_LOBBY: 5, JOIN_BY_CODE: 7, MATCHMAKE: 8, CANCEL_TICKET: 9,
                     GET_PROFILE: 13, GET_LEADERBOARD: 15, SET_ALIAS: 22 };
         /// REQUEST_ERROR codes a page acts on.
-        const RE = { NOT_IN_MATCH: 105, NO_SUCH_TICKET: 110 };
+        const RE = { NOT_IN_MATCH: 105, NO_SUCH_TICKET: 110, ALIAS_LOCKED: 127 };
         /// PRESENCE changes.
         const P = { JOINED: 1, DISCONNECTED: 2, RECONNECTED: 3, LEFT: 4 };
         const E = { UNSUPPORTED_VERSION: 1, UNKNOWN_GAME: 2, AUTHENTICATION_FAILED: 5, SESSION_NOT_FOUND: 8, RESUME_REFUSED: 9,
@@ -309,10 +309,12 @@ enum WebClientScript {
             });
           }
         }
-        /// The header's name: the player's alias, and the form that sets another (SET_ALIAS).
+        /// The header's name: the player's alias, and the form that sets another (SET_ALIAS),
+        /// unless the server's operator locked it.
+        let aliasLocked = false;
         function showMe() {
           $("player").replaceChildren("you are ", Object.assign(document.createElement("span"), { className: "you", textContent: nameOf(me) }));
-          $("aliasForm").hidden = false;
+          $("aliasForm").hidden = aliasLocked;
         }
         $("aliasForm").onsubmit = (event) => {
           event.preventDefault();
@@ -326,7 +328,10 @@ enum WebClientScript {
             note("");
             showMe();
             namesChanged();
-          }, failed);
+          }, (error) => {
+            failed(error);
+            if (error.code === RE.ALIAS_LOCKED) { aliasLocked = true; showMe(); }
+          });
         };
 
         /// A MATCH_JOINED (or MATCH_RESUMED, or MATCHMAKER_MATCHED after its ticket id): the

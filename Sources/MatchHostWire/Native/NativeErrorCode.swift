@@ -130,6 +130,8 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let lastDevice = NativeErrorCode(rawValue: 125)
     /// The player has as many devices as the server allows (CREATE_LINK_CODE).
     public static let tooManyDevices = NativeErrorCode(rawValue: 126)
+    /// The server's operator fixed the player's alias (SET_ALIAS): the player cannot change it.
+    public static let aliasLocked = NativeErrorCode(rawValue: 127)
 
     /// The code's name as in PROTOCOL.md.
     public var name: String {
@@ -186,6 +188,7 @@ public struct NativeErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
         case .noSuchDevice: return "NO_SUCH_DEVICE"
         case .lastDevice: return "LAST_DEVICE"
         case .tooManyDevices: return "TOO_MANY_DEVICES"
+        case .aliasLocked: return "ALIAS_LOCKED"
         default: return "ERROR_\(self.rawValue)"
         }
     }
