@@ -200,6 +200,8 @@ import Testing
         fixture.clock.advance(by: .milliseconds(1))
         #expect(fixture.links[0].take() == [.gameOver(FourInARowGameOver(winnerSeat: 0, reason: .turnTimeout))])
         #expect(fixture.result == FourInARowResult(winner: "alice", loser: "bob", winnerSeat: 0, reason: .turnTimeout, moveCount: 1))
+        // What MATCH_ENDED's reason says, in English.
+        #expect(fixture.result?.description.hasSuffix(" after 1 move") == true, "\(String(describing: fixture.result))")
     }
 
     @Test func theTurnTimerKeepsRunningWhileThePlayerToMoveIsAway() throws {

@@ -33,9 +33,14 @@ public struct FourInARowResult: Hashable, Sendable, CustomStringConvertible {
         self.moveCount = state.moves.count
     }
 
+    /// How many moves the game had, in words: "1 move", "7 moves".
+    public var movesPlayed: String {
+        self.moveCount == 1 ? "1 move" : "\(self.moveCount) moves"
+    }
+
     /// A short text for logs.
     public var description: String {
-        if let winner { return "\(winner) won by \(self.reason) after \(self.moveCount) moves" }
-        return "draw after \(self.moveCount) moves"
+        if let winner { return "\(winner) won by \(self.reason) after \(self.movesPlayed)" }
+        return "draw after \(self.movesPlayed)"
     }
 }

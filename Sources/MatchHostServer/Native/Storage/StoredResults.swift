@@ -29,7 +29,7 @@ enum StoredResults {
         case .abandoned(let reason):
             return .abandoned(reason: reason)
         case .finished(let result):
-            let summary = "\(result.reason) after \(result.moveCount) moves"
+            let summary = "\(result.reason) after \(result.movesPlayed)"
             return .finished(
                 MatchResultRecord(
                     players: match.handler.state.players.map { player in
