@@ -13,6 +13,27 @@ extension MatchHostClient {
         return profile
     }
 
+    /// The aliases of these players, by id: what to show for a match's players, asked at once
+    /// (GET_ALIASES, one request per ``NativePlayerAlias/maximumPerRequest`` ids). A player the
+    /// server does not know is left out.
+    public func aliases(of playerIDs: some Sequence<String>) async throws -> [String: String] {
+        var unique: [String] = []
+        var seen = Set<String>()
+        for playerID in playerIDs where seen.insert(playerID).inserted { unique.append(playerID) }
+        var aliases: [String: String] = [:]
+        var start = 0
+        while start < unique.count {
+            let batch = Array(unique[start..<min(start + NativePlayerAlias.maximumPerRequest, unique.count)])
+            start += batch.count
+            let response = try await self.request(.getAliases(playerIDs: batch))
+            guard case .aliases(let answered) = response else {
+                throw MatchHostClientError.protocolViolation("expected ALIASES, got \(response)")
+            }
+            for entry in answered { aliases[entry.playerID] = entry.alias }
+        }
+        return aliases
+    }
+
     /// A player's most recent matches, newest first.
     /// - Parameters:
     ///   - playerID: the player; empty (the default) for this client's own player.

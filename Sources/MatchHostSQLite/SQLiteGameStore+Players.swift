@@ -32,6 +32,20 @@ extension SQLiteGameStore {
         }
     }
 
+    /// See ``GameStore/aliases(playerIDs:)``.
+    public func aliases(playerIDs: [PlayerID]) async throws -> [PlayerID: String] {
+        guard !playerIDs.isEmpty else { return [:] }
+        return try await self.read { db in
+            // One statement: the primary key's index answers each id.
+            let marks = Array(repeating: "?", count: playerIDs.count).joined(separator: ", ")
+            var aliases: [PlayerID: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, alias FROM player WHERE id IN (\(marks))", arguments: StatementArguments(playerIDs)) {
+                aliases[row["id"]] = row["alias"]
+            }
+            return aliases
+        }
+    }
+
     /// What ``player(in:)`` reads, after the id.
     private static let playerColumns = "alias, created_at, last_seen_at, banned_at, ban_reason, ban_until, alias_locked"
 

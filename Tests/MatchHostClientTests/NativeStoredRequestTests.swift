@@ -104,6 +104,14 @@ struct NativeStoredRequestTests {
         // A control character would go as a space: refused, not changed.
         await #expect(throws: MatchHostClientError.self) { try await alice.setAlias("Ann\nBo") }
         #expect(try await alice.profile().alias == "Alice")
+
+        // Many at once: over the server's 100 a request, the client asks in batches; ids the
+        // server does not know are left out, and one named twice is answered once.
+        let bobID = try await bob.profile().playerID
+        let unknown = (0..<150).map { String(format: "%032x", $0) }
+        let aliases = try await bob.aliases(of: [aliceID] + unknown + [bobID, aliceID])
+        #expect(aliases == [aliceID: "Alice", bobID: String(bobID.prefix(8))])
+        #expect(try await bob.aliases(of: []) == [:])
         await alice.close()
         await bob.close()
         await server.stop()

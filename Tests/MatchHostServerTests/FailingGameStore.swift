@@ -14,6 +14,7 @@ struct FailingGameStore: GameStore {
         throw self.failure
     }
     func player(id: PlayerID) async throws -> PlayerRecord? { throw self.failure }
+    func aliases(playerIDs: [PlayerID]) async throws -> [PlayerID: String] { throw self.failure }
     func setAlias(playerID: PlayerID, alias: String) async throws { throw self.failure }
     func setAliasByOperator(playerID: PlayerID, alias: String?, locked: Bool?) async throws -> PlayerRecord { throw self.failure }
     func touch(playerID: PlayerID, at: UnixMillis) async throws { throw self.failure }

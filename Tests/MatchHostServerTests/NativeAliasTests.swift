@@ -38,6 +38,24 @@ import Testing
         }
         #expect(try await store.player(id: players[0])?.alias == family)
 
+        // Both players' aliases in one answer, in the order asked, each once; an unknown id is left out.
+        let bothAliases = try await second.ask(.getAliases(playerIDs: [players[1], "0123456789abcdef0123456789abcdef", players[0], players[1]]))
+        #expect(
+            bothAliases
+                == .success(
+                    .aliases([
+                        NativePlayerAlias(playerID: players[1], alias: String(players[1].prefix(8))),
+                        NativePlayerAlias(playerID: players[0], alias: family),
+                    ])))
+        let tooMany = try await second.ask(.getAliases(playerIDs: (0...100).map { String(format: "%032x", $0) }))
+        #expect(tooMany == .failure(NativeError(.badArgument, "GET_ALIASES names at most 100 players; this one names 101")))
+        // What the player just set, without waiting for DONE: the read comes after the write.
+        let renaming = try await first.request(.setAlias("Ann again"))
+        let asked = try await first.request(.getAliases(playerIDs: [players[0]]))
+        #expect(try await first.response(to: renaming) == .success(.done))
+        #expect(try await first.response(to: asked) == .success(.aliases([NativePlayerAlias(playerID: players[0], alias: "Ann again")])))
+        #expect(try await first.ask(.setAlias(family)) == .success(.done))
+
         // Seat 0 stacks column 0, seat 1 column 1: seat 0 wins at move 7, and leads the board.
         for number in UInt16(1)...7 {
             try await (number % 2 == 1 ? first : second).playFourInARow(number, column: number % 2 == 1 ? 0 : 1, in: matchID)

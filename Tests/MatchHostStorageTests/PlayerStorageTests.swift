@@ -96,6 +96,20 @@ struct PlayerStorageTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aliasesAreReadManyAtOnce(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1_000)
+            try await store.createPlayer(id: "p2", alias: "Bob", createdAt: 1_000)
+            try await store.createPlayer(id: "p3", alias: "Cy", createdAt: 1_000)
+            try await store.setAlias(playerID: "p2", alias: "Bobby")
+
+            #expect(try await store.aliases(playerIDs: ["p2", "nobody", "p1", "p2"]) == ["p1": "Ann", "p2": "Bobby"])
+            #expect(try await store.aliases(playerIDs: []) == [:])
+            #expect(try await store.aliases(playerIDs: (0..<100).map { "x\($0)" } + ["p3"]) == ["p3": "Cy"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func theOperatorsLockRefusesThePlayersOwnAliasUntilUnlocked(kind: StoreKind) async throws {
         try await kind.withStore { store in
             try await store.createPlayer(id: "p1", alias: "Ann", createdAt: 1_000)

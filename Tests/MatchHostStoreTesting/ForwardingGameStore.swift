@@ -24,6 +24,7 @@ extension ForwardingGameStore {
         try await self.inner.createPlayerWithDevice(id: id, alias: alias, deviceID: deviceID, secretHash: secretHash, createdAt: createdAt)
     }
     public func player(id: PlayerID) async throws -> PlayerRecord? { try await self.inner.player(id: id) }
+    public func aliases(playerIDs: [PlayerID]) async throws -> [PlayerID: String] { try await self.inner.aliases(playerIDs: playerIDs) }
     public func setAlias(playerID: PlayerID, alias: String) async throws { try await self.inner.setAlias(playerID: playerID, alias: alias) }
     public func setAliasByOperator(playerID: PlayerID, alias: String?, locked: Bool?) async throws -> PlayerRecord {
         try await self.inner.setAliasByOperator(playerID: playerID, alias: alias, locked: locked)

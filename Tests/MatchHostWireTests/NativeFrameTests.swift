@@ -729,6 +729,38 @@ enum NativeByteExamples {
         16                                                kind 22 SET_ALIAS
         00 08  41 6e 6e 20 f0 9f 90 88                    alias "Ann 🐈" (8 bytes of UTF-8)
         """#
+    static let getAliases = #"""
+        00 00 00 5c  0b                                   length 92, kind RELIABLE
+        00 00 00 00 00 00 00 0b                           sequence 11
+        00 00 00 00 00 00 00 0a                           ack 10
+        20                                                REQUEST
+        00 00 00 1f                                       requestId 31
+        17                                                kind 23 GET_ALIASES
+        02                                                count 2
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        00 20                                             playerId, 32 bytes:
+        62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
+        62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
+        """#
+    static let aliases = #"""
+        00 00 00 70  0b                                   length 112, kind RELIABLE
+        00 00 00 00 00 00 00 09                           sequence 9
+        00 00 00 00 00 00 00 0b                           ack 11
+        40                                                RESPONSE
+        00 00 00 1f                                       requestId 31
+        0e                                                kind 14 ALIASES
+        02                                                count 2
+        00 20                                             playerId, 32 bytes:
+        66 39 39 38 63 66 34 63 30 62 63 37 37 66 31 63     "f998cf4c0bc77f1c
+        65 35 39 38 32 63 37 65 63 39 64 32 65 35 35 35      e5982c7ec9d2e555"
+        00 08  41 6e 6e 20 f0 9f 90 88                    alias "Ann 🐈" (8 bytes of UTF-8)
+        00 20                                             playerId, 32 bytes:
+        62 36 37 62 37 33 66 31 30 37 61 38 36 63 64 64     "b67b73f107a86cdd
+        62 35 32 66 30 35 32 30 65 39 61 30 39 65 62 61      b52f0520e9a09eba"
+        00 08  62 36 37 62 37 33 66 31                    alias "b67b73f1"
+        """#
 }
 
 /// The bytes of an example: on each line, the leading tokens that are two lowercase hex
@@ -979,6 +1011,14 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
                 "REQUEST UNLINK_DEVICE", E.unlinkDevice, sequence: 9, ack: 8,
                 .client(.request(id: 29, .unlinkDevice(deviceID: secondDeviceID)))),
             .reliable("REQUEST SET_ALIAS", E.setAlias, sequence: 10, ack: 9, .client(.request(id: 30, .setAlias("Ann 🐈")))),
+            .reliable(
+                "REQUEST GET_ALIASES", E.getAliases, sequence: 11, ack: 10, .client(.request(id: 31, .getAliases(playerIDs: [alice, bob])))),
+            .reliable(
+                "RESPONSE ALIASES", E.aliases, sequence: 9, ack: 11,
+                .server(
+                    .response(
+                        id: 31,
+                        .aliases([NativePlayerAlias(playerID: alice, alias: "Ann 🐈"), NativePlayerAlias(playerID: bob, alias: "b67b73f1")])))),
         ]
     }()
 }
@@ -1069,8 +1109,8 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
             default: break
             }
         }
-        #expect(requestKinds == Set(1...22))
-        #expect(responseKinds == Set(1...13))
+        #expect(requestKinds == Set(1...23))
+        #expect(responseKinds == Set(1...14))
         #expect(targetCounts == [0, 1])
     }
 
@@ -1335,12 +1375,12 @@ struct NativeExample: Sendable, CustomTestStringConvertible {
         for method: UInt8 in [0, 4, 0xFF] {
             #expect(throws: NativeWireError.unknownAuthenticationMethod(method)) { try self.frame([0x03, method] + self.str("x")) }
         }
-        for kind: UInt8 in [0, 23, 0xFF] {
+        for kind: UInt8 in [0, 24, 0xFF] {
             // A request of an unknown kind is still a request the server can answer (its body skipped).
             #expect(try self.client([0x20] + self.u32(7) + [kind] + self.u64(1)) == .unknownRequest(id: 7, kind: kind))
             #expect(Array(NativeClientMessage.unknownRequest(id: 7, kind: kind).encoded().readableBytesView) == [0x20] + self.u32(7) + [kind])
         }
-        for kind: UInt8 in [0, 14, 0xFF] {
+        for kind: UInt8 in [0, 15, 0xFF] {
             #expect(throws: NativeWireError.unknownResponseKind(kind)) { try self.server([0x40] + self.u32(7) + [kind] + self.u64(1)) }
         }
     }

@@ -39,6 +39,9 @@ public protocol GameStore: Sendable {
     /// The player with `id`, if any.
     func player(id: PlayerID) async throws -> PlayerRecord?
 
+    /// The aliases of those of `playerIDs` that exist, by id: one read for a match's players.
+    func aliases(playerIDs: [PlayerID]) async throws -> [PlayerID: String]
+
     /// Changes a player's alias at the player's own request (SET_ALIAS). Throws
     /// ``GameStoreError/unknownPlayer(_:)``, or ``GameStoreError/aliasLocked(_:)`` while the
     /// operator's lock holds (checked in the same transaction as the write).

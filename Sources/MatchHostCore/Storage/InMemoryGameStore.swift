@@ -70,6 +70,13 @@ public actor InMemoryGameStore: GameStore {
         self.players[id]
     }
 
+    /// See ``GameStore/aliases(playerIDs:)``.
+    public func aliases(playerIDs: [PlayerID]) -> [PlayerID: String] {
+        var aliases: [PlayerID: String] = [:]
+        for playerID in playerIDs { aliases[playerID] = self.players[playerID]?.alias }
+        return aliases
+    }
+
     /// See ``GameStore/setAlias(playerID:alias:)``.
     public func setAlias(playerID: PlayerID, alias: String) throws {
         guard let player = self.players[playerID] else { throw GameStoreError.unknownPlayer(playerID) }

@@ -7,7 +7,7 @@ extension NativeRequest {
     /// Whether the answer comes from the store (profile, history, leaderboard, player values, alias).
     var isAnsweredFromStorage: Bool {
         switch self {
-        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue, .setAlias: return true
+        case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue, .setAlias, .getAliases: return true
         case .createLinkCode, .listDevices, .unlinkDevice: return true
         default: return false
         }
@@ -68,6 +68,22 @@ extension NativeWorld {
         case .getProfile(let playerID):
             let target = playerID.isEmpty ? asker : playerID
             call = { store in try await Self.profile(of: target, games: games, in: store) }
+        case .getAliases(let playerIDs):
+            guard playerIDs.count <= NativePlayerAlias.maximumPerRequest else {
+                let refusal = NativeError(
+                    .badArgument, "GET_ALIASES names at most \(NativePlayerAlias.maximumPerRequest) players; this one names \(playerIDs.count)")
+                session.sendReliable(NativeServerMessage.requestError(id: id, refusal).encoded(allocator: self.allocator))
+                return
+            }
+            call = { store in
+                let known = try await store.aliases(playerIDs: playerIDs)
+                var answered = Set<String>()
+                return .aliases(
+                    playerIDs.compactMap { playerID in
+                        guard let alias = known[playerID], answered.insert(playerID).inserted else { return nil }
+                        return NativePlayerAlias(playerID: playerID, alias: alias)
+                    })
+            }
         case .getMatchHistory(let playerID, let limit):
             let target = playerID.isEmpty ? asker : playerID
             let count = Self.listLength(limit, default: 20)

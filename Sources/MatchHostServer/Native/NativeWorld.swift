@@ -327,7 +327,7 @@ final class NativeWorld {
         case .cancelTicket(let id):
             return self.cancelTicket(id, for: session)
         case .getProfile, .getMatchHistory, .getLeaderboard, .readValue, .writeValue, .deleteValue, .createLinkCode, .listDevices,
-            .unlinkDevice, .setAlias:
+            .unlinkDevice, .setAlias, .getAliases:
             return .failure(NativeError(.unknownRequest, "internal: answered from storage"))
         }
     }

@@ -55,7 +55,7 @@ enum WebClientScript {
                     MATCH_EVENT: 0x45, LOBBY_UPDATE: 0x46, MATCHMAKER_MATCHED: 0x47, TICKET_CANCELLED: 0x49, MATCH_RESUMED: 0x4A };
         /// Request kinds.
         const R = { CREATE_MATCH: 1, JOIN_MATCH: 2, LEAVE_MATCH: 3, SUBSCRIBE_LOBBY: 5, JOIN_BY_CODE: 7, MATCHMAKE: 8, CANCEL_TICKET: 9,
-                    GET_PROFILE: 13, GET_LEADERBOARD: 15, SET_ALIAS: 22 };
+                    GET_PROFILE: 13, GET_LEADERBOARD: 15, SET_ALIAS: 22, GET_ALIASES: 23 };
         /// REQUEST_ERROR codes a page acts on.
         const RE = { NOT_IN_MATCH: 105, NO_SUCH_TICKET: 110, ALIAS_LOCKED: 127 };
         /// PRESENCE changes.
@@ -271,43 +271,43 @@ enum WebClientScript {
         function failed(error) { note(error.message); }
         function connectionState(name, text) { $("connection").className = name; $("connection").textContent = text; }
 
-        /// The aliases of the players the page shows, by id: each asked once (GET_PROFILE), at
-        /// most `ALIASES_IN_FLIGHT` at a time, so a full match's fits `--max-pending-requests`
-        /// beside the page's own requests; the player's own is also set by SET_ALIAS (and then
-        /// no answer asked before it replaces it). `nameOf(id)` is the alias once known, the
-        /// start of the id until then (or the text itself, for what is not a player id);
-        /// `namesChanged` (a page's) runs when one arrives. Kept for the page's life: a rename
-        /// shows after a reload.
-        const ALIASES_IN_FLIGHT = 4;
+        /// The aliases of the players the page shows, by id: each asked once, those wanted
+        /// meanwhile in one GET_ALIASES (at most `ALIASES_PER_REQUEST`), one request at a time;
+        /// the player's own is also set by SET_ALIAS (and then no answer asked before it
+        /// replaces it). `nameOf(id)` is the alias once known, the start of the id until then
+        /// (or the text itself, for what is not a player id); `namesChanged` (a page's) runs
+        /// when some arrive. Kept for the page's life: a rename shows after a reload.
+        const ALIASES_PER_REQUEST = 100;
         const aliases = new Map(), aliasesWanted = [], aliasesAsked = new Set(), aliasesSetHere = new Set();
-        let aliasesInFlight = 0, namesChanged = () => {};
+        let aliasesInFlight = false, namesChanged = () => {};
         function nameOf(id) {
           const known = aliases.get(id);
           if (known !== undefined) return known;
-          if (/^[0-9a-f]{32}$/.test(id) && !aliasesAsked.has(id)) { aliasesAsked.add(id); aliasesWanted.push(id); askAliases(); }
+          if (/^[0-9a-f]{32}$/.test(id) && !aliasesAsked.has(id)) { aliasesAsked.add(id); aliasesWanted.push(id); setTimeout(askAliases, 0); }
           return id.slice(0, 8);
         }
         function askAliases() {
-          while (connection && aliasesInFlight < ALIASES_IN_FLIGHT && aliasesWanted.length > 0) {
-            const id = aliasesWanted.shift();
-            aliasesInFlight++;
-            connection.request(R.GET_PROFILE, new Writer().str(id).done(), (r) => {
-              aliasesInFlight--;
-              r.str();
-              const alias = r.str();
+          if (!connection || aliasesInFlight || aliasesWanted.length === 0) return;
+          const ids = aliasesWanted.splice(0, ALIASES_PER_REQUEST), fields = new Writer().u8(ids.length);
+          for (const id of ids) fields.str(id);
+          aliasesInFlight = true;
+          connection.request(R.GET_ALIASES, fields.done(), (r) => {
+            aliasesInFlight = false;
+            for (let i = r.u8(); i > 0; i--) {
+              const id = r.str(), alias = r.str();
               if (!aliasesSetHere.has(id)) aliases.set(id, alias);
               if (id === me) showMe();
-              namesChanged();
-              askAliases();
-            }, () => {
-              // Asked again the next time it is shown. Not from here: a refusal may come while
-              // the connection rejects every request of a session that ended, before the new
-              // one numbers its messages.
-              aliasesInFlight--;
-              aliasesAsked.delete(id);
-              setTimeout(askAliases, 0);
-            });
-          }
+            }
+            namesChanged();
+            askAliases();
+          }, () => {
+            // Asked again the next time they are shown. Not from here: a refusal may come while
+            // the connection rejects every request of a session that ended, before the new
+            // one numbers its messages.
+            aliasesInFlight = false;
+            for (const id of ids) aliasesAsked.delete(id);
+            setTimeout(askAliases, 0);
+          });
         }
         /// The header's name: the player's alias, and the form that sets another (SET_ALIAS),
         /// unless the server's operator locked it.

@@ -52,6 +52,9 @@ public enum NativeRequest: Hashable, Sendable {
     /// Kind 22: stores `alias` as the asking player's alias (what profiles and leaderboards
     /// show for it), once the server's rules allow it.
     case setAlias(String)
+    /// Kind 23: the aliases of these players (at most ``NativePlayerAlias/maximumPerRequest``),
+    /// in one answer: what a client shows for the players of a match or a list.
+    case getAliases(playerIDs: [String])
 
     /// The bytes of a WRITE_VALUE frame's body besides its key's and its value's own: RELIABLE's
     /// kind, sequence and ack, REQUEST's kind and request id, the request kind, and the two
@@ -84,6 +87,7 @@ public enum NativeRequest: Hashable, Sendable {
         case .listDevices: return 20
         case .unlinkDevice: return 21
         case .setAlias: return 22
+        case .getAliases: return 23
         }
     }
 
@@ -145,6 +149,12 @@ public enum NativeRequest: Hashable, Sendable {
             self = .unlinkDevice(deviceID: try body.readNativeString(field: "device id", maximumLength: 255))
         case 22:
             self = .setAlias(try body.readNativeString(field: "alias", maximumLength: NativeLimits.identifier))
+        case 23:
+            let count = Int(try body.readWireByte(field: "player count"))
+            var playerIDs: [String] = []
+            playerIDs.reserveCapacity(count)
+            for _ in 0..<count { playerIDs.append(try body.readNativeString(field: "player id", maximumLength: NativeLimits.identifier)) }
+            self = .getAliases(playerIDs: playerIDs)
         default:
             throw NativeWireError.unknownRequestKind(kind)
         }
@@ -189,6 +199,10 @@ public enum NativeRequest: Hashable, Sendable {
             break
         case .unlinkDevice(let deviceID):
             buffer.writeNativeString(deviceID)
+        case .getAliases(let playerIDs):
+            // A count over 255 cannot be written; the client library refuses it before.
+            buffer.writeWireByte(UInt8(clamping: playerIDs.count))
+            for playerID in playerIDs.prefix(Int(UInt8.max)) { buffer.writeNativeString(playerID) }
         }
     }
 }
@@ -221,6 +235,9 @@ public enum NativeResponse: Hashable, Sendable {
     case linkCode(code: String, expiresAt: UInt64)
     /// Kind 13: the player's devices, the longest linked first (LIST_DEVICES).
     case devices([NativeDevice])
+    /// Kind 14: the aliases of the players asked for that exist, in the order asked, each once
+    /// (GET_ALIASES).
+    case aliases([NativePlayerAlias])
 
     /// The response kind byte.
     public var kind: UInt8 {
@@ -238,6 +255,7 @@ public enum NativeResponse: Hashable, Sendable {
         case .value: return 11
         case .linkCode: return 12
         case .devices: return 13
+        case .aliases: return 14
         }
     }
 
@@ -296,6 +314,12 @@ public enum NativeResponse: Hashable, Sendable {
             devices.reserveCapacity(count)
             for _ in 0..<count { devices.append(try NativeDevice(from: &body)) }
             self = .devices(devices)
+        case 14:
+            let count = Int(try body.readWireByte(field: "alias count"))
+            var aliases: [NativePlayerAlias] = []
+            aliases.reserveCapacity(count)
+            for _ in 0..<count { aliases.append(try NativePlayerAlias(from: &body)) }
+            self = .aliases(aliases)
         default:
             throw NativeWireError.unknownResponseKind(kind)
         }
@@ -342,6 +366,9 @@ public enum NativeResponse: Hashable, Sendable {
         case .devices(let devices):
             buffer.writeWireByte(UInt8(clamping: devices.count))
             for device in devices.prefix(Int(UInt8.max)) { device.encode(into: &buffer) }
+        case .aliases(let aliases):
+            buffer.writeWireByte(UInt8(clamping: aliases.count))
+            for alias in aliases.prefix(Int(UInt8.max)) { alias.encode(into: &buffer) }
         }
     }
 }

@@ -248,3 +248,30 @@ public struct NativeDevice: Hashable, Sendable {
         buffer.writeNativeUInt64(self.linkedAt)
     }
 }
+
+/// A player's alias, as GET_ALIASES answers.
+public struct NativePlayerAlias: Hashable, Sendable {
+    /// The most player ids one GET_ALIASES may name; more gets `BAD_ARGUMENT`.
+    public static let maximumPerRequest = 100
+
+    /// The player's id.
+    public var playerID: String
+    /// Its alias.
+    public var alias: String
+
+    /// Creates an entry.
+    public init(playerID: String, alias: String) {
+        self.playerID = playerID
+        self.alias = alias
+    }
+
+    init(from body: inout ByteBuffer) throws {
+        self.playerID = try body.readNativeString(field: "player id", maximumLength: NativeLimits.identifier)
+        self.alias = try body.readNativeString(field: "alias", maximumLength: NativeLimits.identifier)
+    }
+
+    func encode(into buffer: inout ByteBuffer) {
+        buffer.writeNativeString(self.playerID)
+        buffer.writeNativeString(self.alias)
+    }
+}
