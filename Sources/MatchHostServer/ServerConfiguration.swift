@@ -149,7 +149,13 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var linkCodeLifetime: Duration = .seconds(600)
     /// The key session tokens are signed with. `matchhost serve` keeps it in the data directory;
     /// the default is random per process (tokens then die with the process).
-    public var tokenSigningKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+    public var tokenSigningKey: [UInt8] {
+        get { self.signingKey.bytes }
+        set { self.signingKey = SecretBytes(newValue) }
+    }
+    /// Stored so that a configuration printed whole (the service lifecycle logs its services
+    /// at debug) shows no key: anyone who read it could sign tokens.
+    private var signingKey = SecretBytes((0..<32).map { _ in UInt8.random(in: 0...255) })
     /// What every new native `disks` match is created with (default: the seed game's rules).
     /// Each match still gets a random ``DisksGame/Options/seed``; tests shorten the game here.
     public var disksOptions = DisksGame.Options()

@@ -33,6 +33,29 @@ import Testing
         return (server, try #require(server.listener.webAddress?.port))
     }
 
+    /// A client whose whole ClientHello fits the server's first read (OpenSSL's, curl's:
+    /// about 500 bytes with classic key shares; ours and browsers' send post-quantum ones, over
+    /// the first read's 1 KiB) is answered at once: the server's handshake reply, written while
+    /// that read is handled, is not held back by the gate that started TLS.
+    @Test func aClientHelloThatArrivesInOneReadIsAnsweredAtOnce() async throws {
+        let directory = Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try await TestCertificate.make(in: directory)
+        let (server, _) = try await Self.startServer(certificate) { $0.idleTimeout = .seconds(300) }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certificate.certificatePath))
+        configuration.curves = [.x25519]
+        let tls = try NIOSSLContext(configuration: configuration)
+        // Without the reply the handshake would wait for the server's 300 s: the login's own
+        // wait fails it long before.
+        let (player, authenticated) = try await TestNativeConnection.login(port: server.port, group: server.group, device: "small-hello", tls: tls)
+        #expect(authenticated.playerID.count == 32)
+        let created = try await player.response(to: try await player.request(.createMatch(mode: "relay", maxPlayers: 2, label: "one read")))
+        #expect(created.joined?.label == "one read")
+        await server.listener.close()
+        try await server.group.shutdownGracefully()
+    }
+
     @Test func theNativePortSpeaksTLSAndTellsAPlaintextClientSo() async throws {
         let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -13,7 +13,9 @@ import NIOSSL
 /// Until the first byte has decided, nothing the handlers behind write may pass (a handshake
 /// deadline's ERROR would go out in plaintext on a port that promises TLS): the gate drops it.
 /// Once plaintext has decided, it drops everything but its own answer, which it writes from
-/// its own context.
+/// its own context. Once TLS has decided, what the TLS handler writes passes: its reply to a
+/// ClientHello that came whole in the first read is written while the gate hands that read
+/// on, before the gate has left the pipeline.
 final class TLSPortGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -25,6 +27,8 @@ final class TLSPortGate: ChannelDuplexHandler, RemovableChannelHandler {
     private let port: TLSPortSetup
     private let refusal: RefusedConnectionHandler?
     private var decided = false
+    /// TLS decided: the writes are the TLS handler's records.
+    private var passingTLS = false
 
     /// - Parameters:
     ///   - port: the port's TLS context and its plaintext answer.
@@ -65,12 +69,17 @@ final class TLSPortGate: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        self.passingTLS = true
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(self, promise: nil)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        promise?.fail(TLSPortGateDroppedWrite())
+        guard self.passingTLS else {
+            promise?.fail(TLSPortGateDroppedWrite())
+            return
+        }
+        context.write(data, promise: promise)
     }
 }
 
