@@ -20,6 +20,10 @@ public final class SQLiteGameStore: GameStore {
     /// The file name ``open(directory:limits:options:logger:)`` uses.
     public static let fileName = "matchhost.sqlite"
 
+    /// The newest schema this build knows (its last migration, "v12"): a file migrated past it
+    /// is refused.
+    public static var schemaVersion: String { SQLiteSchema.inOrder(SQLiteSchema.migrator.migrations).last ?? "" }
+
     /// The database file.
     public let path: String
     /// The key-value limits.

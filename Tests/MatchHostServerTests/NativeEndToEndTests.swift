@@ -1308,6 +1308,23 @@ struct SplitMix: RandomNumberGenerator {
         try await server.stop()
     }
 
+    /// `--max-racers` bounds a race on the native port as on the tutorial's: created, and queued for.
+    @Test func aNativeRaceHoldsAtMostMaxRacers() async throws {
+        let server = try await RunningNativeServer.start { $0.maxRacers = 3 }
+        let (a, _) = try await server.login("racers-a")
+        #expect(
+            try await a.ask(.createMatch(mode: "catrace", maxPlayers: 4, label: ""))
+                == .failure(NativeError(.badArgument, "maxPlayers for catrace must be 2 to 3 (--max-players, --max-racers), or 0 for 3")))
+        let queued = try await a.ask(.matchmake(NativeTicketRequest(mode: "catrace", minPlayers: 2, maxPlayers: 4)))
+        #expect(queued == .failure(NativeError(.badArgument, "catrace takes 2 to 3 players (--max-players, --max-racers), min ≤ max; asked 2 to 4")))
+        let created = try #require(try await a.response(to: try await a.request(.createMatch(mode: "catrace", maxPlayers: 0, label: ""))).joined)
+        #expect(created.capacity == 3)
+        // Other games keep --max-players.
+        let (b, _) = try await server.login("racers-b")
+        #expect(try #require(try await b.response(to: try await b.request(.createMatch(mode: "relay", maxPlayers: 0, label: ""))).joined).capacity == 16)
+        try await server.stop()
+    }
+
     /// As on the tutorial's port: a race's GAME_OVER goes out once the match's standing is stored.
     @Test(.timeLimit(.minutes(1))) func aRacesGameOverWaitsUntilItsStandingIsStored() async throws {
         let store = HeldInterimStore()

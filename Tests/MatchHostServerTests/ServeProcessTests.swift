@@ -7,6 +7,12 @@ import Testing
 
 /// `matchhost serve` as a user runs it: a real process, a real port, a real signal.
 @Suite(.serialized) struct ServeProcessTests {
+    @Test func theVersionSaysWhichProtocolAndSchemaThisBuildHas() async throws {
+        let printed = try await runMatchHostToExit(["--version"])
+        #expect(printed.status == 0)
+        #expect(printed.stdout == "matchhost 0.1.0 (native protocol 1, database schema v12)\n")
+    }
+
     @Test(arguments: [SIGTERM, SIGINT])
     func servePrintsItsAddressAndExitsZeroOnSignal(signal: Int32) async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-serve-\(UUID().uuidString)")

@@ -73,7 +73,7 @@ import Testing
         try await plaintext.send(.hello(version: 1, gameID: "matchhost"))
         let refusal = try await plaintext.closingError()
         #expect(refusal.code == .tlsRequired)
-        #expect(refusal.message == "this port speaks TLS only: connect with TLS (the Swift client: Configuration.tls)")
+        #expect(refusal.message == "this port speaks TLS only: connect with TLS (the Swift client: Configuration.tls; matchhost's commands: --tls)")
         // The TLS player is untouched.
         let again = try await player.response(to: try await player.request(.createMatch(mode: "relay", maxPlayers: 2, label: "still")))
         #expect(again.joined?.label == "still")

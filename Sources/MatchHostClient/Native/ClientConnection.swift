@@ -105,7 +105,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let failure =
             if Self.isTLSFailure(error) {
-                MatchHostClientError.tlsFailed("\(error)")
+                MatchHostClientError.tlsFailed(Self.tlsFailureDetail(error))
             } else {
                 MatchHostClientError.connectionFailed("\(error)")
             }
@@ -115,6 +115,18 @@ final class ClientConnectionHandler: ChannelInboundHandler {
 
     /// Whether TLS itself failed (the handshake, the certificate), as opposed to a connection
     /// that dropped without TLS's goodbye, which is a dropped connection like any other.
+    /// What a TLS failure says to whoever runs the client: for a certificate it does not trust
+    /// (a self-signed one, most often), how to trust it; otherwise BoringSSL's error without
+    /// the source file it came from (a path on the machine that built the client).
+    static func tlsFailureDetail(_ error: any Error) -> String {
+        let detail = "\(error)".replacing(/\s+at \/[^\]\s]*:[0-9]+/, with: "")
+        guard detail.contains("CERTIFICATE_VERIFY_FAILED") else { return detail }
+        return """
+            the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED): trust that certificate, or the authority \
+            that signed it (Configuration.tls = .init(trust: .pemFile(path)); matchhost's commands: --tls-ca FILE)
+            """
+    }
+
     static func isTLSFailure(_ error: any Error) -> Bool {
         switch error {
         case NIOSSLError.uncleanShutdown: false

@@ -25,6 +25,8 @@ struct NativeGameMode {
     var capacities: ClosedRange<Int>
     /// The size taken when the client asks for 0.
     var defaultCapacity: Int
+    /// The server's options that bound `capacities`, for the refusal of another size.
+    var capacityOptions = "--max-players"
     /// Creates and starts a match.
     var make: (MatchSetup) -> any HostedMatch
     /// Continues a stored turn-based game from its state (after a restart), seats not yet
@@ -52,12 +54,14 @@ struct NativeGameModes {
     ///   - aliasOf: reads a native player's alias, for its racer in a Cat Race: answers on
     ///     the loop, or never (no such player, a failing store).
     static func builtIn(
-        maxPlayers: Int, catRace: CatRaceOptions, disks: DisksGame.Options = DisksGame.Options(),
+        maxPlayers: Int, maxRacers: Int = 16, catRace: CatRaceOptions, disks: DisksGame.Options = DisksGame.Options(),
         turnTimeLimit: TimeAmount = .seconds(30), catRaceInvite: @escaping (Match<CatRaceGame>, [PlayerID]) -> Void,
         aliasOf: @escaping (PlayerID, @escaping (String) -> Void) -> Void
     ) -> NativeGameModes {
         var modes = NativeGameModes()
         let upTo = 2...max(2, maxPlayers)
+        // A race on either port holds at most --max-racers.
+        let races = 2...max(2, min(maxPlayers, maxRacers))
         modes.add(
             NativeGameMode(name: RelayGame.mode, capacities: upTo, defaultCapacity: upTo.upperBound) { setup in
                 let match = Match(
@@ -66,7 +70,7 @@ struct NativeGameModes {
                 return NativeMatch.relay(match: match, label: setup.label)
             })
         modes.add(
-            NativeGameMode(name: CatRaceGame.mode, capacities: upTo, defaultCapacity: upTo.upperBound) { setup in
+            NativeGameMode(name: CatRaceGame.mode, capacities: races, defaultCapacity: races.upperBound, capacityOptions: "--max-players, --max-racers") { setup in
                 let match = Match(
                     id: setup.id, handler: CatRaceGame(options: catRace),
                     // Tutorial clients may race here too (see catRaceInvite), in their own encoding.

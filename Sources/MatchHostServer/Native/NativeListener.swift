@@ -60,6 +60,7 @@ public final class NativeListener: Sendable {
             seatGrace: configuration.sessionGrace,
             maxBacklogBytes: configuration.maxBacklogBytes,
             maxPlayersPerMatch: configuration.maxPlayersPerMatch,
+            maxRacers: configuration.maxRacers,
             maxMatchesPerPlayer: configuration.maxMatchesPerPlayer,
             maxPendingStoredRequests: configuration.maxPendingRequests,
             maxSessions: configuration.maxSessions,
@@ -115,7 +116,7 @@ public final class NativeListener: Sendable {
                 TLSPortSetup(
                     tls: $0,
                     plaintextAnswer: NativeFrame.error(
-                        NativeError(.tlsRequired, "this port speaks TLS only: connect with TLS (the Swift client: Configuration.tls)")
+                        NativeError(.tlsRequired, "this port speaks TLS only: connect with TLS (the Swift client: Configuration.tls; matchhost's commands: --tls)")
                     ).encodedFrame())
             },
             farewell: { refusal in

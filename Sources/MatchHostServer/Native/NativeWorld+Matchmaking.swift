@@ -12,7 +12,7 @@ extension NativeWorld {
         guard low <= high, mode.capacities.contains(low), mode.capacities.contains(high) else {
             let range = mode.capacities
             return .failure(
-                NativeError(.badArgument, "\(request.mode) takes \(range.lowerBound) to \(range.upperBound) players, min ≤ max; asked \(low) to \(high)"))
+                NativeError(.badArgument, "\(request.mode) takes \(range.lowerBound) to \(range.upperBound) players (\(mode.capacityOptions)), min ≤ max; asked \(low) to \(high)"))
         }
         var players = [session.playerID]
         var partyID: String?

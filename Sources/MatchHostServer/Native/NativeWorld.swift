@@ -12,6 +12,8 @@ struct NativeWorldOptions {
     var seatGrace: TimeAmount
     var maxBacklogBytes: Int
     var maxPlayersPerMatch: Int
+    /// The most racers in one race (``ServerConfiguration/maxRacers``), as on the Cat Race port.
+    var maxRacers = 16
     var maxMatchesPerPlayer: Int
     var maxPendingStoredRequests: Int = 16
     /// The most sessions live at once (``ServerConfiguration/maxSessions``).
@@ -153,7 +155,7 @@ final class NativeWorld {
             self.playerGone(old.playerID)
         }
         self.modes = NativeGameModes.builtIn(
-            maxPlayers: options.maxPlayersPerMatch, catRace: options.catRace, disks: options.disks,
+            maxPlayers: options.maxPlayersPerMatch, maxRacers: options.maxRacers, catRace: options.catRace, disks: options.disks,
             turnTimeLimit: options.turnTimeLimit,
             catRaceInvite: { [unowned self] match, players in self.invite(players, toRace: match) },
             aliasOf: { [unowned self] player, then in
@@ -357,7 +359,7 @@ final class NativeWorld {
             return .failure(
                 NativeError(
                     .badArgument,
-                    "maxPlayers for \(mode) must be \(range.lowerBound) to \(range.upperBound) (--max-players), or 0 for \(gameMode.defaultCapacity)"))
+                    "maxPlayers for \(mode) must be \(range.lowerBound) to \(range.upperBound) (\(gameMode.capacityOptions)), or 0 for \(gameMode.defaultCapacity)"))
         }
         if let session, self.matchesHeld(by: session.playerID) >= self.options.maxMatchesPerPlayer {
             return .failure(self.tooManyMatches)

@@ -167,6 +167,9 @@ enum WebClientScript {
                 const code = r.u16(), message = r.str();
                 // The session is gone (a restart, the grace ran out, the operator revoked it): sign in again as the same device.
                 if ([E.SESSION_NOT_FOUND, E.RESUME_REFUSED, E.SHUTTING_DOWN, E.BACKLOG_EXCEEDED, E.SESSION_REVOKED].includes(code)) this.session = null;
+                // The server is up and answered (after a restart, most often): sign in again at once, not
+                // after the back-off its downtime built up. A stopping one is waited for as before.
+                if ([E.SESSION_NOT_FOUND, E.RESUME_REFUSED, E.SESSION_REVOKED].includes(code)) this.retry = 0;
                 // Trying again would get the same answer: stop, and say why.
                 if ([E.SESSION_REPLACED, E.AUTHENTICATION_FAILED, E.UNKNOWN_GAME, E.UNSUPPORTED_VERSION, E.PLAYER_BANNED,
                      E.DEVICE_UNLINKED].includes(code)) this.ended = true;
