@@ -19,7 +19,10 @@ extension MatchHostClient {
     public func aliases(of playerIDs: some Sequence<String>) async throws -> [String: String] {
         var unique: [String] = []
         var seen = Set<String>()
-        for playerID in playerIDs where seen.insert(playerID).inserted { unique.append(playerID) }
+        // An id over a string field's 255 bytes is no player's, and would cost the connection.
+        for playerID in playerIDs where playerID.utf8.count <= NativeLimits.identifier && seen.insert(playerID).inserted {
+            unique.append(playerID)
+        }
         var aliases: [String: String] = [:]
         var start = 0
         while start < unique.count {

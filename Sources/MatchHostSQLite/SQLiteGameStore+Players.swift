@@ -339,11 +339,12 @@ extension SQLiteGameStore {
         try await self.write { db in
             try claims.map { claim in
                 if let known = try Self.player(db, externalIdentity: claim.identity) {
+                    // The client's alias, unless the operator locked the stored one.
                     try db.execute(
-                        sql: "UPDATE player SET last_seen_at = MAX(last_seen_at, ?), alias = ? WHERE id = ?",
+                        sql: "UPDATE player SET last_seen_at = MAX(last_seen_at, ?), alias = CASE WHEN alias_locked THEN alias ELSE ? END WHERE id = ?",
                         arguments: [at.milliseconds, claim.alias, known.id])
                     var player = known
-                    player.alias = claim.alias
+                    if !known.aliasLocked { player.alias = claim.alias }
                     player.lastSeenAt = max(known.lastSeenAt, at)
                     return player
                 }

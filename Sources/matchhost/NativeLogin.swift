@@ -47,6 +47,9 @@ func nativeLogin(
     if let alias {
         do {
             try await client.setAlias(alias)
+        } catch let error as NativeError where error.code == .aliasLocked {
+            // The operator fixed this player's name: play on under it.
+            benchPrintError("warning: the server refused the alias \"\(alias)\": \(error.message)")
         } catch {
             await client.close()
             throw PlayError("the server refused the alias \"\(alias)\": \(error)")

@@ -15,8 +15,9 @@ struct RenameCommand: AsyncParsableCommand {
             characters of its id. It is stored before the command returns; profiles and \
             leaderboards show it from then on. The player may set another with SET_ALIAS unless \
             the alias is locked (--lock, which may come alone or with a rename): its SET_ALIAS is \
-            then refused with ALIAS_LOCKED until --unlock. A Cat Race port client cannot be \
-            renamed: its client sends its own alias each time it connects.
+            then refused with ALIAS_LOCKED until --unlock. A Cat Race port client is not \
+            renamed by its tutorial playerId: its client sends its own alias each time it \
+            connects; by its stored id, a rename lasts only with --lock.
             """)
 
     @Argument(help: "The player id, or its first characters (at least 4).")

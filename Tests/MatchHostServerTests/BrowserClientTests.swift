@@ -319,6 +319,9 @@ final class DevToolsPage: Sendable {
         let lockedNote = "the server's operator fixed your alias; it cannot be changed"
         #expect(try await page.waitFor("document.getElementById('note').textContent", toBe: lockedNote) == lockedNote)
         #expect(try await page.evaluate("String(document.getElementById('aliasForm').hidden)") == "true")
+        // The header had the name set on the page; it now shows the operator's.
+        let renamedHeader = #"["you are Player 2","red: Red Rocket · yellow: Player 2 (you)"]"#
+        #expect(try await page.waitFor(names, toBe: renamedHeader) == renamedHeader)
         guard case .success(.profile(let renamed)) = try await red.ask(.getProfile(playerID: yellow)) else {
             throw TestClientError.unexpected("no profile")
         }

@@ -72,7 +72,7 @@ import Glibc
         #expect(try await player.ask(.setAlias("Rude 3")) == .failure(NativeError(.aliasLocked, "the server's operator fixed your alias; it cannot be changed")))
         #expect(try await shownAlias() == "Pl 8")
         #expect(try await runMatchHostToExit(["player", issued.playerID, "--data", data.path]).stdout.contains("alias      Pl 8 (locked by the operator"))
-        // A reset keeps the lock; so does a restart of the server (it is in the database).
+        // A reset keeps the lock (a column of the player's row: SQLiteOpeningTests reopens it).
         #expect(try await rename([issued.playerID, "--reset"]).status == 0)
         #expect(try await player.ask(.setAlias("Rude 4")).failure?.code == .aliasLocked)
         #expect(try await shownAlias() == String(issued.playerID.prefix(8)))

@@ -127,8 +127,14 @@ struct PlayerStorageTests {
             #expect(try await store.player(id: "p1") == PlayerRecord(id: "p1", alias: "Player 1", createdAt: 1_000, lastSeenAt: 1_000, aliasLocked: true))
             // Another player is not touched; an identity's read carries its lock too.
             #expect(try await store.player(id: "p2")?.aliasLocked == false)
-            _ = try await store.setAliasByOperator(playerID: "p2", alias: nil, locked: true)
+            _ = try await store.setAliasByOperator(playerID: "p2", alias: "Player 2", locked: true)
             #expect(try await store.player(externalIdentity: .catRaceTutorial("cat"))?.aliasLocked == true)
+            // A tutorial client sends its alias each time it connects: a locked one stays.
+            let claimed = try await store.findOrCreatePlayers(
+                [ExternalIdentityClaim(identity: .catRaceTutorial("cat"), newPlayerID: "unused", alias: "Rude Cat")], at: 5_000)
+            #expect(claimed.map(\.alias) == ["Player 2"])
+            #expect(try await store.player(id: "p2")?.alias == "Player 2")
+            #expect(try await store.player(id: "p2")?.lastSeenAt == 5_000)
 
             let unlocked = try await store.setAliasByOperator(playerID: "p1", alias: nil, locked: false)
             #expect(unlocked.alias == "Player 1" && !unlocked.aliasLocked)

@@ -113,8 +113,6 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    /// Whether TLS itself failed (the handshake, the certificate), as opposed to a connection
-    /// that dropped without TLS's goodbye, which is a dropped connection like any other.
     /// What a TLS failure says to whoever runs the client: for a certificate it does not trust
     /// (a self-signed one, most often), how to trust it; otherwise BoringSSL's error without
     /// the source file it came from (a path on the machine that built the client).
@@ -127,6 +125,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
             """
     }
 
+    /// Whether TLS itself failed (the handshake, the certificate), as opposed to a connection
+    /// that dropped without TLS's goodbye, which is a dropped connection like any other.
     static func isTLSFailure(_ error: any Error) -> Bool {
         switch error {
         case NIOSSLError.uncleanShutdown: false

@@ -230,7 +230,7 @@ public actor InMemoryGameStore: GameStore {
         return claims.map { claim in
             if let id = self.externalIdentities[claim.identity], var player = self.players[id] {
                 player.lastSeenAt = max(player.lastSeenAt, at)
-                player.alias = claim.alias
+                if !player.aliasLocked { player.alias = claim.alias }
                 self.players[id] = player
                 return player
             }

@@ -333,7 +333,13 @@ enum WebClientScript {
             namesChanged();
           }, (error) => {
             failed(error);
-            if (error.code === RE.ALIAS_LOCKED) { aliasLocked = true; showMe(); }
+            if (error.code === RE.ALIAS_LOCKED) {
+              // The operator's alias replaced the one set here: show it, asked again.
+              aliasLocked = true;
+              aliasesSetHere.delete(player); aliases.delete(player); aliasesAsked.delete(player);
+              showMe();
+              namesChanged();
+            }
           });
         };
 
