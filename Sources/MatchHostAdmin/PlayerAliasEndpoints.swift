@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MatchHostCore
 import MatchHostServer
+import MatchHostWire
 import NIOCore
 
 /// The admin endpoints that rename a player: an alias that must not be shown (an insult, a
@@ -41,17 +42,17 @@ public enum PlayerAliasEndpoints {
             self.locked = locked
         }
 
-        /// The change it asks for, or why it is not a valid request.
-        var change: Result<OperatorAliasChange, AdminRequestRefusal> {
+        /// The change it asks for.
+        /// - Throws: ``NativeError`` `BAD_ARGUMENT` (a 400, as ``AdminAction`` answers it) for a
+        ///   body that asks for nothing, or for both an alias and a reset.
+        func change() throws -> OperatorAliasChange {
             switch (self.alias, self.reset ?? false) {
-            case (.some, true): return .failure(AdminRequestRefusal("give either an alias or \"reset\":true, not both"))
-            case (.some(let alias), false): return .success(OperatorAliasChange(alias: .given(alias), locked: self.locked))
-            case (nil, true): return .success(OperatorAliasChange(alias: .reset, locked: self.locked))
+            case (.some, true): throw NativeError(.badArgument, "give either an alias or \"reset\":true, not both")
+            case (.some(let alias), false): return OperatorAliasChange(alias: .given(alias), locked: self.locked)
+            case (nil, true): return OperatorAliasChange(alias: .reset, locked: self.locked)
             case (nil, false):
-                guard let locked = self.locked else {
-                    return .failure(AdminRequestRefusal("the body must give \"alias\", \"reset\":true or \"locked\""))
-                }
-                return .success(OperatorAliasChange(alias: .unchanged, locked: locked))
+                guard let locked = self.locked else { throw NativeError(.badArgument, "the body must give \"alias\", \"reset\":true or \"locked\"") }
+                return OperatorAliasChange(alias: .unchanged, locked: locked)
             }
         }
     }
@@ -82,33 +83,22 @@ public enum PlayerAliasEndpoints {
             guard let asked = try? JSONDecoder().decode(AliasRequest.self, from: Data(body.readableBytesView)) else {
                 return try AdminAction.failure(.badRequest, "the body must be JSON: {\"alias\":\"…\"}, {\"reset\":true} or {\"locked\":true}, or two of them")
             }
-            switch asked.change {
-            case .failure(let refusal): return try AdminAction.failure(.badRequest, refusal.message)
-            case .success(let change): return try await Self.apply(change, to: playerID, status: status)
-            }
+            return try await Self.apply(asked.change, to: playerID, status: status)
         }
         router.delete("api/players/:id/alias") { request, context -> Response in
             if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
-            return try await Self.apply(OperatorAliasChange(alias: .reset), to: try context.parameters.require("id"), status: status)
+            return try await Self.apply({ OperatorAliasChange(alias: .reset) }, to: try context.parameters.require("id"), status: status)
         }
     }
 
-    private static func apply(_ change: OperatorAliasChange, to playerID: String, status: ServerStatus) async throws -> Response {
+    /// Makes the change and answers it; a change that cannot be made, refused by the request's
+    /// own checks or the server's, gets its failure from ``AdminAction/failure(for:playerID:)``.
+    private static func apply(_ change: () throws -> OperatorAliasChange, to playerID: String, status: ServerStatus) async throws -> Response {
         do {
-            let player = try await status.changeAlias(of: playerID, change)
+            let player = try await status.changeAlias(of: playerID, try change())
             return try AdminEndpoints.json(AliasState(player: playerID, alias: player.alias, locked: player.aliasLocked), status: .ok)
         } catch {
             return try AdminAction.failure(for: error, playerID: playerID)
         }
-    }
-}
-
-/// Why an admin request's body, valid JSON, does not ask for something that can be done.
-struct AdminRequestRefusal: Error {
-    /// What the 400 answer says.
-    var message: String
-
-    init(_ message: String) {
-        self.message = message
     }
 }
