@@ -13,6 +13,24 @@ import Testing
         #expect(printed.stdout == "matchhost 0.1.0 (native protocol 1, database schema v12)\n")
     }
 
+    /// `serve` is the default command, so without this check a typo would be parsed as serve's
+    /// arguments (or, had serve taken none, start a server).
+    @Test func aMistypedCommandIsNamedAndTheNearestOneSuggested() async throws {
+        let typo = try await runMatchHostToExit(["leaderbord", "fourinarow"])
+        #expect(typo.status == 64)
+        #expect(typo.stderr.hasPrefix("Error: 'leaderbord' is not a matchhost command; did you mean 'leaderboard'?\n"))
+        let unknown = try await runMatchHostToExit(["scores"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("Error: 'scores' is not a matchhost command; the commands are serve, bench, play, bot, lobby, leaderboard, player,"))
+        // Options still go to serve, and `help` is ArgumentParser's.
+        let option = try await runMatchHostToExit(["--port", "x"])
+        #expect(option.status == 64)
+        #expect(option.stderr.contains("The value 'x' is invalid for '--port <port>'"))
+        let help = try await runMatchHostToExit(["help", "leaderboard"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: matchhost leaderboard"))
+    }
+
     @Test(arguments: [SIGTERM, SIGINT])
     func servePrintsItsAddressAndExitsZeroOnSignal(signal: Int32) async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-serve-\(UUID().uuidString)")
