@@ -11,7 +11,8 @@ import NIOCore
 ///   ``maximumBanSeconds``) or, without them, until lifted. Answers `{"player":…,"banned":true,
 ///   "reason":…,"since":…,"until":…}` (Unix milliseconds; no `until`: until lifted) once the
 ///   ban is committed, the player's session has ended and its sign-ins are refused.
-/// - `DELETE /api/players/{id}/ban`: lifts the ban; answers `{"player":…,"banned":false}`.
+/// - `DELETE /api/players/{id}/ban`: lifts the ban; answers `{"player":…,"banned":false,
+///   "lifted":true}`, or `"lifted":false` when the player was not banned.
 /// - `GET /api/bans`: the bans in force, the latest made first; `?all=1`: every ban made, also
 ///   those that ran out, were lifted or were replaced (``BanList``); `?player=ID`: one player's;
 ///   `?limit=N`: at most N (1 to ``maximumListedBans``, default 100).
@@ -55,6 +56,9 @@ public enum PlayerBanEndpoints {
         public var since: Int64?
         /// When the ban ends by itself (Unix milliseconds); none: until lifted.
         public var until: Int64?
+        /// Answering `DELETE`: whether a ban was in force and is now lifted (false: the player
+        /// was not banned, and nothing changed).
+        public var lifted: Bool?
     }
 
     /// The most bans one `GET /api/bans` lists.
@@ -149,7 +153,19 @@ public enum PlayerBanEndpoints {
         }
         router.delete("api/players/:id/ban") { request, context -> Response in
             if let refusal = AdminAction.unauthorized(request, adminKey: adminKey) { return refusal }
-            return try await Self.apply(reason: nil, lasting: nil, to: try context.parameters.require("id"), status: status)
+            return try await Self.lift(try context.parameters.require("id"), status: status)
+        }
+    }
+
+    private static func lift(_ playerID: String, status: ServerStatus) async throws -> Response {
+        do {
+            // An operator's action, not a race to guard: a ban made between the two is lifted
+            // and reported as not in force, which is what the operator saw a moment before.
+            let inForce = try await status.bans(all: false, of: playerID, limit: 1)
+            _ = try await status.setBan(reason: nil, lasting: nil, of: playerID)
+            return try AdminEndpoints.json(BanState(player: playerID, banned: false, lifted: !inForce.isEmpty), status: .ok)
+        } catch {
+            return try AdminAction.failure(for: error, playerID: playerID)
         }
     }
 

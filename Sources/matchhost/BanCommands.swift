@@ -137,6 +137,6 @@ struct UnbanCommand: AsyncParsableCommand {
     func run() async throws {
         let state: PlayerBanEndpoints.BanState = try await self.admin.act(
             .DELETE, "ban", on: self.player, tutorialRefusal: BanCommand.tutorialRefusal)
-        print("lifted the ban of \(state.player)")
+        print(state.lifted == false ? "\(state.player) was not banned: nothing to lift" : "lifted the ban of \(state.player)")
     }
 }

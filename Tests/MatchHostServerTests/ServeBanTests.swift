@@ -68,6 +68,9 @@ import Glibc
         let unbanned = try await runMatchHostToExit(["unban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"])
         #expect(unbanned.status == 0, "\(unbanned.stderr)")
         #expect(unbanned.stdout == "lifted the ban of \(issued.playerID)\n")
+        let twice = try await runMatchHostToExit(["unban", issued.playerID, "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(twice.status == 0, "\(twice.stderr)")
+        #expect(twice.stdout == "\(issued.playerID) was not banned: nothing to lift\n")
         let back = try await TestNativeConnection.handshake(port: server.nativePort, group: group)
         try await back.send(.authenticate(.device(id: "cheater", secret: issued.deviceSecret)))
         guard case .authenticated(let authenticated) = try await back.next() else {
