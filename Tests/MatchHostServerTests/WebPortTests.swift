@@ -191,6 +191,25 @@ private func webLogin(port: Int, group: any EventLoopGroup, device: String) asyn
         try await server.stop()
     }
 
+    /// The pages offer no size the server would refuse, and always its bound.
+    @Test func thePagesOfferMatchSizesUpToTheServersBounds() async throws {
+        let (server, web) = try await startWithWebPort {
+            $0.maxPlayersPerMatch = 8
+            $0.maxRacers = 5
+        }
+        func sizes(_ path: String) async throws -> [String] {
+            let page = try await httpGet(path, port: web, group: server.group).body
+            return page.matches(of: /<option( selected)?>(\d+)<\/option>/).map { String($0.output.2) + ($0.output.1 == nil ? "" : "*") }
+        }
+        #expect(try await sizes("/catrace") == ["2*", "3", "4", "5"])
+        #expect(try await sizes("/disks") == ["2", "3", "4*", "6", "8"])
+        try await server.stop()
+        let (small, smallWeb) = try await startWithWebPort { $0.maxPlayersPerMatch = 3 }
+        let disks = try await httpGet("/disks", port: smallWeb, group: small.group).body
+        #expect(disks.contains("<option>2</option><option selected>3</option></select>"), "the default 4 is over the bound: the bound is chosen")
+        try await small.stop()
+    }
+
     /// A taken game port stops `serve` with one line naming the port, why, and the flags to
     /// change, and exit status 2, as a taken admin port does.
     @Test(arguments: [

@@ -4,21 +4,23 @@
 /// come live from the lobby. The track is a canvas; a tap (the button, the track, or the space
 /// bar) moves the player's cat one step, and the server decides where every cat is and who won.
 enum WebCatRacePage {
-    /// The page.
-    static let html = WebPages.document(
-        title: "Cat Race", script: "/catrace.js",
-        main: """
-            \(WebPages.lobbyMenu(noun: "race", sizes: [2, 3, 4, 6, 8, 12, 16], selected: 2))
-            <section id="gameView" hidden>
-              \(WebPages.invite(saying: "your friends enter it, or open"))
-              <p><span id="matchName"></span> <button id="leave">Leave</button></p>
-              <canvas id="track" width="600" height="96" data-phase="none"></canvas>
-              <p><button id="tap" disabled>Tap</button> <button id="again" hidden>Race again</button></p>
-              <ol id="racers"></ol>
-              <form id="appForm">Racing the Cat Race app? Its player id gets a seat here when it connects:
-                <input id="appPlayer" maxlength="255" placeholder="G:1036727375" autocomplete="off"> <button id="appInvite">Seat it</button></form>
-            </section>
-            """)
+    /// The page, offering races of 2 to `largest` racers.
+    static func html(largest: Int) -> String {
+        WebPages.document(
+            title: "Cat Race", script: "/catrace.js",
+            main: """
+                \(WebPages.lobbyMenu(noun: "race", upTo: largest, selected: 2))
+                <section id="gameView" hidden>
+                  \(WebPages.invite(saying: "your friends enter it, or open"))
+                  <p><span id="matchName"></span> <button id="leave">Leave</button></p>
+                  <canvas id="track" width="600" height="96" data-phase="none"></canvas>
+                  <p><button id="tap" disabled>Tap</button> <button id="again" hidden>Race again</button></p>
+                  <ol id="racers"></ol>
+                  <form id="appForm">Racing the Cat Race app? Its player id gets a seat here when it connects:
+                    <input id="appPlayer" maxlength="255" placeholder="G:1036727375" autocomplete="off"> <button id="appInvite">Seat it</button></form>
+                </section>
+                """)
+    }
 
     /// `/catrace.js`: the race (PROTOCOL.md, "Cat Race" and `catrace` in "Game modes"), on
     /// ``WebClientScript``. Its messages are the tutorial's, carried in MATCH_INPUT and

@@ -2,18 +2,20 @@
 /// (SUBSCRIBE_LOBBY); a player joins one, starts one (public, listed, or private, with an invite
 /// code), or asks the matchmaker. The board is a canvas; a tap on it is a TAP.
 enum WebDisksPage {
-    /// The page.
-    static let html = WebPages.document(
-        title: "Disks", script: "/disks.js",
-        main: """
-            \(WebPages.lobbyMenu(noun: "game", sizes: [2, 3, 4, 6, 8, 12, 16], selected: 4))
-            <section id="gameView" hidden>
-              \(WebPages.invite(saying: "your friends enter it, or open"))
-              <p><span id="matchName"></span> <span id="clock"></span> <button id="leave">Leave</button></p>
-              <canvas id="board" width="600" height="600" data-phase="none"></canvas>
-              <ol id="scores"></ol>
-            </section>
-            """)
+    /// The page, offering games of 2 to `largest` players.
+    static func html(largest: Int) -> String {
+        WebPages.document(
+            title: "Disks", script: "/disks.js",
+            main: """
+                \(WebPages.lobbyMenu(noun: "game", upTo: largest, selected: 4))
+                <section id="gameView" hidden>
+                  \(WebPages.invite(saying: "your friends enter it, or open"))
+                  <p><span id="matchName"></span> <span id="clock"></span> <button id="leave">Leave</button></p>
+                  <canvas id="board" width="600" height="600" data-phase="none"></canvas>
+                  <ol id="scores"></ol>
+                </section>
+                """)
+    }
 
     /// `/disks.js`: the game (docs/protocol-disks.md), on ``WebClientScript``.
     static let script = #"""

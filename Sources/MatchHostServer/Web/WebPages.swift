@@ -21,7 +21,11 @@ enum WebPages {
     /// The menu and lobby of a game with a live lobby (run by the client script's `LobbyMenu`):
     /// the sizes a player may pick (`selected` first shown), **New** `noun`, **Play friends**,
     /// join by code, **Quick match**, the status lines, and the open matches.
-    static func lobbyMenu(noun: String, sizes: [Int], selected: Int) -> String {
+    static func lobbyMenu(noun: String, upTo largest: Int, selected: Int) -> String {
+        // The server refuses a size over its bound (--max-players, and --max-racers for a
+        // race): offer none, but always the bound itself.
+        let sizes = [2, 3, 4, 6, 8, 12, 16].filter { $0 < largest } + [max(2, largest)]
+        let selected = min(selected, max(2, largest))
         let options = sizes.map { $0 == selected ? "<option selected>\($0)</option>" : "<option>\($0)</option>" }.joined()
         return """
             <section id="menu">

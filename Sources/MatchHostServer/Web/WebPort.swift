@@ -14,7 +14,9 @@ enum WebPort {
     /// swaps it for the WebSocket codec, the bridge and the native handler.
     static func pipeline(configuration: ServerConfiguration) -> GameListener<NativeWorld>.PipelineSetup {
         let framePayload = configuration.maxFrameBytes + 4
-        let site = WebSite(gameID: configuration.gameIDs.first ?? "matchhost", maxTapRate: configuration.maxTapRate)
+        let site = WebSite(
+            gameID: configuration.gameIDs.first ?? "matchhost", maxTapRate: configuration.maxTapRate,
+            maxPlayers: configuration.maxPlayersPerMatch, maxRacers: configuration.maxRacers)
         let deadline = configuration.idleTimeout
         let bareFramesPerSecond = configuration.maxMessageRate
         return { channel, makeHandler in

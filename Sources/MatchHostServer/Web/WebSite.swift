@@ -17,9 +17,10 @@ struct WebSite: Sendable {
 
     private let resources: [String: Resource]
 
-    /// The site whose native client names `gameID` in its HELLO, and whose Cat Race page spaces
-    /// taps for `maxTapRate` (`--max-tap-rate`).
-    init(gameID: String, maxTapRate: Double) {
+    /// The site whose native client names `gameID` in its HELLO, whose Cat Race page spaces
+    /// taps for `maxTapRate` (`--max-tap-rate`), and whose pages offer matches no larger than
+    /// the server makes: `maxPlayers` (`--max-players`), a race also `maxRacers` (`--max-racers`).
+    init(gameID: String, maxTapRate: Double, maxPlayers: Int = 16, maxRacers: Int = 16) {
         func resource(_ contentType: String, _ text: String) -> Resource {
             var body = ByteBufferAllocator().buffer(capacity: text.utf8.count)
             body.writeString(text)
@@ -33,9 +34,9 @@ struct WebSite: Sendable {
             "/index.html": index,
             "/matchhost.css": resource("text/css; charset=utf-8", WebPages.style),
             "/matchhost.js": resource(javaScript, WebClientScript.javaScript(gameID: gameID)),
-            "/catrace": resource(html, WebCatRacePage.html),
+            "/catrace": resource(html, WebCatRacePage.html(largest: min(maxPlayers, maxRacers))),
             "/catrace.js": resource(javaScript, WebCatRacePage.script(maxTapRate: maxTapRate)),
-            "/disks": resource(html, WebDisksPage.html),
+            "/disks": resource(html, WebDisksPage.html(largest: maxPlayers)),
             "/disks.js": resource(javaScript, WebDisksPage.script),
             "/fourinarow": resource(html, WebFourInARowPage.html),
             "/fourinarow.js": resource(javaScript, WebFourInARowPage.script),
