@@ -25,6 +25,15 @@ import Glibc
         try await again.send(.authenticate(.token(issued.sessionToken)))
         guard case .authenticated = try await again.next() else { throw TestClientError.unexpected("no AUTHENTICATED") }
         guard case .success(.linkCode(let code, _)) = try await again.ask(.createLinkCode) else { throw TestClientError.unexpected("no code") }
+        // And the admin key, as the operator's bearer token, through an admin action, and
+        // one with a wrong key.
+        let admin = try #require(server.adminPort)
+        let renamed = try await runMatchHostToExit(["rename", issued.playerID, "Renamed", "--data", data.path, "--admin-port", "\(admin)"])
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        let refused = try await httpRequest(
+            "PUT", "/api/players/\(issued.playerID)/alias", port: admin, group: group,
+            headers: ["Authorization: Bearer wrong-key-0123456789"], body: "{\"alias\":\"Hacked\"}")
+        #expect(refused.status == 401)
         await again.close()
         await player.close()
         await server.stop(with: SIGTERM)
@@ -43,6 +52,7 @@ import Glibc
             ("the session token", String(issued.sessionToken.suffix(16))),
             ("the resume token", String(issued.resumeToken.prefix(16))),
             ("the link code", code),
+            ("a wrong admin key", "wrong-key-0123456789"),
         ]
         for (name, secret) in secrets {
             #expect(!log.contains(secret), "\(name) is in the log")

@@ -120,8 +120,9 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         let detail = "\(error)".replacing(/\s+at \/[^\]\s]*:[0-9]+/, with: "")
         guard detail.contains("CERTIFICATE_VERIFY_FAILED") else { return detail }
         return """
-            the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED): trust that certificate, or the authority \
-            that signed it (Configuration.tls = .init(trust: .pemFile(path)); matchhost's commands: --tls-ca FILE)
+            the server's certificate was not accepted (CERTIFICATE_VERIFY_FAILED): no authority this client trusts signed \
+            it, or it has expired or is not valid yet. Trust that certificate, or the authority that signed it \
+            (Configuration.tls = .init(trust: .pemFile(path)); matchhost's commands: --tls-ca FILE); or renew it
             """
     }
 
