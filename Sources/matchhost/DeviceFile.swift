@@ -25,6 +25,10 @@ struct DeviceFile {
     struct Credentials: Equatable {
         var id: String
         var secret: String
+        /// The link code this new device is being linked with (`--link-code`), until the
+        /// server has linked it: a run whose answer was lost tries the same code again with
+        /// the same id and secret, which the server lets in.
+        var linkCode: String? = nil
     }
 
     let path: String
@@ -72,10 +76,11 @@ struct DeviceFile {
         return credentials
     }
 
-    /// Reads `id=` and `secret=` lines; `#` lines are comments.
+    /// Reads `id=`, `secret=` and `link=` lines; `#` lines are comments.
     static func parse(_ text: String) -> Credentials? {
         var id: String?
         var secret: String?
+        var linkCode: String?
         for line in text.split(whereSeparator: \.isNewline) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { continue }
@@ -84,11 +89,12 @@ struct DeviceFile {
             switch key {
             case "id": id = value
             case "secret": secret = value
+            case "link": linkCode = value.isEmpty ? nil : value
             default: break
             }
         }
         guard let id, !id.isEmpty, let secret, !secret.isEmpty else { return nil }
-        return Credentials(id: id, secret: secret)
+        return Credentials(id: id, secret: secret, linkCode: linkCode)
     }
 
     /// Writes `credentials`, mode 0600, replacing the file atomically.
@@ -103,7 +109,10 @@ struct DeviceFile {
                 throw PlayError("cannot create \(directory) for the device file: \(error.localizedDescription)")
             }
         }
-        let text = "# matchhost device credentials: keep this file private\nid=\(credentials.id)\nsecret=\(credentials.secret)\n"
+        var text = "# matchhost device credentials: keep this file private\nid=\(credentials.id)\nsecret=\(credentials.secret)\n"
+        if let code = credentials.linkCode {
+            text += "# being linked to a player with this code; removed once linked\nlink=\(code)\n"
+        }
         let temporary = self.path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else { throw PlayError("cannot write \(temporary): \(String(cString: strerror(errno)))") }

@@ -1,36 +1,65 @@
 import ArgumentParser
+import Foundation
 import Logging
 import MatchHostClient
 import MatchHostWire
 
 /// Connects to the native port as the device stored in `deviceFile` (a new device, its id and
 /// secret chosen and stored there before the first contact, when the file does not exist yet);
-/// with no file path, as a new throwaway device. With an `alias`, the player takes it
-/// (SET_ALIAS) before this returns.
+/// with no file path, as a new throwaway device. With a `linkCode`, the new device in
+/// `deviceFile` is linked to the player the code was made for (AUTHENTICATE method 3), not
+/// made a new player. With an `alias`, the player takes it (SET_ALIAS) before this returns.
 /// - Returns: the connected client and its authentication.
 /// - Throws: ``PlayError`` with what to do about it.
 func nativeLogin(
-    host: String, port: Int, tls: MatchHostClient.TLS? = nil, deviceFile path: String?, alias: String? = nil, logger: Logger
+    host: String, port: Int, tls: MatchHostClient.TLS? = nil, deviceFile path: String?, linkCode: String? = nil, alias: String? = nil,
+    logger: Logger
 ) async throws -> (MatchHostClient, NativeAuthenticated) {
     let server = "\(host):\(port)"
     let file = path.map(DeviceFile.init(path:))
     let stored = try file?.load()
-    let credentials = stored ?? DeviceFile.Credentials(id: DeviceFile.newDeviceID(), secret: DeviceFile.newSecret())
+    if let linkCode, let file {
+        // A device belongs to one player: only a new one is linked, or one an earlier run
+        // began to link with this same code (its answer may have been lost).
+        if let stored, stored.linkCode?.uppercased() != linkCode.uppercased() {
+            throw PlayError(
+                """
+                \(file.path) already holds a device, which signs in as its own player; a link code links a new device. \
+                If an earlier run linked this one, play without --link-code; to link another, pass --device-file with a new path.
+                """)
+        }
+    }
+    let credentials = stored ?? DeviceFile.Credentials(id: DeviceFile.newDeviceID(), secret: DeviceFile.newSecret(), linkCode: linkCode)
     if let file, stored == nil {
         do {
             try file.save(credentials)
-            benchPrint("New device: its id and secret are in \(file.path).")
+            benchPrint(linkCode == nil ? "New device: its id and secret are in \(file.path)." : "Linking a new device: its id and secret are in \(file.path).")
         } catch {
+            guard linkCode == nil else { throw error }
             benchPrintError("warning: \(error); you will be a new player next time")
         }
     }
     var configuration = MatchHostClient.Configuration(
-        host: host, port: port, credentials: .device(id: credentials.id, secret: credentials.secret))
+        host: host, port: port,
+        credentials: linkCode.map { .link(code: $0, deviceID: credentials.id, secret: credentials.secret) }
+            ?? .device(id: credentials.id, secret: credentials.secret))
     configuration.tls = tls
     let client = MatchHostClient(configuration: configuration, logger: logger)
     let authenticated: NativeAuthenticated
     do {
         authenticated = try await client.connect()
+    } catch let error as NativeError where linkCode != nil {
+        await client.close()
+        // The server answered, so this device was not linked: a file made for it here goes.
+        var after = "If an earlier run linked this device, play without --link-code."
+        if let file, stored == nil, (try? FileManager.default.removeItem(atPath: file.path)) != nil {
+            after = "\(file.path) was removed again."
+        }
+        throw PlayError(
+            """
+            the server at \(server) did not link this device (\(error.code.name): \(error.message)). \(after) \
+            A new code comes from one of the player's devices, or from the operator (matchhost link-code PLAYER).
+            """)
     } catch let error as NativeError where error.code == .authenticationFailed && stored != nil {
         await client.close()
         throw PlayError(
@@ -44,6 +73,17 @@ func nativeLogin(
         await client.close()
         throw PlayError("cannot connect to \(server): \(error)")
     }
+    if let file, credentials.linkCode != nil {
+        // Linked: from now on the device signs in as any device of the player does.
+        var linked = credentials
+        linked.linkCode = nil
+        do {
+            try file.save(linked)
+        } catch {
+            benchPrintError("warning: \(error); play without --link-code next time")
+        }
+        benchPrint("Linked: this device now signs in as player \(authenticated.playerID).")
+    }
     if let alias {
         do {
             try await client.setAlias(alias)
@@ -56,6 +96,21 @@ func nativeLogin(
         }
     }
     return (client, authenticated)
+}
+
+/// `--link-code` of the native `play` commands: links a new device to a player.
+struct DeviceLinkOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Link this computer to your player on another device, with the link code that device got (or the operator's `matchhost link-code`). The device file must not hold a device yet.",
+            valueName: "code"))
+    var linkCode: String?
+
+    func validate() throws {
+        if let code = self.linkCode {
+            guard !code.isEmpty, code.utf8.count <= 255 else { throw ValidationError("--link-code must be 1-255 bytes") }
+        }
+    }
 }
 
 /// A logger that writes nothing: a terminal game's screen must not be written over.

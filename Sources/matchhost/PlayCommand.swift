@@ -61,6 +61,8 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
         help: "Cat Race port only: player ids to start a race with (comma-separated, or repeat the option); without it, wait to be started.")
     var opponents: [String] = []
 
+    @OptionGroup var link: DeviceLinkOption
+
     private var opponentIDs: [String] {
         playerIDList(self.opponents)
     }
@@ -84,8 +86,8 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
             if let deviceFile = self.deviceFile, deviceFile.isEmpty { throw ValidationError("--device-file must not be empty") }
             return
         }
-        guard self.server.matchID == nil, self.racers == nil, self.deviceFile == nil else {
-            throw ValidationError("--match, --racers and --device-file need --native")
+        guard self.server.matchID == nil, self.racers == nil, self.deviceFile == nil, self.link.linkCode == nil else {
+            throw ValidationError("--match, --racers, --device-file and --link-code need --native")
         }
         if let id = self.id {
             guard !id.isEmpty, id.utf8.count <= 255 else { throw ValidationError("--id must be 1-255 bytes") }
@@ -125,7 +127,7 @@ struct PlayCatRaceCommand: AsyncParsableCommand {
         // Nothing may write to the terminal while it shows the race; errors are thrown.
         let (client, _) = try await nativeLogin(
             host: self.server.host, port: self.serverPort, tls: self.server.tls.clientTLS,
-            deviceFile: self.deviceFile ?? DeviceFile.defaultPath, alias: self.alias, logger: silentLogger)
+            deviceFile: self.deviceFile ?? DeviceFile.defaultPath, linkCode: self.link.linkCode, alias: self.alias, logger: silentLogger)
 
         let race: CatRaceNativeClient
         do {

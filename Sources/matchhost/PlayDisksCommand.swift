@@ -63,6 +63,8 @@ struct PlayDisksCommand: AsyncParsableCommand {
 
     @OptionGroup var alias: PlayerAliasOption
 
+    @OptionGroup var link: DeviceLinkOption
+
     func validate() throws {
         if let players = self.players {
             guard self.server.matchID == nil else { throw ValidationError("--players is for a match you create, not with --match") }
@@ -92,7 +94,7 @@ struct PlayDisksCommand: AsyncParsableCommand {
         // Nothing may write to the terminal while it shows the game; errors are thrown.
         let (client, _) = try await nativeLogin(
             host: self.server.host, port: self.server.port, tls: self.server.tls.clientTLS, deviceFile: self.deviceFile ?? DeviceFile.defaultPath,
-            alias: self.alias.alias, logger: silentLogger)
+            linkCode: self.link.linkCode, alias: self.alias.alias, logger: silentLogger)
         let disks: DisksClient
         do {
             if let matchID = self.server.matchID {

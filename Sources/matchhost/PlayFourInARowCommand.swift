@@ -38,11 +38,14 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
 
     @OptionGroup var alias: PlayerAliasOption
 
+    @OptionGroup var link: DeviceLinkOption
+
     func validate() throws {
         if let deviceFile = self.deviceFile {
             guard !deviceFile.isEmpty else { throw ValidationError("--device-file must not be empty") }
             guard !self.guest else { throw ValidationError("give --device-file or --guest, not both") }
         }
+        guard self.link.linkCode == nil || !self.guest else { throw ValidationError("--link-code links a device kept in --device-file, not a --guest") }
     }
 
     func run() async throws {
@@ -65,7 +68,8 @@ struct PlayFourInARowCommand: AsyncParsableCommand {
         // Nothing may write to the terminal while it shows the game; errors are thrown.
         let (client, _) = try await nativeLogin(
             host: self.server.host, port: self.server.port, tls: self.server.tls.clientTLS,
-            deviceFile: self.guest ? nil : (self.deviceFile ?? DeviceFile.defaultPath), alias: self.alias.alias, logger: silentLogger)
+            deviceFile: self.guest ? nil : (self.deviceFile ?? DeviceFile.defaultPath), linkCode: self.link.linkCode, alias: self.alias.alias,
+            logger: silentLogger)
         let game: FourInARowClient
         var resumed = false
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import MatchHostClient
 import MatchHostProcessTesting
 import MatchHostSQLite
 import Testing
@@ -67,6 +68,57 @@ struct PlayFourInARowTerminalTests {
             #expect(result?.players.map(\.outcome) == [.won, .lost])
             try await store.close()
         }
+    }
+
+    /// A player whose game is on another device (here a client library's) links this terminal
+    /// with the code that device got: the terminal then plays as that player, and its device
+    /// file signs in without the code from then on.
+    @Test func aLinkCodeMakesTheTerminalADeviceOfAnExistingPlayer() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-link-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let server = try await ServeProcess.start(data: data)
+        let address = ["--host", "127.0.0.1", "--port", "\(server.nativePort)"]
+        let phone = makeClient(port: server.nativePort)
+        let player = try await phone.connect().playerID
+        let (code, _) = try await phone.createLinkCode()
+        await phone.close()
+        let device = data.appendingPathComponent("laptop-device").path
+
+        // A wrong code: refused before any screen, and the device file made for it removed.
+        let wrong = try await runMatchHostToExit(["play", "fourinarow", "--device-file", device, "--link-code", "WRONG234"] + address)
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("did not link this device (LINK_REFUSED: "), "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("\(device) was removed again."))
+        #expect(!FileManager.default.fileExists(atPath: device))
+
+        try await TerminalSessions.using { terminals in
+            // Typed in lower case, as people type codes.
+            try await terminals.start("laptop", matchhost: ["play", "fourinarow", "--device-file", device, "--link-code", code.lowercased()] + address)
+            let linked = try await terminals.waitForScreen("laptop", containing: "Invite code: ")
+            #expect(screenWord(after: "You: X ", in: linked).map { player.hasPrefix($0) } == true, "\(linked)")
+            try await terminals.send("q", to: "laptop")
+            #expect(try await terminals.waitForExit("laptop") == 0)
+            let file = try String(contentsOfFile: device, encoding: .utf8)
+            #expect(file.contains("id=matchhost-cli-") && !file.contains("link="), "linked: the code is no longer needed")
+
+            // The device file alone signs in as the same player.
+            try await terminals.start("again", matchhost: ["play", "fourinarow", "--device-file", device] + address)
+            let again = try await terminals.waitForScreen("again", containing: "Invite code: ")
+            #expect(screenWord(after: "You: X ", in: again).map { player.hasPrefix($0) } == true, "\(again)")
+            try await terminals.send("q", to: "again")
+            #expect(try await terminals.waitForExit("again") == 0)
+            await terminals.close()
+        }
+
+        // A device file that holds a device is not linked again (a device is one player's).
+        let twice = try await runMatchHostToExit(["play", "fourinarow", "--device-file", device, "--link-code", code] + address)
+        #expect(twice.status == 1)
+        #expect(twice.stderr.contains("\(device) already holds a device"), "\(twice.stderr)")
+        let stored = try await SQLiteGameStore.open(directory: data.path, options: SQLiteStoreOptions(readOnly: true))
+        #expect(try await stored.devices(playerID: player).count == 2)
+        try await stored.close()
+        await server.stop(with: SIGTERM)
     }
 
     @Test func aTerminalPlayerPlaysAgainstTheBotThatJoinedByItsCode() async throws {

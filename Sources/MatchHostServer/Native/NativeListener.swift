@@ -80,7 +80,7 @@ public final class NativeListener: Sendable {
             maxDevicesPerPlayer: configuration.maxDevicesPerPlayer,
             linkCodeLifetime: configuration.linkCodeLifetime,
             aliasRules: AliasRules(maximumLength: configuration.maxAliasLength),
-            linkCodeKey: configuration.tokenSigningKey)
+            linkCodeKey: SecretBytes(configuration.tokenSigningKey))
         let signer = SessionTokenSigner(key: configuration.tokenSigningKey)
         let tokenLifetime = UInt64(max(1, configuration.tokenLifetime.nanoseconds / 1_000_000_000))
         let maximumFrameBody = configuration.maxFrameBytes

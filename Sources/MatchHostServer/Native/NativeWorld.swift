@@ -35,8 +35,9 @@ struct NativeWorldOptions {
     /// What SET_ALIAS accepts.
     var aliasRules = AliasRules()
     /// The key link codes are held and stored by (``DeviceLinkCodes/keyedDigest(key:)``): the
-    /// server's secret key (``ServerConfiguration/tokenSigningKey``).
-    var linkCodeKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+    /// server's secret key (``ServerConfiguration/tokenSigningKey``), kept so that options
+    /// printed whole show no key.
+    var linkCodeKey = SecretBytes((0..<32).map { _ in UInt8.random(in: 0...255) })
 }
 
 /// Everything behind the native port: sessions, authentication and the matches they play,
@@ -122,7 +123,7 @@ final class NativeWorld {
         self.failedJoins = failedJoins
         self.valueWrites = valueWrites
         self.matchmaker = Matchmaker(configuration: options.matchmaker, clock: clock)
-        self.linkCodes = DeviceLinkCodes(lifetime: options.linkCodeLifetime, digest: DeviceLinkCodes.keyedDigest(key: options.linkCodeKey))
+        self.linkCodes = DeviceLinkCodes(lifetime: options.linkCodeLifetime, digest: DeviceLinkCodes.keyedDigest(key: options.linkCodeKey.bytes))
         self.sessions = SessionRegistry(
             clock: clock, gracePeriod: options.sessionGrace, maximumBacklogBytes: options.maxBacklogBytes, logger: logger)
         self.sessions.onSessionAway = { [unowned self] session in
