@@ -170,7 +170,9 @@ struct PlayDisksSession {
     func screen(columns: Int, rows: Int) -> [[ScreenCell]] {
         var lines: [[ScreenCell]] = []
         func text(_ line: String, _ style: ScreenCell.Style = .plain) {
-            lines.append(line.prefix(columns).map { ScreenCell(character: $0, style: style) })
+            for part in wrapped(line, width: columns) {
+                lines.append(part.map { ScreenCell(character: $0, style: style) })
+            }
         }
         text("MatchHost Disks - \(self.view.aliases[self.playerID] ?? String(self.playerID.prefix(8))) in match \(self.matchID) on \(self.server)", .bold)
         text(self.status)

@@ -53,13 +53,14 @@ final class RawTerminal {
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
-    /// Replaces the screen with `lines` (each cut to the width), without flicker: home, each
-    /// line followed by clear-to-end-of-line, then clear below.
+    /// Replaces the screen with `lines` (each wrapped to the width: a message, say why the
+    /// server closed the connection, is read whole), without flicker: home, each line followed
+    /// by clear-to-end-of-line, then clear below.
     func draw(_ lines: [String]) {
         let (columns, rows) = self.size
         var frame = "\u{1B}[H"
-        for line in lines.prefix(rows) {
-            frame += String(line.prefix(columns)) + "\u{1B}[K\r\n"
+        for line in lines.flatMap({ wrapped($0, width: columns) }).prefix(rows) {
+            frame += line + "\u{1B}[K\r\n"
         }
         frame += "\u{1B}[J"
         self.write(frame)
@@ -80,6 +81,26 @@ final class RawTerminal {
             offset += written
         }
     }
+}
+
+/// `line` in lines of at most `width` characters, broken after the last space that fits (or
+/// at the width, in a word longer than a line).
+func wrapped(_ line: String, width: Int) -> [String] {
+    guard width > 0 else { return [line] }
+    var lines: [String] = []
+    var rest = Substring(line)
+    while rest.count > width {
+        let fits = rest.prefix(width + 1)
+        if let space = fits.lastIndex(of: " "), space > rest.startIndex {
+            lines.append(String(rest[..<space]))
+            rest = rest[rest.index(after: space)...]
+        } else {
+            lines.append(String(rest.prefix(width)))
+            rest = rest.dropFirst(width)
+        }
+    }
+    lines.append(String(rest))
+    return lines
 }
 
 /// POSIX `write`, under a name that does not clash with ``RawTerminal/write(_:)``.

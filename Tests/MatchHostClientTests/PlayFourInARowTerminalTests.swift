@@ -121,6 +121,34 @@ struct PlayFourInARowTerminalTests {
         await server.stop(with: SIGTERM)
     }
 
+    /// The operator bans a player at its terminal: the screen shows why, the whole message
+    /// (wrapped: it is longer than a line), and the game exits when asked.
+    @Test func aBannedPlayersScreenShowsTheWholeReason() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-ban-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        let address = ["--host", "127.0.0.1", "--port", "\(server.nativePort)"]
+        let device = data.appendingPathComponent("device").path
+        let reason = "repeatedly dropping the connection on purpose to avoid losing rated games, see the report of 23 November"
+        try await TerminalSessions.using { terminals in
+            try await terminals.start("x", matchhost: ["play", "fourinarow", "--device-file", device] + address)
+            let created = try await terminals.waitForScreen("x", containing: "Invite code: ")
+            let player = try #require(screenWord(after: "You: X ", in: created))
+            let banned = try await runMatchHostToExit([
+                "ban", player, "--reason", reason, "--data", data.path, "--admin-port", "\(try #require(server.adminPort))",
+            ])
+            #expect(banned.status == 0, "\(banned.stderr)")
+            let screen = try await terminals.waitForScreen("x", containing: "Press Q to quit.")
+            let joined = screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            #expect(joined.contains("this player is banned: \(reason). Press Q to quit."), "\(screen)")
+            #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 100 })
+            try await terminals.send("q", to: "x")
+            _ = try await terminals.waitForExit("x")
+            await terminals.close()
+        }
+        await server.stop(with: SIGTERM)
+    }
+
     @Test func aTerminalPlayerPlaysAgainstTheBotThatJoinedByItsCode() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-bot-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
