@@ -19,7 +19,9 @@ import Darwin
 /// The device id and its secret are both chosen here, and the file is written before the
 /// device's first contact (which sends that secret): a first contact whose answer is lost is
 /// made again with the same credentials and gets the same player. The file has mode 0600 (its
-/// directory 0700 when created) and is replaced atomically.
+/// directory 0700 when created) and is replaced atomically. A device being linked to an existing
+/// player (`--link-code`) also has a `link=CODE` line until the server has linked it: until then
+/// it signs in with that code, never as a plain device (which would make it a new player).
 struct DeviceFile {
     /// The stored credentials.
     struct Credentials: Equatable {

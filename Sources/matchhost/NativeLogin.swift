@@ -18,18 +18,17 @@ func nativeLogin(
     let server = "\(host):\(port)"
     let file = path.map(DeviceFile.init(path:))
     let stored = try file?.load()
-    if let linkCode, let file {
-        // A device belongs to one player: only a new one is linked, or one an earlier run
-        // began to link with this same code (its answer may have been lost).
-        if let stored, stored.linkCode?.uppercased() != linkCode.uppercased() {
-            throw PlayError(
-                """
-                \(file.path) already holds a device, which signs in as its own player; a link code links a new device. \
-                If an earlier run linked this one, play without --link-code; to link another, pass --device-file with a new path.
-                """)
-        }
+    // A device whose link an earlier run began (its answer lost, or no answer at all) is
+    // linked with that code until the server has said yes: signed in as a plain device, the
+    // server would make it a new player. A code given now replaces the stored one. A device
+    // already linked may be linked again (the owner's device after `matchhost recover`);
+    // the server refuses one that is another player's.
+    let linkCode = linkCode ?? stored?.linkCode
+    var credentials = stored ?? DeviceFile.Credentials(id: DeviceFile.newDeviceID(), secret: DeviceFile.newSecret(), linkCode: linkCode)
+    if let file, let stored, stored.linkCode != linkCode {
+        credentials.linkCode = linkCode
+        try file.save(credentials)
     }
-    let credentials = stored ?? DeviceFile.Credentials(id: DeviceFile.newDeviceID(), secret: DeviceFile.newSecret(), linkCode: linkCode)
     if let file, stored == nil {
         do {
             try file.save(credentials)
@@ -51,8 +50,12 @@ func nativeLogin(
     } catch let error as NativeError where linkCode != nil {
         await client.close()
         // The server answered, so this device was not linked: a file made for it here goes.
-        var after = "If an earlier run linked this device, play without --link-code."
-        if let file, stored == nil, (try? FileManager.default.removeItem(atPath: file.path)) != nil {
+        var after = file.map { "\($0.path) still holds this device, waiting to be linked: pass a new --link-code, or remove the file to play as a new player." } ?? ""
+        if let file, let stored, stored.linkCode == nil {
+            // A device of a player already: it signs in as before.
+            try? file.save(stored)
+            after = "\(file.path) still signs in as before."
+        } else if let file, stored == nil, (try? FileManager.default.removeItem(atPath: file.path)) != nil {
             after = "\(file.path) was removed again."
         }
         throw PlayError(
@@ -73,7 +76,7 @@ func nativeLogin(
         await client.close()
         throw PlayError("cannot connect to \(server): \(error)")
     }
-    if let file, credentials.linkCode != nil {
+    if let file, linkCode != nil {
         // Linked: from now on the device signs in as any device of the player does.
         var linked = credentials
         linked.linkCode = nil
@@ -102,13 +105,14 @@ func nativeLogin(
 struct DeviceLinkOption: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Link this computer to your player on another device, with the link code that device got (or the operator's `matchhost link-code`). The device file must not hold a device yet.",
+            "Link this computer to your player on another device, with the link code that device got (or the operator's `matchhost link-code`). A device already in the device file is linked (a recovered one), else a new one is made there.",
             valueName: "code"))
     var linkCode: String?
 
     func validate() throws {
         if let code = self.linkCode {
-            guard !code.isEmpty, code.utf8.count <= 255 else { throw ValidationError("--link-code must be 1-255 bytes") }
+            guard !code.isEmpty, code.utf8.count <= 255, code.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+            else { throw ValidationError("--link-code must be the code's letters and digits") }
         }
     }
 }

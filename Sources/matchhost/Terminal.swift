@@ -59,9 +59,8 @@ final class RawTerminal {
     func draw(_ lines: [String]) {
         let (columns, rows) = self.size
         var frame = "\u{1B}[H"
-        for line in lines.flatMap({ wrapped($0, width: columns) }).prefix(rows) {
-            frame += line + "\u{1B}[K\r\n"
-        }
+        // No line break after the bottom row: it would scroll the screen (wrapping may fill it).
+        frame += lines.flatMap({ wrapped($0, width: columns) }).prefix(rows).map { $0 + "\u{1B}[K" }.joined(separator: "\r\n")
         frame += "\u{1B}[J"
         self.write(frame)
     }
