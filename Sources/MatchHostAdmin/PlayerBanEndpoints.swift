@@ -159,11 +159,8 @@ public enum PlayerBanEndpoints {
 
     private static func lift(_ playerID: String, status: ServerStatus) async throws -> Response {
         do {
-            // An operator's action, not a race to guard: a ban made between the two is lifted
-            // and reported as not in force, which is what the operator saw a moment before.
-            let inForce = try await status.bans(all: false, of: playerID, limit: 1)
-            _ = try await status.setBan(reason: nil, lasting: nil, of: playerID)
-            return try AdminEndpoints.json(BanState(player: playerID, banned: false, lifted: !inForce.isEmpty), status: .ok)
+            let lifted = try await status.liftBan(of: playerID)
+            return try AdminEndpoints.json(BanState(player: playerID, banned: false, lifted: lifted), status: .ok)
         } catch {
             return try AdminAction.failure(for: error, playerID: playerID)
         }

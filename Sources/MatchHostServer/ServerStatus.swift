@@ -88,6 +88,12 @@ extension ServerStatus {
         try await self.serving().setBan(reason: reason, lasting: lasting, of: playerID)
     }
 
+    /// The operator lifting a ban (``NativeListener/liftBan(of:)``): whether one was in force.
+    /// - Throws: ``ServerNotServing`` while the server starts or stops, or the store's failure.
+    public func liftBan(of playerID: PlayerID) async throws -> Bool {
+        try await self.serving().liftBan(of: playerID)
+    }
+
     /// The bans in force (``NativeListener/bansInForce()``), or with `all` every ban made
     /// (``NativeListener/banRecords(of:limit:)``), of `playerID` (nil: of every player), the
     /// latest made first, at most `limit`.

@@ -27,9 +27,9 @@ struct DeviceFile {
     struct Credentials: Equatable {
         var id: String
         var secret: String
-        /// The link code this new device is being linked with (`--link-code`), until the
-        /// server has linked it: a run whose answer was lost tries the same code again with
-        /// the same id and secret, which the server lets in.
+        /// The link code this device is being linked with (`--link-code`), until the server
+        /// has linked it: a run whose answer was lost, or that never reached the server, tries
+        /// the same code again with the same id and secret, which the server lets in.
         var linkCode: String? = nil
     }
 

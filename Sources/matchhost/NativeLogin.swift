@@ -6,9 +6,9 @@ import MatchHostWire
 
 /// Connects to the native port as the device stored in `deviceFile` (a new device, its id and
 /// secret chosen and stored there before the first contact, when the file does not exist yet);
-/// with no file path, as a new throwaway device. With a `linkCode`, the new device in
-/// `deviceFile` is linked to the player the code was made for (AUTHENTICATE method 3), not
-/// made a new player. With an `alias`, the player takes it (SET_ALIAS) before this returns.
+/// with no file path, as a new throwaway device. With a `linkCode` (or one stored with a device
+/// whose link did not finish), the device in `deviceFile` is linked to the player the code was
+/// made for (AUTHENTICATE method 3), not made a new player. With an `alias`, the player takes it (SET_ALIAS) before this returns.
 /// - Returns: the connected client and its authentication.
 /// - Throws: ``PlayError`` with what to do about it.
 func nativeLogin(
@@ -101,7 +101,8 @@ func nativeLogin(
     return (client, authenticated)
 }
 
-/// `--link-code` of the native `play` commands: links a new device to a player.
+/// `--link-code` of the native `play` commands: links the device file's device (a new one, or
+/// one unlinked by a recovery) to a player.
 struct DeviceLinkOption: ParsableArguments {
     @Option(
         help: ArgumentHelp(

@@ -237,6 +237,15 @@ public final class NativeListener: Sendable {
         }
     }
 
+    /// Lifts `playerID`'s ban (``setBan(reason:lasting:of:)`` with none); returns whether one
+    /// was in force, read on the loop with the lift itself.
+    public func liftBan(of playerID: PlayerID) async throws -> Bool {
+        try await self.onWorld { world, done in
+            let wasInForce = world.bans[playerID]?.isInForce(at: world.storage.now()) == true
+            world.setBan(nil, of: playerID) { result in done.completeWith(result.map { wasInForce }) }
+        }
+    }
+
     /// The bans in force now, the latest made first: what the world holds in memory to refuse
     /// sign-ins, so no read of the store.
     public func bansInForce() async throws -> [PlayerBanRecord] {
