@@ -17,6 +17,7 @@ struct RunningServer {
         configuration.catRacePort = 0
         configuration.maxTapRate = 100_000  // tests tap as fast as the socket allows
         configuration.maxMessageRate = 100_000
+        configuration.idleTimeout = quietClientIdleTimeout
         configure(&configuration)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let listener = try await CatRaceListener.bind(

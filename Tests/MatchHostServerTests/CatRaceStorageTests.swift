@@ -28,6 +28,7 @@ private struct StoredServer {
         configuration.maxTapRate = 100_000
         configuration.maxMessageRate = 100_000
         configuration.store = store
+        configuration.idleTimeout = quietClientIdleTimeout
         configure(&configuration)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let catRace = try await CatRaceListener.bind(configuration: configuration, group: group, logger: logger)

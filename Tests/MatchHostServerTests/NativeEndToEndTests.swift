@@ -7,6 +7,11 @@ import NIOCore
 import NIOPosix
 import Testing
 
+/// The idle timeout of the test servers unless a test sets its own: `TestNativeConnection` and
+/// `TestCatRaceClient` answer no PING, and a test of the whole suite on two loaded cores can
+/// leave a connection silent for longer than the default 15 s, which then closes it mid-test.
+let quietClientIdleTimeout: TimeAmount = .seconds(300)
+
 /// A native listener on 127.0.0.1, port 0, for one test.
 struct RunningNativeServer {
     let listener: NativeListener
@@ -22,6 +27,7 @@ struct RunningNativeServer {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.maxMessageRate = 100_000
+        configuration.idleTimeout = quietClientIdleTimeout
         configure(&configuration)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let listener = try await NativeListener.bind(configuration: configuration, group: group, logger: logger)
@@ -888,10 +894,10 @@ extension NativeServerMessage {
             $0.maxBacklogBytes = 256 << 20
             $0.slowConsumerGrace = .milliseconds(50)
             $0.maxInboundBytesPerSecond = 1 << 30  // the sender floods on purpose
-            // Filling the socket buffers can take the whole suite's 15 s of idle timeout on a
-            // loaded machine (the victim, not reading, answers no PING): only the bound may close it.
+            // Filling the socket buffers can take long on a loaded machine (the victim, not
+            // reading, answers no PING; the idle timeout is `quietClientIdleTimeout`): only the
+            // bound may close it.
             $0.heartbeatInterval = .seconds(100)
-            $0.idleTimeout = .seconds(300)
         }
         let (victim, pv) = try await server.login("slow-victim")
         let (sender, ps) = try await server.login("slow-sender")
@@ -1144,11 +1150,10 @@ extension NativeServerMessage {
     }
 
     @Test func aBurstOfConnectionsIsAdmittedUpToTheLimitExactly() async throws {
-        // On a loaded machine the 40 handshakes can take longer than the usual idle timeout,
-        // which would close admitted connections that say nothing meanwhile.
+        // On a loaded machine the 40 handshakes can take long; admitted connections that say
+        // nothing meanwhile are kept by `quietClientIdleTimeout`.
         let server = try await RunningNativeServer.start {
             $0.maxConnections = 5
-            $0.idleTimeout = .seconds(300)
             $0.heartbeatInterval = .seconds(60)
         }
         let connections = try await withThrowingTaskGroup(of: TestNativeConnection.self) { group in
