@@ -1,6 +1,8 @@
 import Foundation
 import MatchHostClient
+import MatchHostCore
 import MatchHostServer
+import MatchHostStoreTesting
 import MatchHostWire
 import NIOCore
 import Testing
@@ -118,5 +120,58 @@ struct NativeSessionRestartTests {
         await bob.close()
         await proxy.stop()
         await server.stop()
+    }
+
+    @Test("a MATCH_ENDED the server tells again (it crashed before dropping its copy) is reported once")
+    func aRepeatedMatchEndedIsReportedOnce() async throws {
+        let store = EndNoticesKeptStore()
+        let first = try await TestServer.start { $0.store = store }
+        let proxy = try await TestProxy.start(to: first.port)
+        let client = makeClient(port: proxy.port)
+        defer { Task { await client.close() } }
+        let events = Recorder(client.events)
+        let player = try await client.connect().playerID
+
+        // Each stop leaves what a crash would: a real-time match running, which the next server
+        // ends (abandoned by the restart) and tells the player of as it signs in again.
+        var servers = [first]
+        for match: MatchID in [41, 42] {
+            await servers.last!.stop()
+            try await store.recordMatchStarted(id: match, game: "disks", mode: "", players: [player, "someone"], startedAt: 5)
+            let next = try await TestServer.start { $0.store = store }
+            servers.append(next)
+            try await proxy.retarget(to: next.port)
+            _ = try await events.next("session restarted") { if case .sessionRestarted = $0 { true } else { false } }
+            // 41 is told again by the third server (the second's delete of its copy never
+            // happened), before 42.
+            let ended = try await events.next("MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+            #expect(ended == .matchEnded(matchID: MatchIdentifier(match), reason: "abandoned(server restarted)"))
+            // A request, whose RELIABLE frame acknowledges the MATCH_ENDED.
+            _ = try await client.listMatches(NativeLobbyQuery(mode: "relay"))
+        }
+        #expect(await events.takeAll().allSatisfy { if case .matchEnded = $0 { false } else { true } }, "41 reported once")
+        await client.close()
+        await proxy.stop()
+        await servers.last!.stop()  // which waits for its writes
+        // Each server dropped the notices as they were acknowledged (a no-op here).
+        #expect(await store.endNoticesDeleted.flatMap { $0 } == [41, 41, 42])
+    }
+}
+
+/// A store that never deletes an end notice a client acknowledged, as if each server crashed
+/// before that delete committed; it records what it was asked to delete.
+private final class EndNoticesKeptStore: ForwardingGameStore, Sendable {
+    let inner: any GameStore = InMemoryGameStore()
+    private let asked = Asked()
+
+    var endNoticesDeleted: [[MatchID]] { get async { await self.asked.value } }
+
+    func deleteEndNotices(playerID: PlayerID, matchIDs: [MatchID]) async throws {
+        await self.asked.append(matchIDs)
+    }
+
+    private actor Asked {
+        var value: [[MatchID]] = []
+        func append(_ matches: [MatchID]) { self.value.append(matches) }
     }
 }

@@ -111,6 +111,12 @@ final class TestProxy: Sendable {
         }.get()
     }
 
+    /// Sends new connections to `127.0.0.1:port` from now on (open ones stay where they are).
+    func retarget(to port: Int) async throws {
+        let state = self.state
+        try await self.eventLoop.submit { state.value.retarget(to: port) }.get()
+    }
+
     /// Whether the proxy swallows every byte (and every close) instead of forwarding it, as a
     /// network that silently stopped delivering would.
     func setFrozen(_ frozen: Bool) async throws {
@@ -126,7 +132,7 @@ final class TestProxy: Sendable {
 
 /// What the proxy's handlers share; confined to the proxy's event loop.
 private final class ProxyState {
-    let targetPort: Int
+    private(set) var targetPort: Int
     var accepting = true
     var holding = false
     var held: [any Channel] = []
@@ -140,6 +146,9 @@ private final class ProxyState {
     init(targetPort: Int) {
         self.targetPort = targetPort
     }
+
+    /// Where new connections go: a server restarted on another port is the same address to clients.
+    func retarget(to port: Int) { self.targetPort = port }
 
     /// Connects `inbound` (not reading yet) to the server, and forwards both ways once connected.
     func connect(_ inbound: any Channel) -> EventLoopFuture<Void> {

@@ -243,7 +243,7 @@ func authenticatedFourInARowPair(
     }
 
     /// The notice of a match a restart abandoned is kept in the store: a player away across a
-    /// second restart still hears of it when back, and once told, never again.
+    /// second restart still hears of it when back, and once it has acknowledged it, never again.
     @Test func aPlayerAwayAcrossTwoRestartsHearsOfTheInterruptedMatchOnceWhenBack() async throws {
         let store = InMemoryGameStore()
         let first = try await RunningNativeServer.start { $0.store = store }
@@ -258,8 +258,9 @@ func authenticatedFourInARowPair(
         let third = try await RunningNativeServer.start { $0.store = store }
         let (back, _) = try await third.login("twice-away", secret: issued.deviceSecret)
         #expect(try await back.nextMessage() == .matchEnded(matchID: 41, reason: "abandoned(server restarted)"))
+        #expect(try await back.drain().isEmpty)  // whose request acknowledges it
         try await third.stop()  // which waits for the writes in flight
-        #expect(await store.endNotices().isEmpty, "the player's notice went once told (\"someone\", without a device, had none)")
+        #expect(await store.endNotices().isEmpty, "the player's notice went once acknowledged (\"someone\", without a device, had none)")
 
         let fourth = try await RunningNativeServer.start { $0.store = store }
         let (again, _) = try await fourth.login("twice-away", secret: issued.deviceSecret)
@@ -933,6 +934,7 @@ func authenticatedFourInARowPair(
         let (back, _) = try await server.login("lost-end-b", secret: pair.auths[1].deviceSecret)
         let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
         #expect(ended.isMatchEnded(pair.match))
+        try await back.send(.ack(back.lastReceived))
         try await self.notices(in: store, become: [])
         try await server.stop()
     }
@@ -945,9 +947,43 @@ func authenticatedFourInARowPair(
         let (back, _) = try await server.login("again-end-b", secret: pair.auths[1].deviceSecret)
         let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
         #expect(ended.isMatchEnded(pair.match))
-        try await self.notices(in: store, become: [])
+        // DRAIN's request acknowledges it.
         #expect(try await back.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
+        try await self.notices(in: store, become: [])
         try await server.stop()
+    }
+
+    /// A MATCH_ENDED heard as a session starts stays in the store until the client acknowledges
+    /// it: a client whose connection was lost before then hears it again in its next session,
+    /// and after a restart; once acknowledged, it leaves the store while the session goes on,
+    /// and is told no more.
+    @Test func anEndToldAsTheSessionStartsStaysStoredUntilTheClientAcknowledgesIt() async throws {
+        let store = InMemoryGameStore()
+        var server = try await RunningNativeServer.start { $0.store = store }
+        let pair = try await self.gameWonWhileAway(server, store: store, "unacked-end-a", "unacked-end-b")
+        let secret = pair.auths[1].deviceSecret
+        for restarting in [false, true] {
+            // Read and never acknowledged: the connection is lost, then the app signs in again.
+            let (unread, _) = try await server.login("unacked-end-b", secret: secret)
+            let ended = try await unread.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+            #expect(ended.isMatchEnded(pair.match))
+            await unread.close()
+            if restarting {
+                try await server.stop()
+                server = try await RunningNativeServer.start { $0.store = store }
+            }
+        }
+        let (back, _) = try await server.login("unacked-end-b", secret: secret)
+        let ended = try await back.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended.isMatchEnded(pair.match))
+        try await back.send(.ack(back.lastReceived))
+        try await self.notices(in: store, become: [])
+        try await server.stop()
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        let (again, _) = try await after.login("unacked-end-b", secret: secret)
+        #expect(try await again.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
+        try await after.stop()
     }
 }
 

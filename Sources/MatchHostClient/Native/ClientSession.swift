@@ -39,10 +39,10 @@ final class ClientSession {
     /// is reported ended (``lostMatchReason``): the server no longer has it (a relay, or a
     /// game still waiting for its second player, after a crash) or no longer seats the player.
     private var matchesToSettle: Set<MatchIdentifier>?
-    /// The matches reported ended so: a MATCH_ENDED the server sends later for one (a seat
-    /// handed over while the match's result was being stored) is not reported a second time.
-    /// Emptied at each session restart.
-    private var reportedLost: Set<MatchIdentifier> = []
+    /// The matches last reported ended (MATCH_ENDED, or lost at a session restart): a
+    /// MATCH_ENDED the server sends again for one (after a crash that kept its copy, or for a
+    /// seat handed over while the match's result was being stored) is not reported a second time.
+    private var reportedEnded = RecentlyEndedMatches(capacity: 1_024)
     /// The device secret the server issued on first contact: the configured one was empty.
     private var issuedDeviceSecret: String?
     /// Set from a `SESSION_NOT_FOUND` until the next `AUTHENTICATED`: connections then
@@ -527,7 +527,6 @@ final class ClientSession {
         if reauthentication != nil {
             self.matchesToSettle = (self.matchesToSettle ?? []).union(self.seatedMatches)
             self.seatedMatches = []
-            self.reportedLost = []
         }
         if let reauthentication {
             // Before anything the new session brings (MATCH_RESUMED comes right after AUTHENTICATED).
@@ -567,7 +566,7 @@ final class ClientSession {
             self.matchesToSettle = nil
             for matchID in lost.sorted() {
                 self.logger.debug("match not kept by the new session", metadata: ["match": "\(matchID)"])
-                self.reportedLost.insert(matchID)
+                guard self.reportedEnded.insert(matchID) else { continue }
                 self.events.yield(.matchEnded(matchID: matchID, reason: Self.lostMatchReason))
             }
         }
@@ -641,7 +640,10 @@ final class ClientSession {
         case .matchEnded(let matchID, let reason):
             self.seatedMatches.remove(matchID)
             self.matchesToSettle?.remove(matchID)
-            guard self.reportedLost.remove(matchID) == nil else { return }
+            guard self.reportedEnded.insert(matchID) else {
+                self.logger.debug("MATCH_ENDED repeated for a match already reported ended", metadata: ["match": "\(matchID)"])
+                return
+            }
             self.events.yield(.matchEnded(matchID: matchID, reason: reason))
         case .matchEvent(let matchID, let event):
             self.events.yield(.matchEvent(matchID: matchID, event: event, reliable: reliable))

@@ -236,6 +236,8 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
                     sessionID: sessionID, resumeToken: resumeToken, lastReceived: lastReceived, transport: self
                 ).get()
                 self.state = .established(session)
+                // RESUME's last received acknowledges too.
+                self.world.endsAcknowledged(by: session)
             default:
                 throw NativeError(.notAuthenticated, "expected AUTHENTICATE or RESUME, got frame kind \(frame.kind.rawValue)")
             }
@@ -248,12 +250,15 @@ final class NativeConnectionHandler: ChannelInboundHandler, SessionTransport, Co
             guard session.transport === self, !session.isEnded else { return }
             switch frame {
             case .reliable(let sequence, let ack, let message):
-                guard try session.receiveReliable(sequence: sequence, ack: ack) else { return }
+                let isNew = try session.receiveReliable(sequence: sequence, ack: ack)
+                self.world.endsAcknowledged(by: session)
+                guard isNew else { return }
                 try self.world.handle(try NativeClientMessage(message: message), from: session, network: self.network, reliable: true)
             case .unreliable(let message):
                 try self.world.handle(try NativeClientMessage(message: message), from: session, network: self.network, reliable: false)
             case .ack(let ack):
                 try session.receiveAcknowledgement(ack)
+                self.world.endsAcknowledged(by: session)
             case .ping(let value):
                 self.writeControl(.pong(value))
             case .pong(let value):

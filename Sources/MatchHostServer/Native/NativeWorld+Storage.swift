@@ -30,12 +30,14 @@ struct StoredMatchesState {
     var endedWhileAway: [PlayerID: [EndTold]] = [:]
     /// When `endedWhileAway` and the store's notices were last pruned.
     var endNoticesPrunedAt = UnixMillis(milliseconds: 0)
-    /// MATCH_ENDEDs sent to the session of a player who was away, by session, with their
-    /// sequence numbers: each is in the store too (an end notice), since a stop or a crash
-    /// before the player reads it loses the session and what waits in it. When the session ends
-    /// or is replaced, the ones the client acknowledged are dropped from the store, the others
-    /// go to `endedWhileAway`, for the player's next session.
-    var endsInAwaySessions: [ObjectIdentifier: [(end: EndTold, sequence: UInt64)]] = [:]
+    /// MATCH_ENDEDs kept in the store (end notices) and sent to a session whose client has not
+    /// acknowledged them yet, by session, with their sequence numbers, in the order sent: those
+    /// sent to a session that was away, and those a player heard as its session started. A
+    /// stop or a crash before the client reads one loses the session and what waits in it, so
+    /// a notice leaves the store only once acknowledged (``endsAcknowledged(by:)``). When the
+    /// session ends or is replaced, the ones still unacknowledged go to `endedWhileAway`, for
+    /// the player's next session.
+    var endsUnacknowledged: [ObjectIdentifier: [(end: EndTold, sequence: UInt64)]] = [:]
     /// Restored turn-based matches holding a seat for the player, by player.
     var waitingSeats: [PlayerID: [MatchID]] = [:]
     /// The players an ended restored match still held a seat for (they never came back), until
@@ -217,14 +219,11 @@ extension NativeWorld {
             else { continue }
             self.resumeSeat(seat, link: SessionSeatLink(session: session, welcomed: true), in: match)
         }
-        if let ended = self.storedMatches.endedWhileAway.removeValue(forKey: player) {
-            for (matchID, reason, _) in ended {
-                session.sendReliable(NativeServerMessage.matchEnded(matchID: matchID, reason: reason).encoded(allocator: self.allocator))
-            }
-            let told = ended.map(\.match)
-            self.storage.write(
-                in: .player(player), { store in try await store.deleteEndNotices(playerID: player, matchIDs: told) },
-                then: self.storage.logFailure("notices of ended matches not dropped"))
+        // Each notice stays in the store until the client acknowledges it: a connection lost,
+        // a stop or a crash before then tells it again.
+        for end in self.storedMatches.endedWhileAway.removeValue(forKey: player) ?? [] {
+            session.sendReliable(NativeServerMessage.matchEnded(matchID: end.match, reason: end.reason).encoded(allocator: self.allocator))
+            self.storedMatches.endsUnacknowledged[ObjectIdentifier(session), default: []].append((end, session.outbox.lastSent))
         }
     }
 
@@ -243,32 +242,43 @@ extension NativeWorld {
     }
 
     /// MATCH_ENDED of match `id` has just been sent to `session`: if its player is away, the end
-    /// is stored too, until the client acknowledges it (``endsLeft(by:)``); if the session is
+    /// is stored too, until the client acknowledges it (``endsAcknowledged(by:)``); if the session is
     /// gone or going (the message went nowhere), the player's next session gets it.
     private func keepEnd(of id: MatchID, reason: String, sentTo session: Session) {
         guard session.isTakingMessages else { return self.leaveEndNotice(for: session.playerID, of: id, reason: reason) }
         guard !session.isConnected else { return }
         let end = (match: id, reason: reason, endedAt: self.storage.now())
-        self.storedMatches.endsInAwaySessions[ObjectIdentifier(session), default: []].append((end, session.outbox.lastSent))
+        self.storedMatches.endsUnacknowledged[ObjectIdentifier(session), default: []].append((end, session.outbox.lastSent))
         self.storeEndNotice(for: session.playerID, end)
     }
 
-    /// `session` has ended or been replaced, and with it what its client had not acknowledged:
-    /// the MATCH_ENDEDs it read are dropped from the store, the others go to the player's next
-    /// session (``sessionStarted(_:)``), from here or, after a restart, from the store.
-    func endsLeft(by session: Session) {
-        guard let ends = self.storedMatches.endsInAwaySessions.removeValue(forKey: ObjectIdentifier(session)) else { return }
+    /// `session`'s client has acknowledged messages (an ACK, or a RELIABLE frame's): the
+    /// MATCH_ENDEDs among them are told, and dropped from the store. Called for every
+    /// acknowledgement, so it returns at once when no session has a MATCH_ENDED waiting.
+    func endsAcknowledged(by session: Session) {
+        guard !self.storedMatches.endsUnacknowledged.isEmpty,
+            let ends = self.storedMatches.endsUnacknowledged[ObjectIdentifier(session)],
+            let first = ends.first, first.sequence <= session.outbox.lastAcknowledged
+        else { return }
+        let told = ends.prefix { $0.sequence <= session.outbox.lastAcknowledged }
+        let unread = ends.dropFirst(told.count)
+        self.storedMatches.endsUnacknowledged[ObjectIdentifier(session)] = unread.isEmpty ? nil : Array(unread)
         let player = session.playerID
-        // The outbox has forgotten its messages by now, not what the client acknowledged.
-        let acknowledged = ends.filter { $0.sequence <= session.outbox.lastAcknowledged }
-        for unread in ends where unread.sequence > session.outbox.lastAcknowledged {
-            self.keepInMemory(unread.end, for: player)
-        }
-        guard !acknowledged.isEmpty else { return }
-        let told = acknowledged.map(\.end.match)
+        let matches = told.map(\.end.match)
         self.storage.write(
-            in: .player(player), { store in try await store.deleteEndNotices(playerID: player, matchIDs: told) },
+            in: .player(player), { store in try await store.deleteEndNotices(playerID: player, matchIDs: matches) },
             then: self.storage.logFailure("notices of ended matches not dropped"))
+    }
+
+    /// `session` has ended or been replaced, and with it what its client had not acknowledged:
+    /// the MATCH_ENDEDs it did acknowledge are dropped from the store, the others go to the
+    /// player's next session (``sessionStarted(_:)``), from here or, after a restart, from the store.
+    func endsLeft(by session: Session) {
+        // The outbox has forgotten its messages by now, not what the client acknowledged.
+        self.endsAcknowledged(by: session)
+        for unread in self.storedMatches.endsUnacknowledged.removeValue(forKey: ObjectIdentifier(session)) ?? [] {
+            self.keepInMemory(unread.end, for: session.playerID)
+        }
     }
 
     private func storeEndNotice(for player: PlayerID, _ end: StoredMatchesState.EndTold) {
