@@ -343,20 +343,6 @@ struct ServeCommand: AsyncParsableCommand {
         """
     }
 
-    /// Says which certificate the TLS ports serve, and warns while it is about to expire
-    /// (clients refuse an expired one: renew, then SIGHUP).
-    private static func logTLS(_ certificate: TLSCertificateSummary, ports: String, logger: Logger) {
-        let daysLeft = certificate.daysLeft(now: Int(Date().timeIntervalSince1970))
-        let metadata: Logger.Metadata = ["certificate": "\(certificate)", "days-left": "\(daysLeft)"]
-        if daysLeft < 0 {
-            logger.error("the TLS certificate has expired: clients will refuse it; renew it, then send SIGHUP", metadata: metadata)
-        } else if daysLeft < 14 {
-            logger.warning("the TLS certificate expires soon; renew it, then send SIGHUP", metadata: metadata)
-        } else {
-            logger.notice("\(ports) TLS", metadata: metadata)
-        }
-    }
-
     /// The largest value a WRITE_VALUE under the longest key carries in `--max-frame`.
     private var largestWritableValue: Int {
         max(0, self.maxFrame - NativeRequest.writeValueFrameOverhead - self.maxKeyBytes)
@@ -454,7 +440,7 @@ struct ServeCommand: AsyncParsableCommand {
             // SIGHUP reloads the certificate; one that came before the reloading service runs
             // must not stop the server (its default action).
             signal(SIGHUP, SIG_IGN)
-            Self.logTLS(tls.certificate, ports: self.noWeb ? "the native port speaks" : "the native and web ports speak", logger: logger)
+            tls.certificate.logServed(self.noWeb ? "the native port speaks TLS" : "the native and web ports speak TLS", to: logger)
         }
         // What the server creates in --data (the database holds hashed device secrets) is its
         // user's alone.

@@ -61,17 +61,7 @@ import Glibc
         try Self.copy(renewed, over: live)
         server.process.send(SIGHUP)
         let late = client(trusting: renewed)
-        // The signal is handled on its own time: until it is, the old certificate is served.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            do {
-                try await late.connect()
-                break
-            } catch MatchHostClientError.tlsFailed(let detail) where ContinuousClock.now < deadline {
-                #expect(detail.contains("CERTIFICATE_VERIFY_FAILED"))
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
+        try await Self.connectOnceRenewed(late)
         // The connection made before the renewal goes on.
         #expect(try await early.createMatch(label: "before").label == "before")
         await early.close()
@@ -104,6 +94,66 @@ import Glibc
         let alone = try await runMatchHostToExit(base + ["--tls-certificate", certificate.certificatePath])
         #expect(alone.status != 0)
         #expect(alone.stderr.contains("--tls-certificate and --tls-key go together"))
+    }
+
+    /// An expired certificate (a renewal job that failed): the server starts and says so, a
+    /// client is told its certificate was not accepted and what that can mean, and the
+    /// renewal, announced with SIGHUP, lets clients in without a restart.
+    @Test func anExpiredCertificateIsSaidAtStartClientsAreToldWhyAndARenewalLetsThemIn() async throws {
+        let directory = Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let january2020 = Date(timeIntervalSince1970: 1_577_836_800)
+        let lapsed = try await TestCertificate.make(
+            in: directory.appendingPathComponent("lapsed"), commonName: "lapsed", validFrom: january2020, until: january2020 + 31 * 86_400)
+        let renewed = try await TestCertificate.make(in: directory.appendingPathComponent("renewed"), commonName: "renewed", days: 90)
+        let live = try await TestCertificate.make(in: directory.appendingPathComponent("live"), commonName: "live")
+        try Self.copy(lapsed, over: live)
+        let server = try await ServeProcess.start(
+            data: directory.appendingPathComponent("data"),
+            arguments: ["--tls-certificate", live.certificatePath, "--tls-key", live.keyPath, "--log-level", "notice"], capturingLog: true)
+
+        // Even a client that trusts that very certificate refuses it.
+        let refusing = makeClient(port: server.nativePort) { $0.tls = .init(trust: .pemFile(lapsed.certificatePath)) }
+        await #expect {
+            try await refusing.connect()
+        } throws: { error in
+            guard case MatchHostClientError.tlsFailed(let detail) = error else { return false }
+            return detail.contains("(CERTIFICATE_VERIFY_FAILED)") && detail.contains("or it has expired or is not valid yet")
+        }
+        await refusing.close()
+
+        try Self.copy(renewed, over: live)
+        server.process.send(SIGHUP)
+        let client = makeClient(port: server.nativePort) { $0.tls = .init(trust: .pemFile(renewed.certificatePath)) }
+        try await Self.connectOnceRenewed(client)
+        #expect(try await client.createMatch(label: "renewed").label == "renewed")
+        await client.close()
+
+        await server.stop(with: SIGTERM)
+        let log = await server.loggedLines()
+        #expect(
+            log.contains {
+                $0.contains(
+                    "the native and web ports speak TLS, but the TLS certificate has expired (2020-02-01T00:00:00Z): clients will refuse it; renew it, then send SIGHUP"
+                ) && $0.contains("CN=lapsed")
+            }, "\(log)")
+        #expect(log.contains { $0.contains("TLS certificate reloaded") && $0.contains("CN=renewed") && !$0.contains("refuse") }, "\(log)")
+        #expect(server.process.terminationStatus == 0)
+    }
+
+    /// Connects `client` once the server serves the certificate it trusts: a SIGHUP is handled
+    /// on its own time, and until it is, the old certificate is served.
+    private static func connectOnceRenewed(_ client: MatchHostClient) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            do {
+                try await client.connect()
+                return
+            } catch MatchHostClientError.tlsFailed(let detail) where ContinuousClock.now < deadline {
+                #expect(detail.contains("CERTIFICATE_VERIFY_FAILED"))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
     }
 
     /// Replaces `target`'s two files with `source`'s, as a renewal does.

@@ -49,6 +49,63 @@ public struct TestCertificate: Sendable {
         return TestCertificate(certificatePath: certificate, keyPath: key)
     }
 
+    /// Makes a P-256 certificate like ``make(in:fileStem:commonName:names:days:)``, valid from
+    /// `start` to `end` (whole seconds, UTC), which may both be past: an expired certificate.
+    /// `openssl req` cannot date one back; `openssl ca -selfsign` can, with a throwaway
+    /// authority database in `directory`.
+    public static func make(
+        in directory: URL, fileStem: String = "server", commonName: String = "localhost",
+        names: [String] = ["DNS:localhost", "IP:127.0.0.1"], validFrom start: Date, until end: Date
+    ) async throws -> TestCertificate {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let certificate = directory.appendingPathComponent("\(fileStem).crt").path
+        let key = directory.appendingPathComponent("\(fileStem).key").path
+        let request = directory.appendingPathComponent("\(fileStem).csr").path
+        let database = directory.appendingPathComponent("\(fileStem).ca-index").path
+        let serial = directory.appendingPathComponent("\(fileStem).ca-serial").path
+        let configuration = directory.appendingPathComponent("\(fileStem).ca.cnf").path
+        try Data().write(to: URL(fileURLWithPath: database))
+        try Data("01\n".utf8).write(to: URL(fileURLWithPath: serial))
+        try Data(
+            """
+            [ca]
+            default_ca = dated
+            [dated]
+            database = \(database)
+            new_certs_dir = \(directory.path)
+            serial = \(serial)
+            default_md = sha256
+            policy = any
+            copy_extensions = copy
+            unique_subject = no
+            [any]
+            commonName = supplied
+
+            """.utf8
+        ).write(to: URL(fileURLWithPath: configuration))
+        let errors = directory.appendingPathComponent("\(fileStem).openssl.err").path
+        try await Self.run(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", request, "-subj", "/CN=\(commonName)",
+                "-addext", "subjectAltName=\(names.joined(separator: ","))",
+            ],
+            errorsTo: errors)
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.dateFormat = "yyyyMMddHHmmss'Z'"
+        try await Self.run(
+            "/usr/bin/env",
+            [
+                "openssl", "ca", "-batch", "-config", configuration, "-selfsign", "-keyfile", key, "-in", request,
+                "-out", certificate, "-notext", "-startdate", format.string(from: start), "-enddate", format.string(from: end),
+            ],
+            errorsTo: errors)
+        return TestCertificate(certificatePath: certificate, keyPath: key)
+    }
+
     /// Runs `command` to its end, its standard error into the file `errorsTo`, and throws with
     /// what it said there unless it exits 0. A ``ChildProcess`` (no pipe another test's child
     /// could inherit and hold open), waited for on a thread of its own (not the concurrency

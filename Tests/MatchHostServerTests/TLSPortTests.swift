@@ -230,6 +230,54 @@ import Testing
         #expect(mismatch.reason.hasPrefix("is not the key of the certificate in \(certificate.certificatePath)"))
         #expect(mismatch.description.hasPrefix("TLS: \(other.keyPath): is not the key of the certificate in"))
     }
+
+    /// A reload never swaps a certificate clients accept for one they refuse (an old one copied
+    /// back by mistake, a renewal dated ahead): it keeps the one served and says why. A lapsed
+    /// one is replaced by anything newer, and an expired one at start is still served (the
+    /// log says so: ``TLSCertificateSummary/logServed(_:to:now:)``).
+    @Test func aReloadKeepsACertificateClientsAcceptOverOneTheyRefuse() async throws {
+        let directory = Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let day: TimeInterval = 86_400
+        let january2020 = Date(timeIntervalSince1970: 1_577_836_800)
+        let lapsed = try await TestCertificate.make(
+            in: directory, fileStem: "lapsed", commonName: "lapsed", validFrom: january2020, until: january2020 + 31 * day)
+        let older = try await TestCertificate.make(
+            in: directory, fileStem: "older", commonName: "older", validFrom: january2020 - 31 * day, until: january2020)
+        let ahead = try await TestCertificate.make(
+            in: directory, fileStem: "ahead", commonName: "ahead", validFrom: Date() + 10 * day, until: Date() + 100 * day)
+        let renewed = try await TestCertificate.make(in: directory, fileStem: "renewed", commonName: "renewed", days: 90)
+        let live = (certificatePath: directory.appendingPathComponent("live.crt").path, keyPath: directory.appendingPathComponent("live.key").path)
+        func install(_ certificate: TestCertificate) throws {
+            for (source, target) in [(certificate.certificatePath, live.certificatePath), (certificate.keyPath, live.keyPath)] {
+                try? FileManager.default.removeItem(atPath: target)
+                try FileManager.default.copyItem(atPath: source, toPath: target)
+            }
+        }
+
+        try install(lapsed)
+        let tls = try ServerTLS(files: TLSFiles(certificateChain: live.certificatePath, privateKey: live.keyPath))
+        #expect(tls.certificate.commonName == "lapsed")
+        #expect(tls.certificate.refusal(now: Int(Date().timeIntervalSince1970)) == "has expired (2020-02-01T00:00:00Z)")
+        // Refused either way, the files' one is served: nothing better is lost.
+        try install(older)
+        #expect(try tls.reload().commonName == "older")
+        try install(renewed)
+        #expect(try tls.reload().commonName == "renewed")
+        #expect(tls.certificate.refusal(now: Int(Date().timeIntervalSince1970)) == nil)
+        for refused in [lapsed, ahead] {
+            try install(refused)
+            do {
+                let served = try tls.reload()
+                Issue.record("reloaded \(served)")
+            } catch let error as TLSFilesError {
+                #expect(error.path == live.certificatePath)
+                #expect(error.reason.contains("clients would refuse it, and accept the one served"), "\(error)")
+                #expect(error.reason.contains(refused.certificatePath == lapsed.certificatePath ? "has expired (2020-02-01" : "is not valid until"), "\(error)")
+            }
+            #expect(tls.certificate.commonName == "renewed")
+        }
+    }
 }
 
 @Suite struct BrowserTLSTests {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import NIOSSL
 
@@ -30,12 +31,24 @@ public struct TLSFilesError: Error, Hashable, CustomStringConvertible {
     public var description: String { "TLS: \(self.path): \(self.reason)" }
 }
 
-/// What a loaded certificate says, for the log: whom it names and until when it is valid.
+/// What a loaded certificate says, for the log: whom it names and when it is valid.
 public struct TLSCertificateSummary: Sendable, Hashable, CustomStringConvertible {
+    /// How many days before its end the log starts warning that a certificate expires.
+    public static let warningDays = 14
+
     /// The certificate's subject common name, if it has one.
     public var commonName: String?
+    /// When it starts being valid, in seconds since 1970.
+    public var notValidBefore: Int
     /// When it stops being valid, in seconds since 1970.
     public var notValidAfter: Int
+
+    /// Names the certificate and its validity.
+    public init(commonName: String?, notValidBefore: Int, notValidAfter: Int) {
+        self.commonName = commonName
+        self.notValidBefore = notValidBefore
+        self.notValidAfter = notValidAfter
+    }
 
     /// Whole days from `now` (seconds since 1970) until it expires; negative once it has.
     public func daysLeft(now: Int) -> Int {
@@ -43,10 +56,36 @@ public struct TLSCertificateSummary: Sendable, Hashable, CustomStringConvertible
         return seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
     }
 
+    /// Why clients refuse it at `now` (seconds since 1970), if they do: it has expired, or it
+    /// is not valid yet (a clock behind, or a certificate dated ahead).
+    public func refusal(now: Int) -> String? {
+        if now > self.notValidAfter { return "has expired (\(Self.iso8601(self.notValidAfter)))" }
+        if now < self.notValidBefore { return "is not valid until \(Self.iso8601(self.notValidBefore))" }
+        return nil
+    }
+
+    /// Logs that this certificate is served from now on (`event`, such as "TLS certificate
+    /// reloaded"), with its name and days left: an error if clients refuse it, a warning
+    /// within ``warningDays`` of its end, a notice otherwise.
+    public func logServed(_ event: String, to logger: Logger, now: Int = Int(Date().timeIntervalSince1970)) {
+        let daysLeft = self.daysLeft(now: now)
+        let metadata: Logger.Metadata = ["certificate": "\(self)", "days-left": "\(daysLeft)"]
+        if let refusal = self.refusal(now: now) {
+            logger.error("\(event), but the TLS certificate \(refusal): clients will refuse it; renew it, then send SIGHUP", metadata: metadata)
+        } else if daysLeft < Self.warningDays {
+            logger.warning("\(event); the TLS certificate expires soon: renew it, then send SIGHUP", metadata: metadata)
+        } else {
+            logger.notice("\(event)", metadata: metadata)
+        }
+    }
+
+    private static func iso8601(_ seconds: Int) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(seconds)))
+    }
+
     /// `CN=…, valid until <ISO 8601>`.
     public var description: String {
-        let until = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(self.notValidAfter)))
-        return "\(self.commonName.map { "CN=\($0)" } ?? "no common name"), valid until \(until)"
+        "\(self.commonName.map { "CN=\($0)" } ?? "no common name"), valid until \(Self.iso8601(self.notValidAfter))"
     }
 }
 
@@ -79,11 +118,20 @@ public final class ServerTLS: Sendable, Hashable {
     public var certificate: TLSCertificateSummary { self.loaded.withLockedValue { $0.summary } }
 
     /// Reads the files again and serves new connections with them; on an error the
-    /// certificate served so far stays. Blocking disk I/O: not on an event loop.
+    /// certificate served so far stays. So does one clients accept, if clients would refuse the
+    /// files' at `now` (seconds since 1970): an old certificate copied back by mistake, or a
+    /// renewal not valid yet, must not lock every client out. Blocking disk I/O: not on an event loop.
     @discardableResult
-    public func reload() throws -> TLSCertificateSummary {
+    public func reload(now: Int = Int(Date().timeIntervalSince1970)) throws -> TLSCertificateSummary {
         let fresh = try Self.load(self.files)
-        self.loaded.withLockedValue { $0 = fresh }
+        try self.loaded.withLockedValue { served in
+            if let refusal = fresh.summary.refusal(now: now), served.summary.refusal(now: now) == nil {
+                throw TLSFilesError(
+                    path: self.files.certificateChain,
+                    reason: "its certificate (\(fresh.summary)) \(refusal): clients would refuse it, and accept the one served")
+            }
+            served = fresh
+        }
         return fresh.summary
     }
 
@@ -119,7 +167,10 @@ public final class ServerTLS: Sendable, Hashable {
                 path: files.privateKey, reason: "is not the key of the certificate in \(files.certificateChain) (\(error))")
         }
         let commonName = leaf.subjectName.first { $0.type == .commonName }?.value
-        return (context, TLSCertificateSummary(commonName: commonName, notValidAfter: Int(leaf.notValidAfter)))
+        return (
+            context,
+            TLSCertificateSummary(commonName: commonName, notValidBefore: Int(leaf.notValidBefore), notValidAfter: Int(leaf.notValidAfter))
+        )
     }
 
     /// A clear error for a missing or unreadable file, before BoringSSL's less clear one.

@@ -23,8 +23,7 @@ public struct TLSReloadOnHangup: Service {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         for await _ in hangups.cancelOnGracefulShutdown() {
             do {
-                let certificate = try self.tls.reload()
-                self.logger.notice("TLS certificate reloaded", metadata: ["certificate": "\(certificate)"])
+                try self.tls.reload().logServed("TLS certificate reloaded", to: self.logger)
             } catch {
                 self.logger.error(
                     "TLS certificate not reloaded; the one loaded before is still served",
