@@ -186,7 +186,11 @@ struct PlayDisksSession {
         }
 
         let scoreLines = self.view.scoreLines()
-        let footer = max(scoreLines.count, self.capacity) + 1
+        let instructions = "Type a disk's letter to tap it.  Q quits."
+        // The rows under the board, as wrapped on this screen: room for a score line per seat
+        // (the players still to come too), then the instructions.
+        let scoreRows = scoreLines.reduce(0) { $0 + wrapped($1, width: columns).count }
+        let footer = max(scoreRows, self.capacity) + wrapped(instructions, width: columns).count
         // Terminal cells are about twice as tall as wide: 5 columns to 2 rows keeps disks round.
         let boardRows = max(6, min(40, rows - lines.count - 2 - footer))
         let boardColumns = max(20, min(columns - 2, boardRows * 5 / 2))
@@ -203,7 +207,7 @@ struct PlayDisksSession {
         for line in scoreLines {
             text(line, line.hasPrefix(">") ? .bold : .plain)
         }
-        text("Type a disk's letter to tap it.  Q quits.")
+        text(instructions)
         return lines
     }
 

@@ -37,6 +37,44 @@ struct PlayDisksTerminalTests {
         }
     }
 
+    /// On a narrow terminal, lines that wrap take more rows: the board is made smaller for
+    /// them, so the whole screen fits, down to the instructions' last word.
+    @Test func aNarrowTerminalShowsTheWholeScreen() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-disks-narrow-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data)
+        let address = ["--host", "127.0.0.1", "--port", "\(server.nativePort)"]
+        try await TerminalSessions.using { terminals in
+            let device = data.appendingPathComponent("device").path
+            try await terminals.start(
+                "player", matchhost: ["play", "disks", "--device-file", device, "--alias", "Narrow Screen Player"] + address,
+                columns: 36, rows: 24)
+            let waiting = try await terminals.waitForScreen("player", "the waiting screen with the player") {
+                $0.contains("Waiting for players: 1 of 2 here.") && $0.contains("Narrow Screen Player (you)")
+            }
+            let matchID = try #require(screenWord(after: " in match ", in: waiting).flatMap { UInt64($0) })
+            // A bot too slow to take a disk (20 s to react) fills the match: two score lines.
+            let botRun = Task {
+                try await runMatchHostToExit(
+                    ["bot", "disks", "--match", "\(matchID)", "--bots", "1", "--reaction", "20000", "--spread", "0", "--timeout", "30"]
+                        + address)
+            }
+            let screen = try await terminals.waitForScreen("player", "the match under way") {
+                $0.contains("GO!") && $0.contains("Time left")
+            }
+            let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(rows.first?.hasPrefix("MatchHost Disks - Narrow Screen") == true, "\(screen)")
+            // "Type a disk's letter to tap it.  Q quits." takes two rows of 36.
+            #expect(rows.contains { $0.hasPrefix("Type a disk's letter to tap it.") }, "\(screen)")
+            #expect(rows.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } == "quits.", "\(screen)")
+            try await terminals.send("q", to: "player")
+            #expect(try await terminals.waitForExit("player") == 0)
+            #expect(try await botRun.value.status == 0)
+            await terminals.close()
+            await server.stop(with: SIGTERM)
+        }
+    }
+
     @Test func aTerminalPlayerSeesItsMatchInTheLobbyAndHitsDisksByTheirLetters() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-play-disks-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }

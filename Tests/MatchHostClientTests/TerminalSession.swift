@@ -41,11 +41,12 @@ final class TerminalSessions: @unchecked Sendable {
         try? FileManager.default.removeItem(at: self.files)
     }
 
-    /// Runs `arguments` (the matchhost binary's) in a new detached window `name`, 100 × 30.
-    /// Its exit status goes to a file of its own (``waitForExit(_:seconds:)``).
-    func start(_ name: String, matchhost arguments: [String]) async throws {
+    /// Runs `arguments` (the matchhost binary's) in a new detached window `name`, `columns` ×
+    /// `rows`. Its exit status goes to a file of its own (``waitForExit(_:seconds:)``).
+    func start(_ name: String, matchhost arguments: [String], columns: Int = 100, rows: Int = 30) async throws {
         let command = ([MatchHostBinary.url.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        try await self.tmux(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", "\(command); echo $? > '\(self.statusPath(name))'"])
+        try await self.tmux(
+            ["new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", "\(command); echo $? > '\(self.statusPath(name))'"])
     }
 
     /// Types `keys` (each a key name or text, as `tmux send-keys` takes them) into `name`.
