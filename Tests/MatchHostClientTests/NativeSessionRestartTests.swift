@@ -158,6 +158,32 @@ struct NativeSessionRestartTests {
     }
 }
 
+extension NativeSessionRestartTests {
+    @Test("a client that closes right after reading a MATCH_ENDED acknowledges it first: the server does not keep it")
+    func closingAcknowledgesWhatWasRead() async throws {
+        let store = InMemoryGameStore()
+        let device = newDeviceID()
+        let first = try await TestServer.start { $0.store = store }
+        let before = makeClient(port: first.port, credentials: .device(id: device, secret: ""))
+        let issued = try await before.connect()
+        await before.close()
+        await first.stop()
+        // What a crash leaves: a match running, which the next start abandons, keeping its end for the player.
+        try await store.recordMatchStarted(id: 41, game: "disks", mode: "", players: [issued.playerID, "someone"], startedAt: 5)
+        let second = try await TestServer.start { $0.store = store }
+        #expect(await store.endNotices().map(\.matchID) == [41])
+        let client = makeClient(port: second.port, credentials: .device(id: device, secret: issued.deviceSecret))
+        let events = Recorder(client.events)
+        try await client.connect()
+        let ended = try await events.next("MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended == .matchEnded(matchID: 41, reason: "abandoned(server restarted)"))
+        // At once: well within the client's 200 ms acknowledgement delay.
+        await client.close()
+        await second.stop()  // which waits for its writes
+        #expect(await store.endNotices().isEmpty, "acknowledged before GOODBYE, so not told again")
+    }
+}
+
 /// A store that never deletes an end notice a client acknowledged, as if each server crashed
 /// before that delete committed; it records what it was asked to delete.
 private final class EndNoticesKeptStore: ForwardingGameStore, Sendable {

@@ -953,6 +953,42 @@ func authenticatedFourInARowPair(
         try await server.stop()
     }
 
+    /// Many kept MATCH_ENDEDs go out a batch at a time, the next once the client has
+    /// acknowledged those: a player away for long does not overflow `--max-backlog` (ending the
+    /// session, and the next one the same way) as it signs in.
+    @Test func manyKeptEndsGoOutABatchAtATimeAsTheClientAcknowledgesThem() async throws {
+        let store = InMemoryGameStore()
+        let first = try await RunningNativeServer.start { $0.store = store }
+        let (_, issued) = try await first.login("many-ends")
+        try await first.stop()
+        // What a crash leaves: ten real-time matches running, which the next start abandons.
+        for match: MatchID in 41...50 {
+            try await store.recordMatchStarted(id: match, game: "disks", mode: "", players: [issued.playerID, "someone"], startedAt: 5)
+        }
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let (back, _) = try await server.login("many-ends", secret: issued.deviceSecret)
+        var told: [MatchIdentifier] = []
+        for _ in 0..<8 {
+            guard case .matchEnded(let match, _) = try await back.nextMessage() else { throw TestClientError.unexpected("not MATCH_ENDED") }
+            told.append(match)
+        }
+        #expect(told == Array(41...48))
+        // Not acknowledged yet: nothing more comes before the answer to a PING sent now.
+        try await back.send(.ping(7))
+        var beforePong: [NativeFrame] = []
+        while true {
+            let frame = try await back.next()
+            if case .pong = frame { break }
+            if case .reliable = frame { beforePong.append(frame) }
+        }
+        #expect(beforePong.isEmpty, "\(beforePong)")
+        // DRAIN's request acknowledges them: the other two come before its answer.
+        #expect(try await back.drain() == [49, 50].map { .matchEnded(matchID: $0, reason: "abandoned(server restarted)") })
+        #expect(try await back.drain().isEmpty)
+        try await self.notices(in: store, become: [])
+        try await server.stop()
+    }
+
     /// A MATCH_ENDED heard as a session starts stays in the store until the client acknowledges
     /// it: a client whose connection was lost before then hears it again in its next session,
     /// and after a restart; once acknowledged, it leaves the store while the session goes on,

@@ -177,6 +177,13 @@ final class ClientSession {
         channel.writeAndFlush(buffer, promise: nil)
     }
 
+    /// The server seats this session in `match`: should its id be one reported ended before
+    /// (ids repeat only after a restore from a backup), its end is to be reported again.
+    private func seated(in match: MatchIdentifier) {
+        self.seatedMatches.insert(match)
+        self.reportedEnded.remove(match)
+    }
+
     /// Sends `GOODBYE` (after everything queued) and closes for good.
     func close() -> EventLoopFuture<Void> {
         if self.state.isClosed { return self.eventLoop.makeSucceededVoidFuture() }
@@ -188,6 +195,10 @@ final class ClientSession {
         // Everything queued goes out first, writability notwithstanding: TCP keeps the order,
         // so the server handles it all before GOODBYE.
         self.writeUnwritten(on: connection, respectingWritability: false)
+        // What arrived is acknowledged before GOODBYE, not left to the acknowledgement timer:
+        // the server keeps what a client never acknowledged (a MATCH_ENDED it stored) for the
+        // next session, which would hear it again.
+        self.sendOwedAcknowledgement()
         connection.phase = .finished
         connection.cancelTimers()
         self.connection = nil
@@ -616,7 +627,7 @@ final class ClientSession {
         switch decoded {
         case .response(let id, let response):
             switch response {
-            case .matchJoined(let match): self.seatedMatches.insert(match.matchID)
+            case .matchJoined(let match): self.seated(in: match.matchID)
             case .matchLeft(let matchID): self.seatedMatches.remove(matchID)
             default: break
             }
@@ -650,14 +661,14 @@ final class ClientSession {
         case .lobbyUpdate(let mode, let changes):
             self.events.yield(.lobbyUpdate(mode: mode, changes: changes))
         case .matchmakerMatched(let ticketID, let match):
-            self.seatedMatches.insert(match.matchID)
+            self.seated(in: match.matchID)
             self.events.yield(.matched(ticketID: ticketID, match: match))
         case .partyUpdate(let party):
             self.events.yield(.partyUpdate(party))
         case .ticketCancelled(let ticketID, let reason):
             self.events.yield(.ticketCancelled(ticketID: ticketID, reason: reason))
         case .matchResumed(let match):
-            self.seatedMatches.insert(match.matchID)
+            self.seated(in: match.matchID)
             self.matchesToSettle?.remove(match.matchID)
             self.resumedMatches.append(match)
             self.events.yield(.matchResumed(match))

@@ -4,7 +4,8 @@ import NIOCore
 /// The last matches a client reported ended, so that none is reported twice: the server tells
 /// a MATCH_ENDED once more if it crashes between the client's acknowledgement and dropping its
 /// stored copy, and one the client reported lost (its new session did not have it) may still
-/// come from the server. Match ids never repeat, so a repeat is never a new match.
+/// come from the server. Match ids do not repeat (but after a restore from a backup: a match
+/// the session is seated in again is removed).
 ///
 /// Bounded: the oldest is forgotten once `capacity` are held, as a repeat only comes soon after
 /// the first (at the next sign-in).
@@ -29,6 +30,13 @@ struct RecentlyEndedMatches {
             self.members.remove(self.order.removeFirst())
         }
         return true
+    }
+
+    /// Forgets `match`: a match under that id is being played (after a restore from a backup,
+    /// an id can come again), and its end is new.
+    mutating func remove(_ match: MatchIdentifier) {
+        guard self.members.remove(match) != nil else { return }
+        self.order.removeAll { $0 == match }
     }
 
     /// Whether `match` was reported ended (and is still remembered).

@@ -12,6 +12,10 @@ struct StoredMatchesState {
     /// older than ``MatchEndNotice/retentionMilliseconds``), in memory and in the store: at
     /// most this often, when a new notice is kept.
     static let endNoticePruneIntervalMilliseconds: Int64 = 3600 * 1000
+    /// How many MATCH_ENDEDs kept for a player go out at once; the next ones once the client
+    /// has acknowledged those. Thousands kept (a player away for long) must not overflow
+    /// `--max-backlog` as the session starts, which would end it, and the next one the same way.
+    static let endNoticeBatch = 8
 
     /// Each recorded match's players as storage has them, in seat order; an entry lives from
     /// the match's record until its end is written.
@@ -219,10 +223,24 @@ extension NativeWorld {
             else { continue }
             self.resumeSeat(seat, link: SessionSeatLink(session: session, welcomed: true), in: match)
         }
-        // Each notice stays in the store until the client acknowledges it: a connection lost,
-        // a stop or a crash before then tells it again.
-        for end in self.storedMatches.endedWhileAway.removeValue(forKey: player) ?? [] {
+        self.tellEndsWhileAway(to: session)
+    }
+
+    /// Sends `session` the next ``StoredMatchesState/endNoticeBatch`` MATCH_ENDEDs kept for its
+    /// player. Each stays in the store until the client acknowledges it: a connection lost, a
+    /// stop or a crash before then tells it again.
+    private func tellEndsWhileAway(to session: Session) {
+        let player = session.playerID
+        guard session.isTakingMessages, let waiting = self.storedMatches.endedWhileAway.removeValue(forKey: player) else { return }
+        let batch = waiting.prefix(StoredMatchesState.endNoticeBatch)
+        if waiting.count > batch.count { self.storedMatches.endedWhileAway[player] = Array(waiting.dropFirst(batch.count)) }
+        for end in batch {
             session.sendReliable(NativeServerMessage.matchEnded(matchID: end.match, reason: end.reason).encoded(allocator: self.allocator))
+            // Dropped (the backlog overflowed, the session ends): for the next session.
+            guard session.isTakingMessages else {
+                self.keepInMemory(end, for: player)
+                continue
+            }
             self.storedMatches.endsUnacknowledged[ObjectIdentifier(session), default: []].append((end, session.outbox.lastSent))
         }
     }
@@ -252,9 +270,10 @@ extension NativeWorld {
         self.storeEndNotice(for: session.playerID, end)
     }
 
-    /// `session`'s client has acknowledged messages (an ACK, or a RELIABLE frame's): the
-    /// MATCH_ENDEDs among them are told, and dropped from the store. Called for every
-    /// acknowledgement, so it returns at once when no session has a MATCH_ENDED waiting.
+    /// `session`'s client has acknowledged messages (an ACK, a RELIABLE frame's, RESUME's last
+    /// received): the MATCH_ENDEDs among them are told, and dropped from the store; once all
+    /// are, the next batch kept for the player goes out. Called for every acknowledgement, so
+    /// it returns at once when no session has a MATCH_ENDED waiting.
     func endsAcknowledged(by session: Session) {
         guard !self.storedMatches.endsUnacknowledged.isEmpty,
             let ends = self.storedMatches.endsUnacknowledged[ObjectIdentifier(session)],
@@ -268,6 +287,7 @@ extension NativeWorld {
         self.storage.write(
             in: .player(player), { store in try await store.deleteEndNotices(playerID: player, matchIDs: matches) },
             then: self.storage.logFailure("notices of ended matches not dropped"))
+        if unread.isEmpty { self.tellEndsWhileAway(to: session) }
     }
 
     /// `session` has ended or been replaced, and with it what its client had not acknowledged:
@@ -291,8 +311,9 @@ extension NativeWorld {
 
     /// Drops what players who never came back left, once older than
     /// ``MatchEndNotice/retentionMilliseconds``, from memory and from the store, if the last
-    /// time was ``StoredMatchesState/endNoticePruneIntervalMilliseconds`` ago. Notices kept in
-    /// away sessions are not looked at: they last no longer than their session.
+    /// time was ``StoredMatchesState/endNoticePruneIntervalMilliseconds`` ago. Notices sent and
+    /// waiting for the client's acknowledgement are not looked at here: they last no longer
+    /// than their session, and go back to the player's waiting ones if unacknowledged.
     private func pruneEndNoticesIfDue(now: UnixMillis) {
         guard now.milliseconds - self.storedMatches.endNoticesPrunedAt.milliseconds >= StoredMatchesState.endNoticePruneIntervalMilliseconds
         else { return }
