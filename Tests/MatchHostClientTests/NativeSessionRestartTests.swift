@@ -153,7 +153,8 @@ struct NativeSessionRestartTests {
         await client.close()
         await proxy.stop()
         await servers.last!.stop()  // which waits for its writes
-        // Each server dropped the notices as they were acknowledged (a no-op here).
+        // Each server asked to drop the notices once told (a no-op here); when it asks is
+        // AwayPlayerEndTests' to check.
         #expect(await store.endNoticesDeleted.flatMap { $0 } == [41, 41, 42])
     }
 }
