@@ -1021,6 +1021,34 @@ func authenticatedFourInARowPair(
         #expect(try await again.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
         try await after.stop()
     }
+
+    /// RESUME's `lastReceived` acknowledges too: a client that read the MATCH_ENDED told as
+    /// its session started, lost the connection before its ACK went out and resumed saying it
+    /// had read it, is not told again, and the stored copy goes while the session goes on.
+    @Test func anEndAcknowledgedByAResumesLastReceivedLeavesTheStoreAndIsNotToldAgain() async throws {
+        let store = InMemoryGameStore()
+        let server = try await RunningNativeServer.start { $0.store = store }
+        let pair = try await self.gameWonWhileAway(server, store: store, "resume-ack-end-a", "resume-ack-end-b")
+        let (lost, issued) = try await server.login("resume-ack-end-b", secret: pair.auths[1].deviceSecret)
+        let ended = try await lost.nextMessage(matching: "MATCH_ENDED") { if case .matchEnded = $0 { true } else { false } }
+        #expect(ended.isMatchEnded(pair.match))
+        let read = lost.lastReceived
+        await lost.close()
+        try await self.notices(in: store, become: [pair.match])
+
+        let resumed = try await server.handshake()
+        resumed.continueSequences(from: lost)
+        try await resumed.send(.resume(sessionID: issued.sessionID, resumeToken: issued.resumeToken, lastReceived: read))
+        guard case .resumed = try await resumed.next() else { throw TestClientError.unexpected("no RESUMED") }
+        try await self.notices(in: store, become: [])
+        #expect(try await resumed.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
+        try await server.stop()
+
+        let after = try await RunningNativeServer.start { $0.store = store }
+        let (again, _) = try await after.login("resume-ack-end-b", secret: pair.auths[1].deviceSecret)
+        #expect(try await again.drain().allSatisfy { !$0.isMatchEnded(pair.match) }, "told once")
+        try await after.stop()
+    }
 }
 
 @Suite struct StoredRequestLimitTests {
