@@ -120,10 +120,11 @@ public enum AdminEndpoints {
     /// service group; its actions need `adminKey` as a bearer token. `onListening` gets the address it bound. If it cannot bind, its `run`
     /// throws `PortBindError`. A connection silent for `idleTimeout` (within a request too) is
     /// closed: a client that stalls holds no connection for good, nor the server's graceful
-    /// shutdown, which waits for the requests under way.
+    /// shutdown, which waits for the requests under way. With `tls`, the endpoints speak HTTPS
+    /// only, with the certificate `tls` serves at each connection's start (``AdminTLSChannel``).
     public static func application(
         host: String, port: Int, status: ServerStatus, registry: PrometheusCollectorRegistry, adminKey: String, logger: Logger,
-        idleTimeout: TimeAmount = Self.defaultIdleTimeout, onListening: @escaping @Sendable (SocketAddress) -> Void
+        idleTimeout: TimeAmount = Self.defaultIdleTimeout, tls: ServerTLS? = nil, onListening: @escaping @Sendable (SocketAddress) -> Void
     ) -> some Service {
         let bound = NIOLockedValueBox(false)
         // Hummingbird says "Server started and listening" at info, which `announce` has said
@@ -132,7 +133,11 @@ public enum AdminEndpoints {
         if applicationLogger.logLevel == .info { applicationLogger.logLevel = .notice }
         let application = Application(
             router: Self.router(status: status, registry: registry, adminKey: adminKey),
-            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: idleTimeout)),
+            server: HTTPServerBuilder { responder in
+                let http = HTTP1Channel(responder: responder, configuration: HTTP1Channel.Configuration(idleTimeout: idleTimeout))
+                guard let tls else { return http }
+                return AdminTLSChannel(base: http, tls: tls)
+            },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "matchhost"),
             onServerRunning: { channel in
                 bound.withLockedValue { $0 = true }

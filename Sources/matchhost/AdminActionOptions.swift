@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 import MatchHostAdmin
+import MatchHostClient
 import MatchHostCore
 import MatchHostServer
 import MatchHostSQLite
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// Where the running server's admin endpoints are, and the key their actions need: what
 /// `ban`, `unban`, `recover`, `link-code`, `unlink-device` and `rename` share.
@@ -20,8 +22,24 @@ struct AdminActionOptions: ParsableArguments {
     @Option(name: .customLong("admin-port"), help: "The port of the running server's admin endpoints.")
     var adminPort = 7356
 
+    @Flag(
+        name: .customLong("admin-tls"),
+        help: "Speak HTTPS to the admin endpoints (a server started with --admin-tls), trusting the system's certificate authorities.")
+    var adminTLS = false
+
+    @Option(
+        name: .customLong("admin-tls-ca"),
+        help: "Speak HTTPS to the admin endpoints, trusting only the PEM certificates in this file: your own certificate authority, or the server's self-signed certificate.")
+    var adminTLSAuthority: String?
+
     func validate() throws {
         guard (1...65535).contains(self.adminPort) else { throw ValidationError("--admin-port must be 1-65535") }
+    }
+
+    /// How the admin endpoints are spoken to: nil for plain HTTP.
+    var tls: MatchHostClient.TLS? {
+        if let file = self.adminTLSAuthority { return .init(trust: .pemFile(file)) }
+        return self.adminTLS ? .init() : nil
     }
 
     /// Finds the player `given` names in the database (as `matchhost player` does), then sends
@@ -72,23 +90,33 @@ struct AdminActionOptions: ParsableArguments {
         let answer: AdminHTTPAnswer
         do {
             answer = try await AdminHTTPAnswer.fetch(
-                method, path: "/api/players/\(playerID)/\(action)", host: self.adminHost, port: self.adminPort, bearer: key,
-                body: try body.map { try JSONEncoder().encode($0) })
+                method, path: "/api/players/\(playerID)/\(action)", host: self.adminHost, port: self.adminPort, tls: try self.tls?.makeContext(),
+                serverHostname: self.tls?.serverHostname(host: self.adminHost), bearer: key, body: try body.map { try JSONEncoder().encode($0) })
         } catch is AdminHTTPAnswer.TimedOut {
             FileHandle.standardError.write(
                 Data(
                     "matchhost: the server took the request but did not answer within \(AdminHTTPAnswer.timeoutSeconds) s (a slow database?); it may still be applied: see `matchhost player \(playerID)`\n"
                         .utf8))
             throw ExitCode(2)
+        } catch let error as MatchHostClientError {
+            // The trusted certificates could not be read: nothing was sent.
+            FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+            throw ExitCode(2)
         } catch {
+            let hint =
+                self.tls == nil
+                ? "is `matchhost serve --data \(self.data)` running with them?"
+                : "is `matchhost serve --data \(self.data)` running with them and --admin-tls, with a certificate this trusts?"
             FileHandle.standardError.write(
-                Data(
-                    "matchhost: no answer from the admin endpoints at \(self.adminHost):\(self.adminPort) (\(error)); is `matchhost serve --data \(self.data)` running with them?\n"
-                        .utf8))
+                Data("matchhost: no answer from the admin endpoints at \(self.adminHost):\(self.adminPort) (\(error)); \(hint)\n".utf8))
             throw ExitCode(2)
         }
         guard answer.status == 200, let state = try? JSONDecoder().decode(Answer.self, from: answer.body) else {
-            let message = (try? JSONDecoder().decode(AdminAction.Failure.self, from: answer.body))?.error ?? "HTTP \(answer.status)"
+            // A JSON failure from the endpoints, or a plain-text one from the port (HTTPS only).
+            let text = String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let message =
+                (try? JSONDecoder().decode(AdminAction.Failure.self, from: answer.body))?.error
+                ?? (text.isEmpty || text.utf8.count > 300 ? "HTTP \(answer.status)" : "HTTP \(answer.status): \(text)")
             FileHandle.standardError.write(Data("matchhost: the server refused: \(message)\n".utf8))
             throw ExitCode(1)
         }
@@ -101,7 +129,7 @@ struct AdminHTTPAnswer {
     var status: Int
     var body: Data
 
-    /// How long ``fetch(_:path:host:port:bearer:body:)`` waits for the whole answer.
+    /// How long ``fetch(_:path:host:port:tls:serverHostname:bearer:body:)`` waits for the whole answer.
     static let timeoutSeconds: Int64 = 30
 
     /// The server did not answer within ``timeoutSeconds``.
@@ -135,9 +163,12 @@ struct AdminHTTPAnswer {
         }
     }
 
-    /// Sends `method` `path` with the bearer token and a JSON body, and waits (at most
+    /// Sends `method` `path` with the bearer token and a JSON body, over TLS with `tls` (checking
+    /// the certificate against `serverHostname`, or the address for nil), and waits (at most
     /// ``timeoutSeconds``) for the whole answer.
-    static func fetch(_ method: HTTPMethod, path: String, host: String, port: Int, bearer: String, body: Data?) async throws -> AdminHTTPAnswer {
+    static func fetch(
+        _ method: HTTPMethod, path: String, host: String, port: Int, tls: NIOSSLContext?, serverHostname: String?, bearer: String, body: Data?
+    ) async throws -> AdminHTTPAnswer {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let done = loop.makePromise(of: AdminHTTPAnswer.self)
         let channel: any Channel
@@ -146,6 +177,9 @@ struct AdminHTTPAnswer {
                 .connectTimeout(.seconds(10))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let tls {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                        }
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
                         try channel.pipeline.syncOperations.addHandler(Collector(done: done))
                     }

@@ -246,10 +246,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: "The certificate's private key, PEM, unencrypted (Let's Encrypt's privkey.pem).")
     var tlsKey: String?
 
+    @Flag(
+        name: .customLong("admin-tls"),
+        help: "The admin endpoints speak HTTPS only, with --tls-certificate's certificate (SIGHUP reloads it for them too); the admin commands then need --admin-tls or --admin-tls-ca.")
+    var adminTLS = false
+
     func validate() throws {
         guard (self.tlsCertificate == nil) == (self.tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together: give both, or neither for plaintext")
         }
+        guard !self.adminTLS || self.tlsCertificate != nil else {
+            throw ValidationError("--admin-tls serves --tls-certificate's certificate: give --tls-certificate and --tls-key too")
+        }
+        guard !self.adminTLS || !self.noAdmin else { throw ValidationError("--admin-tls and --no-admin contradict each other") }
         guard Logger.Level(rawValue: self.logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -332,6 +341,16 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The refusal of a data directory whose database is gone but whose token key is there.
+    /// Whether `host` keeps a listener to this machine: `localhost`, or an IPv4 or IPv6 loopback
+    /// address.
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" { return true }
+        guard let address = try? SocketAddress(ipAddress: host, port: 0) else { return false }
+        // Written back in its canonical form: "::1" however the flag spelled it.
+        guard let canonical = address.ipAddress else { return false }
+        return canonical.hasPrefix("127.") || canonical == "::1"
+    }
+
     static func missingDatabase(_ databasePath: String, keyPath: String) -> String {
         """
         matchhost: \(databasePath) is missing, but \(keyPath) shows that a server stored its data here: \
@@ -440,7 +459,14 @@ struct ServeCommand: AsyncParsableCommand {
             // SIGHUP reloads the certificate; one that came before the reloading service runs
             // must not stop the server (its default action).
             signal(SIGHUP, SIG_IGN)
-            tls.certificate.logServed(self.noWeb ? "the native port speaks TLS" : "the native and web ports speak TLS", to: logger)
+            let ports = (self.noWeb ? ["native"] : ["native", "web"]) + (self.adminTLS ? ["admin"] : [])
+            let named = ports.count == 1 ? "the native port" : "the \(ports.dropLast().joined(separator: ", ")) and \(ports.last!) ports"
+            tls.certificate.logServed("\(named) speak\(ports.count == 1 ? "s" : "") TLS", to: logger)
+        }
+        if !self.noAdmin, !self.adminTLS, !Self.isLoopback(self.adminHost) {
+            // The admin key authorizes bans and renames: in plaintext, anyone on the path reads it.
+            logger.warning(
+                "the admin endpoints on \(self.adminHost) speak plain HTTP: their key crosses the network readable; serve them with --admin-tls, or keep them on 127.0.0.1 behind your own tunnel")
         }
         // What the server creates in --data (the database holds hashed device secrets) is its
         // user's alone.
@@ -524,7 +550,7 @@ struct ServeCommand: AsyncParsableCommand {
                 .init(
                     service: AdminEndpoints.application(
                         host: self.adminHost, port: self.adminPort, status: status, registry: registry, adminKey: adminKey, logger: logger,
-                        idleTimeout: .nanoseconds(Int64(self.adminIdleTimeout * 1e9))
+                        idleTimeout: .nanoseconds(Int64(self.adminIdleTimeout * 1e9)), tls: self.adminTLS ? configuration.tls : nil
                     ) { address in
                         announce("admin", address)
                         adminBound.continuation.finish()

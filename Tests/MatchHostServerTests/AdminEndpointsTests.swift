@@ -286,15 +286,57 @@ enum HeadlessBrowser {
         try await group.shutdownGracefully()
     }
 
+    /// With TLS (`serve --admin-tls`), the endpoints speak HTTPS with the server's certificate,
+    /// a reload of which applies to the next connection; a plain HTTP client is told to use
+    /// https, and a silent one still meets the idle timeout.
+    @Test func theEndpointsServeHTTPSWithTheReloadedCertificateAndTellPlainHTTPSo() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-admin-tls-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await TestCertificate.make(in: directory.appendingPathComponent("first"), commonName: "first")
+        let renewed = try await TestCertificate.make(in: directory.appendingPathComponent("renewed"), commonName: "renewed")
+        let tls = try ServerTLS(files: TLSFiles(certificateChain: first.certificatePath, privateKey: first.keyPath))
+        let (port, running) = try await Self.runEndpoints(status: ServerStatus(), idleTimeout: .milliseconds(500), tls: tls)
+        defer { running.cancel() }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+        let health = try await httpGet("/health", port: port, group: group, tls: try TLSPortTests.trusting(first))
+        #expect(health.status == 503)
+        #expect(try self.health(health).status == "unavailable")
+        let plain = try await httpGet("/health", port: port, group: group)
+        #expect(plain.status == 400)
+        #expect(plain.body == "the admin endpoints speak HTTPS only: use https:// (matchhost's admin commands: --admin-tls or --admin-tls-ca)\n")
+
+        // The renewal, as SIGHUP does it: the next connection is served the new certificate.
+        // A client that trusts only the renewal fails its handshake, and reads no answer.
+        #expect(try await httpGet("/health", port: port, group: group, tls: try TLSPortTests.trusting(renewed)).status == 0)
+        try FileManager.default.removeItem(atPath: first.certificatePath)
+        try FileManager.default.removeItem(atPath: first.keyPath)
+        try FileManager.default.copyItem(atPath: renewed.certificatePath, toPath: first.certificatePath)
+        try FileManager.default.copyItem(atPath: renewed.keyPath, toPath: first.keyPath)
+        #expect(try tls.reload().commonName == "renewed")
+        let metrics = try await httpGet("/metrics", port: port, group: group, tls: try TLSPortTests.trusting(renewed))
+        #expect(metrics.status == 200)
+        #expect(metrics.body.split(separator: "\n").contains("matchhost_serving 0.0"))
+
+        // A client that connects and never begins TLS holds nothing past the idle timeout.
+        let silent = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
+        let deadline = group.next().scheduleTask(in: .seconds(30)) { silent.close(promise: nil) }
+        let started = ContinuousClock.now
+        try await silent.closeFuture.get()
+        deadline.cancel()
+        #expect(ContinuousClock.now - started < .seconds(20), "closed by the server's idle timeout, not the test's deadline")
+        try await group.shutdownGracefully()
+    }
+
     /// The admin endpoints alone, on a free port of 127.0.0.1, for `status`; returns the port
     /// and the task running them (cancel it to stop them).
     private static func runEndpoints(
-        status: ServerStatus, idleTimeout: TimeAmount = AdminEndpoints.defaultIdleTimeout
+        status: ServerStatus, idleTimeout: TimeAmount = AdminEndpoints.defaultIdleTimeout, tls: ServerTLS? = nil
     ) async throws -> (port: Int, running: Task<Void, any Error>) {
         let bound = AsyncStream<Int>.makeStream()
         let app = AdminEndpoints.application(
             host: "127.0.0.1", port: 0, status: status, registry: PrometheusCollectorRegistry(), adminKey: String(repeating: "a", count: 64),
-            logger: Logger(label: "admin-test"), idleTimeout: idleTimeout
+            logger: Logger(label: "admin-test"), idleTimeout: idleTimeout, tls: tls
         ) { address in
             bound.continuation.yield(address.port ?? 0)
         }

@@ -190,6 +190,71 @@ import Glibc
         return try JSONDecoder().decode(PlayerBanEndpoints.BanList.self, from: Data(answer.body.utf8)).bans
     }
 
+    /// `serve --admin-tls`: the admin endpoints speak HTTPS with the server's certificate, the
+    /// admin commands reach them with `--admin-tls-ca` (or `--admin-tls`), and are told why not
+    /// without it, or when they do not trust the certificate.
+    @Test func theAdminCommandsSpeakHTTPSToAServerWithAdminTLS() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-admin-tls-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = directory.appendingPathComponent("data")
+        let certificate = try await TestCertificate.make(in: directory.appendingPathComponent("certificate"))
+        let server = try await ServeProcess.start(
+            data: data,
+            arguments: [
+                "--tls-certificate", certificate.certificatePath, "--tls-key", certificate.keyPath, "--admin-tls", "--idle-timeout", "300",
+                "--log-level", "notice",
+            ], capturingLog: true)
+        defer { server.stopBlocking(with: SIGKILL) }
+        let admin = "\(try #require(server.adminPort))"
+        let tls = try TLSPortTests.trusting(certificate)
+        let (cheater, issued) = try await TestNativeConnection.login(
+            port: server.nativePort, group: MultiThreadedEventLoopGroup.singleton, device: "tls-cheater", tls: tls)
+
+        let plain = try await runMatchHostToExit(["ban", issued.playerID, "--data", data.path, "--admin-port", admin])
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("the admin endpoints speak HTTPS only: use https://"), "\(plain.stderr)")
+        let untrusted = try await runMatchHostToExit(["ban", issued.playerID, "--data", data.path, "--admin-port", admin, "--admin-tls"])
+        #expect(untrusted.status == 2)
+        #expect(untrusted.stderr.contains("running with them and --admin-tls, with a certificate this trusts?"), "\(untrusted.stderr)")
+        let missing = try await runMatchHostToExit([
+            "ban", issued.playerID, "--data", data.path, "--admin-port", admin, "--admin-tls-ca", directory.appendingPathComponent("none.pem").path,
+        ])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("cannot read the trusted certificates"), "\(missing.stderr)")
+        try await cheater.sendReliable(.request(id: 1, .listMatches(NativeLobbyQuery(mode: "relay"))))
+        #expect(try await cheater.response(to: 1).failure == nil, "not banned by any of those")
+
+        let banned = try await runMatchHostToExit([
+            "ban", issued.playerID, "--reason", "over https", "--data", data.path, "--admin-port", admin, "--admin-tls-ca", certificate.certificatePath,
+        ])
+        #expect(banned.status == 0, "\(banned.stderr)")
+        #expect(banned.stdout == "banned \(issued.playerID): over https\n")
+        #expect(try await cheater.closingError().code == .playerBanned)
+
+        await server.stop(with: SIGTERM)
+        let log = await server.loggedLines()
+        #expect(log.contains { $0.contains("the native, web and admin ports speak TLS") && $0.contains("CN=localhost") }, "\(log)")
+        #expect(!log.contains { $0.contains("speak plain HTTP") }, "\(log)")
+    }
+
+    /// Admin endpoints open to the network in plain HTTP are warned about at start; `--admin-tls`
+    /// needs a certificate.
+    @Test func adminEndpointsOnTheNetworkWithoutTLSAreWarnedAbout() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-admin-open-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await ServeProcess.start(data: data, arguments: ["--admin-host", "0.0.0.0", "--log-level", "warning"], capturingLog: true)
+        await server.stop(with: SIGTERM)
+        #expect(
+            await server.loggedLines().contains { $0.contains("the admin endpoints on 0.0.0.0 speak plain HTTP: their key crosses the network readable") })
+        let local = try await ServeProcess.start(data: data, arguments: ["--log-level", "warning"], capturingLog: true)
+        await local.stop(with: SIGTERM)
+        #expect(await local.loggedLines().allSatisfy { !$0.contains("speak plain HTTP") })
+
+        let noCertificate = try await runMatchHostToExit(["serve", "--data", data.path, "--admin-tls"])
+        #expect(noCertificate.status != 0)
+        #expect(noCertificate.stderr.contains("--admin-tls serves --tls-certificate's certificate"), "\(noCertificate.stderr)")
+    }
+
     @Test func withoutARunningServerTheCommandSaysSo() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("matchhost-ban-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }

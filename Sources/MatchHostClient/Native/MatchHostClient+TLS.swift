@@ -66,8 +66,9 @@ extension MatchHostClient {
         }
 
         /// The server name to send and check: none for an IP address (SNI takes host names
-        /// only; the certificate is then checked against the address connected to).
-        func serverHostname(host: String) -> String? {
+        /// only; the certificate is then checked against the address connected to). For a tool
+        /// that opens connections of its own to `host`, with ``makeContext()``.
+        public func serverHostname(host: String) -> String? {
             let name = self.serverName ?? host
             let isAddress = (try? SocketAddress(ipAddress: name, port: 0)) != nil
             return isAddress ? nil : name

@@ -87,3 +87,15 @@ final class TLSPortGate: ChannelDuplexHandler, RemovableChannelHandler {
 struct TLSPortGateDroppedWrite: Error, CustomStringConvertible {
     var description: String { "written before the connection began TLS: not sent" }
 }
+
+extension ServerTLS {
+    /// The first handler of a connection accepted on a port of another server (the admin
+    /// endpoints') that speaks TLS only, with the certificate served at the moment the client
+    /// begins TLS, so a reload applies to the next connection. A client that speaks plaintext
+    /// is sent `plaintextAnswer` (one whole response in the port's plaintext protocol, which
+    /// says why) and closed; until the first byte decides, nothing written behind it goes out.
+    /// Make one for each connection, on its event loop.
+    public func makePortGate(plaintextAnswer: ByteBuffer) -> any RemovableChannelHandler {
+        TLSPortGate(port: TLSPortSetup(tls: self, plaintextAnswer: plaintextAnswer))
+    }
+}
