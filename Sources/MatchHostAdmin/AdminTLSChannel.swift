@@ -5,7 +5,7 @@ import NIOCore
 
 /// The admin endpoints' HTTP channel behind TLS (`serve --admin-tls`), with the server's
 /// reloadable certificate: unlike HummingbirdTLS's `TLSChannel`, whose context is fixed when
-/// the server is built, each connection takes the certificate served when it is accepted, so
+/// the server is built, each connection takes the certificate served when it begins TLS, so
 /// the SIGHUP that renews the game ports' certificate renews this one too. A client that
 /// speaks plain HTTP to it is answered a 400 that says to use https, as the web port does.
 struct AdminTLSChannel<Base: HTTPChannelHandler>: HTTPChannelHandler {

@@ -32,14 +32,21 @@ struct AdminActionOptions: ParsableArguments {
         help: "Speak HTTPS to the admin endpoints, trusting only the PEM certificates in this file: your own certificate authority, or the server's self-signed certificate.")
     var adminTLSAuthority: String?
 
+    @Option(
+        name: .customLong("admin-tls-server-name"),
+        help: "The name the server's certificate must carry, when --admin-host is not it (a certificate for games.example.com, reached on 127.0.0.1 from the server itself).")
+    var adminTLSServerName: String?
+
     func validate() throws {
         guard (1...65535).contains(self.adminPort) else { throw ValidationError("--admin-port must be 1-65535") }
     }
 
     /// How the admin endpoints are spoken to: nil for plain HTTP.
     var tls: MatchHostClient.TLS? {
-        if let file = self.adminTLSAuthority { return .init(trust: .pemFile(file)) }
-        return self.adminTLS ? .init() : nil
+        var settings = ClientTLSOptions.settings(
+            enabled: self.adminTLS || self.adminTLSServerName != nil, certificateAuthority: self.adminTLSAuthority)
+        settings?.serverName = self.adminTLSServerName
+        return settings
     }
 
     /// Finds the player `given` names in the database (as `matchhost player` does), then sends
@@ -101,6 +108,13 @@ struct AdminActionOptions: ParsableArguments {
         } catch let error as MatchHostClientError {
             // The trusted certificates could not be read: nothing was sent.
             FileHandle.standardError.write(Data("matchhost: \(error)\n".utf8))
+            throw ExitCode(2)
+        } catch where error is NIOSSLError || error is NIOSSLExtraError {
+            // The port answered: the handshake failed, or the certificate was not trusted.
+            FileHandle.standardError.write(
+                Data(
+                    "matchhost: TLS with the admin endpoints at \(self.adminHost):\(self.adminPort) failed (\(error)); is the server started with --admin-tls, and is its certificate trusted (--admin-tls-ca) and named for --admin-host (or --admin-tls-server-name)?\n"
+                        .utf8))
             throw ExitCode(2)
         } catch {
             let hint =

@@ -15,9 +15,13 @@ struct ClientTLSOptions: ParsableArguments {
     var certificateAuthority: String?
 
     /// What the client library is told; nil for plaintext.
-    var clientTLS: MatchHostClient.TLS? {
-        if let file = self.certificateAuthority { return .init(trust: .pemFile(file)) }
-        return self.enabled ? .init() : nil
+    var clientTLS: MatchHostClient.TLS? { Self.settings(enabled: self.enabled, certificateAuthority: self.certificateAuthority) }
+
+    /// The settings a TLS flag and a trusted-certificates file make (these, and the admin
+    /// commands' `--admin-tls` and `--admin-tls-ca`): nil, plaintext, with neither.
+    static func settings(enabled: Bool, certificateAuthority: String?) -> MatchHostClient.TLS? {
+        if let file = certificateAuthority { return .init(trust: .pemFile(file)) }
+        return enabled ? .init() : nil
     }
 
     /// The flags to repeat in a command printed for another player: empty for plaintext.

@@ -340,7 +340,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// The refusal of a data directory whose database is gone but whose token key is there.
     /// Whether `host` keeps a listener to this machine: `localhost`, or an IPv4 or IPv6 loopback
     /// address.
     static func isLoopback(_ host: String) -> Bool {
@@ -351,6 +350,7 @@ struct ServeCommand: AsyncParsableCommand {
         return canonical.hasPrefix("127.") || canonical == "::1"
     }
 
+    /// The refusal of a data directory whose database is gone but whose token key is there.
     static func missingDatabase(_ databasePath: String, keyPath: String) -> String {
         """
         matchhost: \(databasePath) is missing, but \(keyPath) shows that a server stored its data here: \
