@@ -16,19 +16,11 @@ struct AdminTLSChannel<Base: HTTPChannelHandler>: HTTPChannelHandler {
     /// The certificate and key, reloadable.
     let tls: ServerTLS
 
-    /// What a plain HTTP client is told before the close.
-    static var plaintextAnswer: ByteBuffer {
-        let reason = "the admin endpoints speak HTTPS only: use https:// (matchhost's admin commands: --admin-tls or --admin-tls-ca)\n"
-        return ByteBuffer(
-            string: "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(reason.utf8.count)\r\nConnection: close\r\n\r\n\(reason)"
-        )
-    }
-
     var responder: HTTPChannelHandler.Responder { self.base.responder }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(self.tls.makePortGate(plaintextAnswer: Self.plaintextAnswer))
+            try channel.pipeline.syncOperations.addHandler(self.tls.makePortGate(plaintextAnswer: adminPlaintextAnswer))
         }.flatMap {
             self.base.setup(channel: channel, logger: logger)
         }
@@ -38,3 +30,8 @@ struct AdminTLSChannel<Base: HTTPChannelHandler>: HTTPChannelHandler {
         await self.base.handle(value: value, logger: logger)
     }
 }
+
+/// What a plain HTTP client of the admin port is told before the close, when it speaks HTTPS
+/// (made once: a generic type holds no static stored property).
+private let adminPlaintextAnswer = ClosingHTTPAnswer.plainText(
+    status: "400 Bad Request", reason: "the admin endpoints speak HTTPS only: use https:// (matchhost's admin commands: --admin-tls or --admin-tls-ca)\n")

@@ -117,12 +117,11 @@ struct AdminActionOptions: ParsableArguments {
                         .utf8))
             throw ExitCode(2)
         } catch {
-            let hint =
-                self.tls == nil
-                ? "is `matchhost serve --data \(self.data)` running with them?"
-                : "is `matchhost serve --data \(self.data)` running with them and --admin-tls, with a certificate this trusts?"
+            // No connection, or no answer: TLS's failures are above.
             FileHandle.standardError.write(
-                Data("matchhost: no answer from the admin endpoints at \(self.adminHost):\(self.adminPort) (\(error)); \(hint)\n".utf8))
+                Data(
+                    "matchhost: no answer from the admin endpoints at \(self.adminHost):\(self.adminPort) (\(error)); is `matchhost serve --data \(self.data)` running with them?\n"
+                        .utf8))
             throw ExitCode(2)
         }
         guard answer.status == 200, let state = try? JSONDecoder().decode(Answer.self, from: answer.body) else {

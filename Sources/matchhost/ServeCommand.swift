@@ -460,8 +460,9 @@ struct ServeCommand: AsyncParsableCommand {
             // must not stop the server (its default action).
             signal(SIGHUP, SIG_IGN)
             let ports = (self.noWeb ? ["native"] : ["native", "web"]) + (self.adminTLS ? ["admin"] : [])
-            let named = ports.count == 1 ? "the native port" : "the \(ports.dropLast().joined(separator: ", ")) and \(ports.last!) ports"
-            tls.certificate.logServed("\(named) speak\(ports.count == 1 ? "s" : "") TLS", to: logger)
+            let named =
+                ports.count == 1 ? "the native port speaks" : "the \(ports.dropLast().joined(separator: ", ")) and \(ports[ports.count - 1]) ports speak"
+            tls.certificate.logServed("\(named) TLS", to: logger)
         }
         if !self.noAdmin, !self.adminTLS, !Self.isLoopback(self.adminHost) {
             // The admin key authorizes bans and renames: in plaintext, anyone on the path reads it.

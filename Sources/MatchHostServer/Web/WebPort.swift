@@ -48,14 +48,8 @@ enum WebPort {
     }
 
     /// What a plaintext request to the port, when it speaks TLS, reads before the close.
-    static let plaintextAnswer: ByteBuffer = {
-        let reason = "this port speaks HTTPS only: open the page with https:// (and the WebSocket with wss://)\n"
-        var buffer = ByteBufferAllocator().buffer(capacity: 256)
-        buffer.writeString(
-            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(reason.utf8.count)\r\nConnection: close\r\n\r\n\(reason)"
-        )
-        return buffer
-    }()
+    static let plaintextAnswer = ClosingHTTPAnswer.plainText(
+        status: "400 Bad Request", reason: "this port speaks HTTPS only: open the page with https:// (and the WebSocket with wss://)\n")
 
     /// How long a refused connection is kept half-open for its client to read the 503 and close
     /// (``RefusedConnectionHandler``); at most ``ConnectionRegistry/maximumLingeringRefusals``
@@ -72,10 +66,6 @@ enum WebPort {
             case .addressFull(let source, let maximum):
                 "\(source) has the most connections one network may open (\(maximum), --max-connections-per-address); close one or try again later\n"
             }
-        var buffer = ByteBufferAllocator().buffer(capacity: 256)
-        buffer.writeString(
-            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(reason.utf8.count)\r\nConnection: close\r\n\r\n\(reason)"
-        )
-        return buffer
+        return ClosingHTTPAnswer.plainText(status: "503 Service Unavailable", reason: reason)
     }
 }
